@@ -1,0 +1,136 @@
+"""Import test sets and system answers into the database (SPEC §1).
+
+Each function reads and checks a whole file first and adds nothing unless every record is good,
+so a caller that runs it inside :func:`da_platform.db.transaction` leaves the database exactly as
+it was on any :class:`~analysis.errors.InputError`. Objects are added and flushed, not committed.
+
+File formats and field names: ``docs/input-formats.md``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from da_platform.models import Answer, Question, Reference, System, TestSet
+from hit_builder.readers import Table, read_table
+from hit_builder.records import AnswerRecord, check_name, parse_answers, parse_test_set
+
+#: How many ids an error message lists before saying "and N more".
+_LISTED = 5
+
+
+def import_test_set(session: Session, path: str | Path, *, name: str | None = None) -> TestSet:
+    """Add the test set in ``path`` (JSONL, CSV or TSV) named ``name`` (default: the file's stem)."""
+    table = read_table(path)
+    records = parse_test_set(table)
+    name = check_name(Path(path).stem if name is None else name, table, field="name", what="test set")
+    if session.scalar(select(TestSet.id).where(TestSet.name == name)) is not None:
+        raise table.error(f"a test set named {name!r} already exists; choose another name", field="name")
+    test_set = TestSet(name=name, source_file=table.file)
+    test_set.questions = [
+        Question(
+            external_id=record.id,
+            text=record.question,
+            context=record.context,
+            answer_type=record.answer_type,
+            yes_no_label=record.yes_no,
+            gold_entities=list(record.entities) if record.entities else None,
+            references=[Reference(position=i, text=text) for i, text in enumerate(record.references)],
+        )
+        for record in records
+    ]
+    session.add(test_set)
+    session.flush()
+    return test_set
+
+
+def import_system_answers(
+    session: Session, test_set: TestSet, path: str | Path, *, system: str | None = None
+) -> list[System]:
+    """Add the systems whose answers are in ``path``: one system per file, or a long table.
+
+    A file without a ``system`` field holds one system, named ``system`` (default: the file's stem).
+    A file with one holds several; ``system`` must then be None. Every system must answer every
+    question of the test set exactly once, and its name must be new in the test set.
+    """
+    table = read_table(path)
+    records = parse_answers(table)
+    long_table = records[0].system is not None
+    if long_table and system is not None:
+        raise table.error("the file names the system of each answer, so no system name may be given",
+                          line=table.header_line or records[0].line, field="system")
+    default = check_name(Path(path).stem if system is None else system, table, field="system", what="system")
+    groups: dict[str, list[AnswerRecord]] = {}
+    for record in records:
+        groups.setdefault(record.system or default, []).append(record)
+
+    questions = {q.external_id: q for q in _questions(session, test_set)}
+    _check_new_systems(session, test_set, table, groups, long_table)
+    for record in records:
+        if record.id not in questions:
+            raise table.error(f"no question with id {record.id!r} in test set {test_set.name!r}",
+                              line=record.line, field="id")
+    for name, answers in groups.items():
+        answered = {a.id for a in answers}
+        missing = [qid for qid in questions if qid not in answered]
+        if missing:
+            raise table.error(f"system {name!r} has no answer for {_count(missing, 'question')} of test set "
+                              f"{test_set.name!r}: {_listing(missing)}", field="id")
+
+    systems = []
+    for name, answers in groups.items():
+        new = System(test_set=test_set, name=name, is_human=False, source_file=table.file)
+        new.answers = [Answer(question=questions[a.id], text=a.answer) for a in answers]
+        systems.append(new)
+    session.add_all(systems)
+    session.flush()
+    return systems
+
+
+def import_second_reference_as_human(session: Session, test_set: TestSet, *, name: str = "HUMAN") -> System:
+    """Add a system ``name`` (is_human) whose answers are each question's second reference.
+
+    The first reference stays the one shown to workers; every question needs a second one.
+    """
+    source = Table(test_set.source_file or f"test set {test_set.name}", "", (), ())
+    name = check_name(name, source, field="system", what="system")
+    _check_new_systems(session, test_set, source, {name: []}, long_table=False)
+    questions = _questions(session, test_set, with_references=True)
+    lacking = [q.external_id for q in questions if len(q.references) < 2]
+    if lacking:
+        raise source.error(f"{_count(lacking, 'question')} of test set {test_set.name!r} "
+                           f"{'has' if len(lacking) == 1 else 'have'} no second reference, which a "
+                           f"{name} system needs: {_listing(lacking)}", field="references")
+    human = System(test_set=test_set, name=name, is_human=True, source_file=test_set.source_file)
+    human.answers = [Answer(question=q, text=q.references[1].text) for q in questions]
+    session.add(human)
+    session.flush()
+    return human
+
+
+def _check_new_systems(session: Session, test_set: TestSet, table: Table, groups: dict[str, list[AnswerRecord]],
+                       long_table: bool) -> None:
+    taken = set(session.scalars(select(System.name).where(System.test_set_id == test_set.id)))
+    for name, answers in groups.items():
+        if name in taken:
+            how = "" if long_table else " (give another name)"
+            raise table.error(f"test set {test_set.name!r} already has a system named {name!r}{how}",
+                              line=answers[0].line if long_table and answers else None, field="system")
+
+
+def _questions(session: Session, test_set: TestSet, *, with_references: bool = False) -> list[Question]:
+    query = select(Question).where(Question.test_set_id == test_set.id).order_by(Question.id)
+    if with_references:
+        query = query.options(selectinload(Question.references))
+    return list(session.scalars(query))
+
+
+def _count(items: list[str], noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+
+
+def _listing(ids: list[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:_LISTED])
+    return shown + (f" and {len(ids) - _LISTED} more" if len(ids) > _LISTED else "")

@@ -1,0 +1,159 @@
+"""Reading a researcher's table files (JSONL, CSV, TSV) into records that remember their line.
+
+This module only knows file formats: bytes → UTF-8 text → one :class:`Record` per JSON object or
+table row, each with the 1-based line it starts on. What the fields mean is decided by
+:mod:`hit_builder.records`. Every problem raises :class:`~analysis.errors.InputError` naming the
+file, the line and (where there is one) the field.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import InputError
+
+#: File name endings and the format each one is read as.
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One JSON object or table row: its values by field name and the line it starts on."""
+
+    line: int
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A whole file: its format, the fields it uses (header order) and its records in file order."""
+
+    file: str
+    format: str
+    fields: tuple[str, ...]
+    records: tuple[Record, ...]
+    header_line: int | None = None  # CSV/TSV: the line of the header row
+
+    def error(self, message: str, *, line: int | None = None, field: str | None = None) -> InputError:
+        """An :class:`InputError` located in this file."""
+        return InputError(message, file=self.file, line=line, field=field)
+
+
+def read_table(path: str | Path) -> Table:
+    """Read a JSONL, CSV or TSV file (chosen by its ending) into a :class:`Table`.
+
+    The file must be UTF-8 (a leading byte-order mark is dropped). Blank lines are skipped.
+    """
+    path = Path(path)
+    file = str(path)
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        known = ", ".join(sorted(FORMATS))
+        raise InputError(f"unknown file type {path.suffix or '(none)'!r}: use one of {known}", file=file)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
+    text = decode_utf8(data, file)
+    if not text.strip():
+        raise InputError("the file is empty", file=file)
+    if kind == "jsonl":
+        return _read_jsonl(text, file)
+    return _read_delimited(text, file, kind)
+
+
+def decode_utf8(data: bytes, file: str) -> str:
+    """Decode UTF-8 (dropping a byte-order mark); say on which line and byte it is not UTF-8."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start} "
+            f"(byte {column} of the line); save the file as UTF-8",
+            file=file,
+            line=line,
+        ) from None
+
+
+def _reject_duplicate_keys(file: str, line: int):
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                raise InputError("the field appears twice in one object", file=file, line=line, field=key)
+            result[key] = value
+        return result
+
+    return hook
+
+
+def _read_jsonl(text: str, file: str) -> Table:
+    records: list[Record] = []
+    fields: dict[str, None] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw, object_pairs_hook=_reject_duplicate_keys(file, number))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=file, line=number) from None
+        if not isinstance(value, dict):
+            raise InputError(
+                f"each line must be one JSON object {{...}}, not a JSON {type(value).__name__}",
+                file=file,
+                line=number,
+            )
+        fields.update(dict.fromkeys(value))
+        records.append(Record(number, value))
+    return Table(file, "jsonl", tuple(fields), tuple(records))
+
+
+def _read_delimited(text: str, file: str, kind: str) -> Table:
+    delimiter = "," if kind == "csv" else "\t"
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    header_line: int | None = None
+    records: list[Record] = []
+    line = 1
+    try:
+        for row in reader:
+            start, line = line, reader.line_num + 1
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            if header is None:
+                header, header_line = _header(row, file, start), start
+                continue
+            if len(row) != len(header):
+                raise InputError(
+                    f"the row has {len(row)} cells but the header has {len(header)} "
+                    f"(is a cell with a {'comma' if kind == 'csv' else 'tab'} missing its quotes?)",
+                    file=file,
+                    line=start,
+                )
+            records.append(Record(start, dict(zip(header, row))))
+    except csv.Error as exc:
+        raise InputError(f"not valid {kind.upper()}: {exc}", file=file, line=reader.line_num) from None
+    assert header is not None  # the file is not blank
+    return Table(file, kind, tuple(header), tuple(records), header_line)
+
+
+def _header(row: list[str], file: str, line: int) -> list[str]:
+    header = [cell.strip() for cell in row]
+    seen: set[str] = set()
+    for position, name in enumerate(header, start=1):
+        if not name:
+            raise InputError(f"column {position} of the header has no name", file=file, line=line)
+        if name in seen:
+            raise InputError("the column appears twice in the header", file=file, line=line, field=name)
+        seen.add(name)
+    return header
