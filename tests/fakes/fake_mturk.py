@@ -40,9 +40,17 @@ class MTurkLedger:
 
 
 def create_fake_mturk(ledger: MTurkLedger | None = None) -> Flask:
-    """The fake MTurk application; its ledger is ``app.config["LEDGER"]``."""
+    """The fake MTurk application; its ledger is ``app.config["LEDGER"]``.
+
+    The requester API (``POST /``, see :mod:`tests.fakes.mturk_requester`) keeps its state and
+    payment ledger in ``app.config["MTURK"]``; an externalSubmit for an assignment it handed out
+    marks that assignment Submitted there.
+    """
+    from tests.fakes.mturk_requester import install_requester_api
+
     app = Flask("fake_mturk")
     app.config["LEDGER"] = ledger if ledger is not None else MTurkLedger()
+    requester = install_requester_api(app)
 
     @app.post("/mturk/externalSubmit")
     def external_submit():
@@ -53,6 +61,10 @@ def create_fake_mturk(ledger: MTurkLedger | None = None) -> Flask:
         app.config["LEDGER"].record_submission(
             ExternalSubmission(assignment_id=assignment_id, form=form, referrer=request.referrer)
         )
+        with requester.lock:
+            known = requester.assignments.get(assignment_id)
+            if known is not None and known.status == "Accepted":
+                requester.submit(assignment_id, form)
         return (
             "<!doctype html><meta charset=utf-8><title>Submitted</title>"
             "<h1 id=fake-mturk-submitted>HIT submitted</h1>"
