@@ -1,0 +1,317 @@
+"""Quality control of workers (SPEC §6): degraded-answer tests and per-worker diagnostics.
+
+Each ``BAD_REF`` rating is paired with the same worker's rating of its original ``SYSTEM`` slot in
+the same HIT; pairs are pooled over all of the worker's HITs in the group (campaign).
+
+Methods (``QC_METHODS``):
+
+- ``wilcoxon`` (default): Wilcoxon signed-rank test, one-sided (original > degraded), on the
+  integer differences d = original − degraded. Zero differences are dropped before ranking
+  (Wilcoxon's ``zero_method="wilcox"``); ties among |d| get mid-ranks. The p-value is exact: the
+  permutation distribution of W+ given the observed ranks (all 2^n sign patterns, computed by
+  convolution), which equals the classical exact test when there are no ties; above
+  ``EXACT_MAX_PAIRS`` non-zero pairs, the normal approximation with tie and continuity correction.
+  Passes when p < alpha. Needs at least 5 non-zero pairs: with 4, the smallest possible p is 1/16.
+- ``ttest``: WMT's check up to 2021, paired t-test of degraded vs original with
+  ``alternative="less"``; passes when p <= alpha. Needs 2 pairs; constant differences make t
+  undefined (reported as zero variance, not passed).
+- ``mannwhitney``: the unpaired rank-sum test of later tools: degraded scores < original scores,
+  ``scipy.stats.mannwhitneyu(method="auto")``; passes when p < alpha.
+
+A group without any ``BAD_REF`` rating cannot be quality-controlled (e.g. WMT releases rated by
+pre-screened professionals); every worker there is reported as ``not_quality_controlled`` and kept.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Mapping
+
+import numpy as np
+from scipy import special, stats
+
+from analysis.grouping import group_by
+from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, RatingsTable
+
+QC_METHODS = ("wilcoxon", "ttest", "mannwhitney")
+EXACT_MAX_PAIRS = 400
+MIN_NONZERO_PAIRS = 5
+
+PASSED, FAILED, TOO_FEW_PAIRS, ZERO_VARIANCE, NOT_CONTROLLED = (
+    "passed", "failed", "too_few_pairs", "zero_variance", "not_quality_controlled")
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One worker's test: statistic, one-sided p-value and how it was computed."""
+
+    statistic: float
+    pvalue: float
+    method: str
+
+
+@dataclass(frozen=True)
+class WorkerQC:
+    """Quality control of one worker in one group, with every diagnostic of SPEC §6."""
+
+    group: str
+    worker: str
+    passed: bool
+    status: str  # passed | failed | too_few_pairs | zero_variance | not_quality_controlled
+    reason: str
+    method: str
+    pvalue: float
+    statistic: float
+    p_method: str
+    n_pairs: int
+    n_nonzero_pairs: int
+    mean_original: float
+    mean_degraded: float
+    n_repeat_pairs: int
+    repeat_mean_abs_diff: float
+    repeat_correlation: float
+    n_ref: int
+    mean_ref: float
+    n_ratings: int
+    score_sd: float
+    n_hits: int
+    single_hit: bool
+    hit_seconds: tuple[float, ...]
+    longest_identical_run: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class QCSettings:
+    """What was run, recorded with every result."""
+
+    method: str = "wilcoxon"
+    alpha: float = 0.05
+    alternative: str = "original > degraded (one-sided)"
+    zero_method: str = "wilcox (zero differences dropped)"
+    distribution: str = (f"exact permutation distribution with mid-ranks for ties (<= {EXACT_MAX_PAIRS} "
+                         "non-zero pairs), else normal approximation with tie and continuity correction")
+    pass_rule: str = "p < alpha"
+    min_pairs: str = f"{MIN_NONZERO_PAIRS} non-zero pairs"
+
+    @classmethod
+    def for_method(cls, method: str, alpha: float = 0.05) -> "QCSettings":
+        if method == "wilcoxon":
+            return cls(method, alpha)
+        if method == "ttest":
+            return cls(method, alpha, "degraded < original (paired t-test, alternative='less')",
+                       "zero differences kept", "Student's t with n - 1 df", "p <= alpha", "2 pairs")
+        if method == "mannwhitney":
+            return cls(method, alpha, "degraded < original (unpaired Mann-Whitney, alternative='less')",
+                       "not applicable (unpaired)", "scipy.stats.mannwhitneyu method='auto'", "p < alpha",
+                       "1 pair")
+        raise ValueError(f"unknown quality-control method {method!r}; expected one of {', '.join(QC_METHODS)}")
+
+
+@dataclass(frozen=True)
+class QCReport:
+    """Quality control of every worker of one group."""
+
+    group: str
+    settings: QCSettings
+    applicable: bool  # False when the group has no BAD_REF ratings at all
+    workers: tuple[WorkerQC, ...] = field(default=())
+
+    @property
+    def passed_workers(self) -> frozenset[str]:
+        return frozenset(w.worker for w in self.workers if w.passed)
+
+    def summary(self) -> dict[str, int]:
+        """Workers per status."""
+        counts: dict[str, int] = {}
+        for w in self.workers:
+            counts[w.status] = counts.get(w.status, 0) + 1
+        return counts
+
+
+def signed_rank_test(differences: np.ndarray) -> TestResult:
+    """One-sided Wilcoxon signed-rank test that the differences are > 0 (zeros dropped).
+
+    Statistic: W+ (sum of the mid-ranks of |d| over positive d). P-value as in the module docstring.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    d = d[d != 0]
+    n = len(d)
+    if n == 0:
+        return TestResult(math.nan, math.nan, "no non-zero differences")
+    ranks = stats.rankdata(np.abs(d))
+    w_plus = float(ranks[d > 0].sum())
+    if n <= EXACT_MAX_PAIRS:
+        doubled = np.rint(2 * ranks).astype(np.int64)  # mid-ranks are multiples of 1/2
+        return TestResult(w_plus, _upper_tail(doubled, int(round(2 * w_plus))), "exact")
+    _, tie_counts = np.unique(np.abs(d), return_counts=True)
+    mean = n * (n + 1) / 4
+    variance = n * (n + 1) * (2 * n + 1) / 24 - float(np.sum(tie_counts**3 - tie_counts)) / 48
+    z = (w_plus - mean - 0.5) / math.sqrt(variance)
+    return TestResult(w_plus, float(special.ndtr(-z)), "normal approximation")
+
+
+def _upper_tail(doubled_ranks: np.ndarray, observed: int) -> float:
+    """P(sum of randomly signed ranks' positive part >= observed), every sign pattern equally likely."""
+    dist = np.zeros(int(doubled_ranks.sum()) + 1)
+    dist[0] = 1.0
+    top = 0
+    for r in doubled_ranks.tolist():
+        shifted = dist[: top + 1].copy()
+        dist[: top + 1] *= 0.5
+        dist[r: r + top + 1] += 0.5 * shifted
+        top += r
+    return float(min(1.0, dist[observed:].sum()))
+
+
+def paired_ttest(original: np.ndarray, degraded: np.ndarray) -> TestResult:
+    """WMT-compatible paired t-test: degraded vs original, alternative 'less' (NaN p for constant d)."""
+    d = np.asarray(original, dtype=np.float64) - np.asarray(degraded, dtype=np.float64)
+    n = len(d)
+    if n < 2:
+        return TestResult(math.nan, math.nan, "t-test needs 2 pairs")
+    sd = float(np.std(d, ddof=1))
+    if sd == 0:
+        return TestResult(math.nan, math.nan, "t-test undefined: constant differences")
+    t = float(np.mean(d)) / (sd / math.sqrt(n))  # = -t of ttest_rel(degraded, original)
+    return TestResult(-t, float(stats.t.sf(t, n - 1)), "paired t-test")
+
+
+def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
+    """Compatibility mode: unpaired Mann-Whitney test that degraded scores are lower."""
+    result = stats.mannwhitneyu(degraded, original, alternative="less", method="auto")
+    return TestResult(float(result.statistic), float(result.pvalue), "mannwhitneyu auto")
+
+
+def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05
+                    ) -> dict[str, QCReport]:
+    """Quality control of every worker of every group of the table."""
+    settings = QCSettings.for_method(method, alpha)
+    workers = group_by(table.group.codes, table.worker.codes)
+    w_index = workers.index
+    scores = table.score.astype(np.float64)
+    n_ratings = workers.counts()
+    mean = workers.means(scores)
+    sq = np.bincount(w_index, weights=(scores - mean[w_index]) ** 2, minlength=workers.n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(sq / (n_ratings - 1))
+
+    def pairs_of(slot_type: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = np.flatnonzero((table.slot_type == slot_type) & (table.original != NO_LINK))
+        rows = rows[np.argsort(w_index[rows], kind="stable")]
+        return w_index[rows], table.score[table.original[rows]].astype(np.int64), table.score[rows].astype(np.int64)
+
+    bad_w, bad_orig, bad_score = pairs_of(BAD_REF)
+    rep_w, rep_orig, rep_score = pairs_of(REPEAT)
+    bad_bounds = np.searchsorted(bad_w, np.arange(workers.n + 1))
+    rep_bounds = np.searchsorted(rep_w, np.arange(workers.n + 1))
+    ref_rows = table.slot_type == REF
+    n_ref = np.bincount(w_index[ref_rows], minlength=workers.n)
+    ref_sum = np.bincount(w_index[ref_rows], weights=scores[ref_rows], minlength=workers.n)
+    runs = _longest_runs(table, workers)
+    hits = group_by(w_index, table.hit.codes)
+    hit_seconds = hits.sums(table.seconds)
+    hit_owner = w_index[hits.first]
+    hit_order = np.argsort(hit_owner, kind="stable")
+    hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
+    groups_with_checks = set(table.group.codes[table.slot_type == BAD_REF].tolist())
+
+    reports: dict[str, list[WorkerQC]] = {}
+    for w in range(workers.n):
+        row = workers.first[w]
+        group_code = int(table.group.codes[row])
+        b0, b1 = bad_bounds[w], bad_bounds[w + 1]
+        r0, r1 = rep_bounds[w], rep_bounds[w + 1]
+        original, degraded = bad_orig[b0:b1], bad_score[b0:b1]
+        rep_a, rep_b = rep_orig[r0:r1], rep_score[r0:r1]
+        seconds = tuple(float(s) for s in hit_seconds[hit_order[hit_bounds[w]:hit_bounds[w + 1]]])
+        diagnostics = dict(
+            group=table.group.labels[group_code], worker=table.worker.labels[table.worker.codes[row]],
+            method=method, n_pairs=int(b1 - b0), n_nonzero_pairs=int(np.count_nonzero(original - degraded)),
+            mean_original=_mean(original), mean_degraded=_mean(degraded), n_repeat_pairs=int(r1 - r0),
+            repeat_mean_abs_diff=_mean(np.abs(rep_a - rep_b)), repeat_correlation=_correlation(rep_a, rep_b),
+            n_ref=int(n_ref[w]), mean_ref=float(ref_sum[w] / n_ref[w]) if n_ref[w] else math.nan,
+            n_ratings=int(n_ratings[w]), score_sd=float(sd[w]), n_hits=len(seconds),
+            single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
+        )
+        verdict = _verdict(method, alpha, original, degraded, float(sd[w]), int(n_ratings[w]),
+                           group_code in groups_with_checks)
+        reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
+    return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
+            for g, ws in reports.items()}
+
+
+def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarray, sd: float,
+             n_ratings: int, group_has_checks: bool) -> dict:
+    """passed / status / reason / p-value for one worker."""
+    none = dict(pvalue=math.nan, statistic=math.nan, p_method="")
+    if not group_has_checks:
+        return dict(passed=True, status=NOT_CONTROLLED, reason="the group has no BAD_REF checks: "
+                    "quality control is not possible, all ratings are kept", **none)
+    if not sd > 0:
+        reason = (f"all {n_ratings} ratings are identical: no variance (also excluded from z-scores)"
+                  if n_ratings > 1 else "only one rating: no variance (also excluded from z-scores)")
+        return dict(passed=False, status=ZERO_VARIANCE, reason=reason, **none)
+    nonzero = int(np.count_nonzero(original - degraded))
+    if method == "wilcoxon":
+        if nonzero < MIN_NONZERO_PAIRS:
+            return dict(passed=False, status=TOO_FEW_PAIRS, reason=(
+                f"{nonzero} non-zero BAD_REF pair(s) of {len(original)}: a one-sided signed-rank test "
+                f"needs at least {MIN_NONZERO_PAIRS} to reach p < 0.05 (with 4 the smallest p is 1/16)"), **none)
+        result = signed_rank_test(original - degraded)
+        passed = result.pvalue < alpha
+        rule = f"p {'<' if passed else '>='} {alpha}"
+    elif method == "ttest":
+        if len(original) < 2:
+            return dict(passed=False, status=TOO_FEW_PAIRS,
+                        reason=f"{len(original)} BAD_REF pair(s): the t-test needs at least 2", **none)
+        result = paired_ttest(original, degraded)
+        if math.isnan(result.pvalue):
+            return dict(passed=False, status=ZERO_VARIANCE, reason=(
+                "every BAD_REF pair has the same difference: the t-test is undefined"),
+                statistic=math.nan, pvalue=math.nan, p_method=result.method)
+        passed = result.pvalue <= alpha
+        rule = f"p {'<=' if passed else '>'} {alpha}"
+    else:
+        if len(original) < 1:
+            return dict(passed=False, status=TOO_FEW_PAIRS, reason="no BAD_REF pairs", **none)
+        result = rank_sum_test(original, degraded)
+        passed = result.pvalue < alpha
+        rule = f"p {'<' if passed else '>='} {alpha}"
+    reason = (f"degraded answers scored lower ({method}, {result.method}, p = {result.pvalue:.3g}, {rule})"
+              if passed else
+              f"degraded answers not scored significantly lower ({method}, {result.method}, "
+              f"p = {result.pvalue:.3g}, {rule})")
+    return dict(passed=bool(passed), status=PASSED if passed else FAILED, reason=reason,
+                pvalue=result.pvalue, statistic=result.statistic, p_method=result.method)
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(np.mean(values)) if len(values) else math.nan
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson r of the repeat pairs; NaN with fewer than 2 pairs or no variance."""
+    if len(a) < 2 or np.std(a) == 0 or np.std(b) == 0:
+        return math.nan
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def _longest_runs(table: RatingsTable, workers) -> np.ndarray:
+    """Longest run of identical consecutive scores per worker, within a HIT, in rating order."""
+    if len(table) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = workers.order
+    score, hit, owner = table.score[order], table.hit.codes[order], workers.index[order]
+    new_run = np.ones(len(order), dtype=bool)
+    new_run[1:] = (score[1:] != score[:-1]) | (hit[1:] != hit[:-1]) | (owner[1:] != owner[:-1])
+    run_id = np.cumsum(new_run) - 1
+    run_length = np.bincount(run_id)
+    return np.maximum.reduceat(run_length[run_id], workers.starts)
+
+
+def passed_workers(reports: Mapping[str, QCReport]) -> dict[str, frozenset[str]]:
+    """Per group, the workers whose data are used."""
+    return {g: r.passed_workers for g, r in reports.items()}
