@@ -1,0 +1,161 @@
+"""Degraded answers for ``BAD_REF`` slots (SPEC §3): a span of the system answer is replaced.
+
+Pure: the caller passes the answer, a :class:`DonorPool` of other questions' references and a seeded
+``random.Random``; the same inputs and generator state give the same result.
+
+* Tokens come from :func:`analysis.text.tokenize`: whitespace words, and one token per character of
+  Chinese, Japanese and Thai. When most tokens are such characters (:func:`is_character_script`) the
+  span length of the table is doubled, capped at the answer's length (so a short CJK answer is replaced
+  entirely, as a 1- or 2-word answer is).
+* The replacement is a span of the same number of tokens from the reference of a *different* question.
+  Donors of the same script class (character script or not) are preferred, so a Chinese answer gets
+  Chinese characters; others are used only when no such donor is long enough.
+* Text outside the span is kept byte for byte (spacing and line breaks included); the donor span is
+  copied with its own inner spacing.
+* The result must differ from the original: a candidate that does not is dropped and another donor
+  (and span) is drawn; when no donor can change the answer, :class:`DegradationError` says so.
+"""
+from __future__ import annotations
+
+import bisect
+import random
+from dataclasses import asdict, dataclass
+from typing import Hashable, Iterator, Mapping
+
+from analysis.text import is_character_script, tokenize
+from hit_builder.errors import BuildError
+
+METHOD_NAME = "span-replacement"
+METHOD_VERSION = 1
+RANDOM_DRAWS = 20  # random donor draws before falling back to a full scan of the pool
+
+# (smallest, largest) answer length in tokens -> span replaced; the last row is length // 4.
+SPAN_TABLE = ((1, 1, 1), (2, 5, 2), (6, 8, 3), (9, 15, 4), (16, 20, 5))
+
+
+class DegradationError(BuildError):
+    """An answer could not be degraded (empty, or no donor changes it)."""
+
+
+def span_length(tokens: int, *, character_script: bool = False) -> int:
+    """Number of tokens to replace in an answer of ``tokens`` tokens (SPEC §3 table)."""
+    if tokens < 1:
+        raise DegradationError("an empty answer cannot be degraded")
+    length = next((span for low, high, span in SPAN_TABLE if low <= tokens <= high), tokens // 4)
+    if character_script:
+        length *= 2
+    return min(length, tokens)
+
+
+def method_description() -> dict:
+    """What goes into ``Campaign.settings["degradation"]``: the method and all its parameters."""
+    return {
+        "method": METHOD_NAME,
+        "version": METHOD_VERSION,
+        "replaces": "the system answer (never the reference)",
+        "tokenizer": "analysis.text.tokenize (whitespace words; one token per CJK/Thai character)",
+        "span_table": [{"tokens_from": lo, "tokens_to": hi, "span": span} for lo, hi, span in SPAN_TABLE]
+        + [{"tokens_from": SPAN_TABLE[-1][1] + 1, "tokens_to": None, "span": "tokens // 4"}],
+        "character_script": "span doubled (capped at the answer length) when most tokens are CJK/Thai",
+        "donor_pool": "reference 0 of every other question of the test set; same script class preferred",
+        "must_differ": True,
+        "random_draws_before_scan": RANDOM_DRAWS,
+    }
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """Character offsets (start, end) of each token of :func:`tokenize`, in order."""
+    spans = []
+    position = 0
+    for token in tokenize(text):
+        start = text.index(token, position)
+        position = start + len(token)
+        spans.append((start, position))
+    return spans
+
+
+@dataclass(frozen=True)
+class _Donor:
+    key: Hashable
+    text: str
+    spans: tuple[tuple[int, int], ...]
+
+
+class DonorPool:
+    """References of the test set's questions, indexed for drawing a donor of a given length."""
+
+    def __init__(self, references: Mapping[Hashable, str]) -> None:
+        groups: dict[bool, list[_Donor]] = {True: [], False: []}
+        for key, text in references.items():
+            spans = tuple(token_spans(text))
+            if spans:
+                groups[is_character_script(text)].append(_Donor(key, text, spans))
+        # Sorted by length (stable, so ties keep the caller's order): donors of at least n tokens
+        # are a suffix found by bisection.
+        self._groups = {script: sorted(donors, key=lambda d: len(d.spans)) for script, donors in groups.items()}
+        self._lengths = {script: [len(d.spans) for d in donors] for script, donors in self._groups.items()}
+
+    def __len__(self) -> int:
+        return sum(len(donors) for donors in self._groups.values())
+
+    def _eligible(self, script: bool, tokens: int) -> list[_Donor]:
+        donors = self._groups[script]
+        return donors[bisect.bisect_left(self._lengths[script], tokens):]
+
+    def candidates(self, *, exclude: Hashable, tokens: int, character_script: bool,
+                   rng: random.Random) -> Iterator[_Donor]:
+        """Donors of at least ``tokens`` tokens other than ``exclude``: random draws, then every one."""
+        for script in (character_script, not character_script):
+            eligible = self._eligible(script, tokens)
+            if not eligible:
+                continue
+            for _ in range(RANDOM_DRAWS):
+                donor = eligible[rng.randrange(len(eligible))]
+                if donor.key != exclude:
+                    yield donor
+            for index in rng.sample(range(len(eligible)), len(eligible)):
+                if eligible[index].key != exclude:
+                    yield eligible[index]
+
+
+@dataclass(frozen=True)
+class Degradation:
+    """A degraded answer and how it was made (stored as ``Slot.degradation``)."""
+
+    text: str
+    tokens: int
+    character_script: bool
+    span_start: int  # first replaced token of the answer
+    span_length: int  # tokens replaced
+    donor_question: Hashable
+    donor_span_start: int  # first token of the donor reference copied in
+    attempts: int
+
+    def record(self) -> dict:
+        record = asdict(self)
+        del record["text"]
+        return {"method": METHOD_NAME, **record}
+
+
+def degrade(answer: str, *, question: Hashable, donors: DonorPool, rng: random.Random) -> Degradation:
+    """Replace a span of ``answer`` (the answer to ``question``) with a span of another reference."""
+    spans = token_spans(answer)
+    if not spans:
+        raise DegradationError(f"the answer to question {question!r} is empty and cannot be degraded")
+    character_script = is_character_script(answer)
+    length = span_length(len(spans), character_script=character_script)
+    attempts = 0
+    for donor in donors.candidates(exclude=question, tokens=length, character_script=character_script,
+                                   rng=rng):
+        attempts += 1
+        start = rng.randrange(len(spans) - length + 1)
+        donor_start = rng.randrange(len(donor.spans) - length + 1)
+        replacement = donor.text[donor.spans[donor_start][0]:donor.spans[donor_start + length - 1][1]]
+        text = answer[:spans[start][0]] + replacement + answer[spans[start + length - 1][1]:]
+        if text != answer:
+            return Degradation(text, len(spans), character_script, start, length, donor.key,
+                               donor_start, attempts)
+    raise DegradationError(
+        f"no reference of another question has {length} token(s) that change the answer to question "
+        f"{question!r} ({answer[:60]!r}); the donor pool holds {len(donors)} reference(s)"
+    )

@@ -1,0 +1,398 @@
+"""Answer images (SPEC §4): text wrapped to a fixed width, drawn with a font chain, saved as small PNGs.
+
+Answers are shown as images so that bots cannot read them and workers cannot paste them into a
+language model. One image per text and role: the reference is drawn in grey, the candidate in black.
+
+Line breaking: at spaces for space-separated scripts and between characters for CJK/Thai (using
+:func:`analysis.text.is_character_token`), never before closing punctuation such as ``，`` ``。``
+``)`` nor after opening brackets; a word wider than the line is broken between characters; ``\\n`` is
+a hard break.
+
+Drawing: a line is a row of units (words, CJK characters); each unit is drawn once per renderer
+with the font of the chain that has its characters and then pasted wherever it recurs (a word
+cache: far faster than drawing every glyph again). Paragraphs in scripts that need shaping (Arabic,
+Hebrew, Devanagari and other Indic scripts, ...) are laid out and drawn a line at a time by
+Pillow's raqm layout (bidirectional text, joining, reordering), with one font for the paragraph and
+right-aligned when the paragraph is right-to-left. Without raqm such text fails with
+:class:`ShapingUnavailableError` rather than showing wrongly drawn words.
+
+PNG: 16 grey levels as a 4-bit greyscale image (antialiased text needs no more), about 2–5 kB per
+answer.
+"""
+from __future__ import annotations
+
+import enum
+import multiprocessing
+import os
+import struct
+import unicodedata
+import zlib
+from dataclasses import asdict, dataclass
+from typing import Callable, Sequence
+
+from analysis.text import is_character_token
+from hit_builder.errors import BuildError
+from hit_builder.fonts import FontChain
+from hit_builder.storage import ImageStorage
+
+# Blocks whose text is wrong without shaping; the name is what the error message says.
+COMPLEX_SCRIPTS = (
+    (0x0590, 0x05FF, "Hebrew"), (0x0600, 0x06FF, "Arabic"), (0x0700, 0x074F, "Syriac"),
+    (0x0750, 0x077F, "Arabic"), (0x0780, 0x07BF, "Thaana"), (0x07C0, 0x07FF, "N'Ko"),
+    (0x0800, 0x085F, "Samaritan/Mandaic"), (0x0870, 0x08FF, "Arabic"), (0x0900, 0x097F, "Devanagari"),
+    (0x0980, 0x09FF, "Bengali"), (0x0A00, 0x0A7F, "Gurmukhi"), (0x0A80, 0x0AFF, "Gujarati"),
+    (0x0B00, 0x0B7F, "Oriya"), (0x0B80, 0x0BFF, "Tamil"), (0x0C00, 0x0C7F, "Telugu"),
+    (0x0C80, 0x0CFF, "Kannada"), (0x0D00, 0x0D7F, "Malayalam"), (0x0D80, 0x0DFF, "Sinhala"),
+    (0x0F00, 0x0FFF, "Tibetan"), (0x1000, 0x109F, "Myanmar"), (0x1780, 0x17FF, "Khmer"),
+    (0xA8E0, 0xA8FF, "Devanagari"), (0xFB1D, 0xFB4F, "Hebrew"), (0xFB50, 0xFDFF, "Arabic"),
+    (0xFE70, 0xFEFE, "Arabic"),
+)
+NO_BREAK_BEFORE = frozenset("，。、．：；！？）」』】〉》〕］｝…‥,.;:!?)]}%’”")
+NO_BREAK_AFTER = frozenset("（「『【〈《〔［｛([{‘“")
+GREY_LEVELS = 16
+PNG_COMPRESSION = 3  # zlib level: 3 is the knee of size against time for text images
+_WORD_CACHE_LIMIT = 50_000
+PARALLEL_THRESHOLD = 2_000  # fewer images than this are rendered in the calling process
+
+
+class ShapingUnavailableError(BuildError):
+    """Text needs shaping (Arabic, Hebrew, Devanagari, ...) but Pillow was built without raqm."""
+
+
+class Role(str, enum.Enum):
+    """Which answer an image shows: the grey reference or the black candidate."""
+
+    reference = "reference"
+    candidate = "candidate"
+
+
+@dataclass(frozen=True)
+class RenderStyle:
+    """Everything that decides how an image looks (recorded with the campaign)."""
+
+    width: int = 720  # pixels, fixed for every image
+    font_size: int = 22
+    padding: int = 10
+    reference_grey: int = 0x66  # multiples of 17 are exact in the 16-level palette
+    candidate_grey: int = 0x00
+
+    def grey(self, role: Role) -> int:
+        return self.reference_grey if Role(role) is Role.reference else self.candidate_grey
+
+    def describe(self) -> dict:
+        return {**asdict(self), "png": f"{GREY_LEVELS}-level greyscale, 4 bits per pixel, zlib level {PNG_COMPRESSION}"}
+
+
+def complex_script(text: str) -> str | None:
+    """Name of the first script in ``text`` that needs shaping, or None."""
+    for character in text:
+        code = ord(character)
+        if 0x0590 <= code <= 0xFEFE:
+            for low, high, name in COMPLEX_SCRIPTS:
+                if low <= code <= high:
+                    return name
+    return None
+
+
+def shaping_available() -> bool:
+    """Whether the installed Pillow can shape text (it was built with libraqm)."""
+    from PIL import features
+
+    return bool(features.check("raqm"))
+
+
+def check_shaping(text: str, where: str, *, available: bool) -> None:
+    """Fail clearly when ``text`` needs shaping and ``available`` is False."""
+    script = complex_script(text)
+    if script and not available:
+        raise ShapingUnavailableError(
+            f"{where}: the text is in {script}, which needs text shaping, but this Pillow was built "
+            "without libraqm, so it cannot be drawn correctly. Install Pillow with raqm support "
+            "(e.g. Debian's python3-pil, or pip's Pillow wheels with libraqm0 installed)."
+        )
+
+
+def _is_rtl(text: str) -> bool:
+    for character in text:
+        direction = unicodedata.bidirectional(character)
+        if direction in ("R", "AL"):
+            return True
+        if direction == "L":
+            return False
+    return False
+
+
+@dataclass(frozen=True)
+class _Unit:
+    width: float
+    pieces: tuple  # (x offset of the mask, y offset from the baseline, mask image)
+
+
+class Renderer:
+    """Draws texts with one font chain and one style; cheap to call many times (word cache)."""
+
+    def __init__(self, chain: FontChain, style: RenderStyle = RenderStyle(), *,
+                 shaping: bool | None = None) -> None:
+        from PIL import ImageFont
+
+        self.chain = chain
+        self.style = style
+        self.shaping = shaping_available() if shaping is None else shaping
+        self.fonts = [ImageFont.truetype(f.path, style.font_size, index=f.index) for f in chain.faces]
+        metrics = [font.getmetrics() for font in self.fonts]
+        self.ascent = max(a for a, _ in metrics)
+        self.line_height = self.ascent + max(d for _, d in metrics)
+        space_face = chain.face_of(" ")
+        self.space_width = self.fonts[space_face or 0].getlength(" ")
+        self.text_width = style.width - 2 * style.padding
+        self._units: dict[str, _Unit] = {}
+        self._lut = [round(v * (GREY_LEVELS - 1) / 255) for v in range(256)]
+        self._palette = [round(i * 255 / (GREY_LEVELS - 1)) for i in range(GREY_LEVELS) for _ in range(3)]
+
+    # -- layout ----------------------------------------------------------------------------------
+    def _runs(self, text: str) -> list[tuple[int, str]]:
+        """Split ``text`` into runs drawn by the same face."""
+        runs: list[tuple[int, str]] = []
+        for character in text:
+            face = self.chain.face_of(character)
+            if face is None:
+                self.chain.check(text, "text to render")
+            if runs and runs[-1][0] == face:
+                runs[-1] = (face, runs[-1][1] + character)
+            else:
+                runs.append((face, character))
+        return runs
+
+    def _unit(self, text: str) -> _Unit:
+        unit = self._units.get(text)
+        if unit is None:
+            from PIL import Image, ImageDraw
+
+            x = 0.0
+            pieces = []
+            for face, run in self._runs(text):
+                font = self.fonts[face]
+                left, top, right, bottom = font.getbbox(run, anchor="ls")
+                if right > left and bottom > top:
+                    mask = Image.new("L", (right - left, bottom - top), 0)
+                    ImageDraw.Draw(mask).text((-left, -top), run, font=font, fill=255, anchor="ls")
+                    pieces.append((round(x) + left, top, mask))
+                x += font.getlength(run)
+            if len(self._units) >= _WORD_CACHE_LIMIT:
+                self._units.clear()
+            unit = self._units[text] = _Unit(x, tuple(pieces))
+        return unit
+
+    @staticmethod
+    def units(paragraph: str) -> list[tuple[str, bool]]:
+        """Break units of a paragraph as ``(text, space_before)``: words and CJK characters."""
+        raw: list[tuple[str, bool]] = []
+        word, word_space, space = "", False, False
+        for character in paragraph:
+            if character.isspace():
+                if word:
+                    raw.append((word, word_space))
+                    word = ""
+                space = True
+            elif is_character_token(character):
+                if word:
+                    raw.append((word, word_space))
+                    word = ""
+                raw.append((character, space))
+                space = False
+            else:
+                if not word:
+                    word_space, space = space, False
+                word += character
+        if word:
+            raw.append((word, word_space))
+        merged: list[tuple[str, bool]] = []
+        for text, space_before in raw:
+            glued = merged and not space_before and (
+                text[0] in NO_BREAK_BEFORE or merged[-1][0][-1] in NO_BREAK_AFTER)
+            if glued:
+                merged[-1] = (merged[-1][0] + text, merged[-1][1])
+            else:
+                merged.append((text, space_before))
+        return merged
+
+    def _split_wide(self, text: str) -> list[str]:
+        """Break a unit wider than the line between characters (combining marks stay with their base)."""
+        pieces, current = [], ""
+        for character in text:
+            candidate = current + character
+            if current and not unicodedata.combining(character) and self._width(candidate) > self.text_width:
+                pieces.append(current)
+                current = character
+            else:
+                current = candidate
+        return pieces + [current] if current else pieces
+
+    def _width(self, text: str) -> float:
+        return sum(self.fonts[face].getlength(run) for face, run in self._runs(text))
+
+    def wrap(self, text: str) -> list[list[tuple[float, str]]]:
+        """Lines of ``(x, unit)`` for the fast path (text that needs no shaping)."""
+        lines: list[list[tuple[float, str]]] = []
+        for paragraph in _paragraphs(text):
+            line: list[tuple[float, str]] = []
+            x = 0.0
+            for unit_text, space_before in self.units(paragraph):
+                width = self._unit(unit_text).width
+                gap = self.space_width if space_before and line else 0.0
+                if line and x + gap + width > self.text_width:
+                    lines.append(line)
+                    line, x, gap = [], 0.0, 0.0
+                if width > self.text_width:
+                    for piece in self._split_wide(unit_text):
+                        piece_width = self._unit(piece).width
+                        if line and x + piece_width > self.text_width:
+                            lines.append(line)
+                            line, x = [], 0.0
+                        line.append((x, piece))
+                        x += piece_width
+                    continue
+                line.append((x + gap, unit_text))
+                x += gap + width
+            lines.append(line)
+        return lines
+
+    def _shaped_lines(self, paragraph: str, where: str) -> tuple[object, list[str]]:
+        """Font and wrapped lines of a paragraph drawn by raqm (complex scripts)."""
+        visible = [c for c in paragraph if not c.isspace()]
+        face = next((i for i, f in enumerate(self.chain.faces)
+                     if all(ord(c) in f.codepoints for c in visible)), None)
+        if face is None:
+            raise BuildError(
+                f"{where}: a paragraph in a script that needs shaping is drawn with one font, but no "
+                f"font of the chain covers all of it: {paragraph[:60]!r}"
+            )
+        font = self.fonts[face]
+        lines, line = [], ""
+        for word in paragraph.split():
+            candidate = f"{line} {word}" if line else word
+            if line and font.getlength(candidate) > self.text_width:
+                lines.append(line)
+                line = word
+            else:
+                line = candidate
+        lines.append(line)
+        return font, lines
+
+    # -- drawing ---------------------------------------------------------------------------------
+    def render(self, text: str, role: Role | str, where: str = "text") -> bytes:
+        """The PNG image of ``text`` in the colour of ``role``."""
+        from PIL import Image, ImageDraw
+
+        self.chain.check(text, where)
+        check_shaping(text, where, available=self.shaping)
+        grey = self.style.grey(Role(role))
+        rows: list[tuple] = []  # ("units", [(x, unit)]) or ("shaped", font, line, rtl)
+        if complex_script(text):
+            for paragraph in _paragraphs(text):
+                if complex_script(paragraph):
+                    font, shaped = self._shaped_lines(paragraph, where)
+                    rtl = _is_rtl(paragraph)
+                    rows += [("shaped", font, line, rtl) for line in shaped]
+                else:
+                    rows += [("units", line) for line in self.wrap(paragraph)]
+        else:
+            rows = [("units", line) for line in self.wrap(text)]
+        padding = self.style.padding
+        image = Image.new("L", (self.style.width, 2 * padding + len(rows) * self.line_height), 255)
+        draw = None
+        core = image.im
+        for number, row in enumerate(rows):
+            baseline = padding + self.ascent + number * self.line_height
+            if row[0] == "units":
+                for x, unit_text in row[1]:
+                    for dx, dy, mask in self._unit(unit_text).pieces:
+                        left, top = padding + round(x) + dx, baseline + dy
+                        # The core paste (what Image.paste calls) clips at the edges; calling it
+                        # directly saves half of the drawing time.
+                        core.paste(grey, (left, top, left + mask.width, top + mask.height), mask.im)
+            else:
+                _, font, line, rtl = row
+                draw = draw or ImageDraw.Draw(image)
+                x = padding + (self.text_width - font.getlength(line) if rtl else 0)
+                draw.text((x, baseline), line, font=font, fill=grey, anchor="ls")
+        return self._png(image)
+
+    def _png(self, image) -> bytes:
+        indexed = image.point(self._lut)
+        indexed.putpalette(self._palette)  # only so that Pillow packs two pixels a byte ("P;4")
+        return encode_grey4_png(indexed.tobytes("raw", "P;4"), image.width, image.height)
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def encode_grey4_png(packed: bytes, width: int, height: int, level: int = PNG_COMPRESSION) -> bytes:
+    """A 4-bit greyscale PNG (levels 0–15 = 0, 17, ..., 255) from rows packed two pixels a byte.
+
+    Written directly rather than by Pillow because Pillow has no 4-bit greyscale output and its
+    palette writer spends most of its time choosing row filters that do not pay on text images:
+    unfiltered rows at zlib level 3 are half the time and a few per cent smaller.
+    """
+    row = (width + 1) // 2
+    view = memoryview(packed)
+    rows = b"".join(b"\x00" + view[y * row:(y + 1) * row] for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 4, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows, level))
+            + _chunk(b"IEND", b""))
+
+
+def _paragraphs(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ").strip().split("\n")
+
+
+# -- many images, in parallel ------------------------------------------------------------------------
+_worker: tuple[Renderer, ImageStorage] | None = None
+
+
+def _init_worker(font_specs: list[str], style: RenderStyle, shaping: bool, storage: ImageStorage) -> None:
+    global _worker
+    _worker = (Renderer(FontChain.load(font_specs), style, shaping=shaping), storage)
+
+
+def _render_chunk(jobs: list[tuple[str, str, str]]) -> list[str]:
+    renderer, storage = _worker
+    return [storage.put(renderer.render(text, role, where)) for text, role, where in jobs]
+
+
+def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]], storage: ImageStorage, *,
+                processes: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> list[str]:
+    """Render and store every ``(text, role, where)`` job; returns the storage keys in order.
+
+    ``processes`` None means all cores when there are at least ``PARALLEL_THRESHOLD`` jobs, else 1.
+    Worker processes are started with ``spawn`` (safe whatever threads the caller runs) and build
+    their own renderer from the same fonts and style.
+    """
+    total = len(jobs)
+    if processes is None:
+        processes = (os.cpu_count() or 1) if total >= PARALLEL_THRESHOLD else 1
+    jobs = [(text, Role(role).value, where) for text, role, where in jobs]
+    keys: list[str] = []
+    chunk = 250
+    chunks = [jobs[i:i + chunk] for i in range(0, total, chunk)]
+    if processes <= 1:
+        global _worker
+        _worker = (renderer, storage)
+        try:
+            for part in chunks:
+                keys += _render_chunk(part)
+                if progress:
+                    progress(len(keys), total)
+        finally:
+            _worker = None
+        return keys
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(processes, _init_worker,
+                      (renderer.chain.specs, renderer.style, renderer.shaping, storage)) as pool:
+        for part in pool.imap(_render_chunk, chunks):
+            keys += part
+            if progress:
+                progress(len(keys), total)
+    return keys
