@@ -1,0 +1,46 @@
+"""The bundled synthetic sample: a QA test set, systems of known quality, and that quality.
+
+Files (written by ``python -m hit_builder.sample_data.generate``): ``test_set.jsonl``, one
+``<system>.jsonl`` per system, and ``truth.json`` with the known order of the systems and the true
+quality (0-100) of every (system, question) answer.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from da_platform.models import TestSet
+
+HUMAN = "HUMAN"
+
+
+def sample_data_dir() -> Path:
+    """The folder holding the bundled sample files."""
+    return Path(__file__).parent
+
+
+def load_truth() -> dict[str, Any]:
+    """``truth.json``: ``order`` (best first), ``systems`` (file, mean quality, description) and
+    ``quality[system][question id]``."""
+    return json.loads((sample_data_dir() / "truth.json").read_text(encoding="utf-8"))
+
+
+def import_sample(session: Session, *, name: str = "sample", human: bool = True) -> TestSet:
+    """Import the sample test set as ``name`` with all its systems (and HUMAN from the second references)."""
+    from hit_builder.importers import (
+        import_second_reference_as_human,
+        import_system_answers,
+        import_test_set,
+    )
+
+    folder = sample_data_dir()
+    test_set = import_test_set(session, folder / "test_set.jsonl", name=name)
+    for system, info in load_truth()["systems"].items():
+        if info["file"] is not None:
+            import_system_answers(session, test_set, folder / info["file"], system=system)
+    if human:
+        import_second_reference_as_human(session, test_set, name=HUMAN)
+    return test_set
