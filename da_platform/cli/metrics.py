@@ -1,4 +1,234 @@
-"""CLI commands: filled in by its area (see da_platform/cli/__init__.py)."""
+"""Automatic metrics: ``metrics`` scores systems, ``validate-metrics`` tests metrics against humans (SPEC §9)."""
+from __future__ import annotations
+
+from pathlib import Path
+
 import click
 
-COMMANDS: list[click.Command] = []
+from da_platform.cli import CliContext, pass_context
+
+
+def _metrics(names: tuple[str, ...]):
+    from analysis.metrics import DEFAULT_METRICS, METRICS, MetricUnavailable, get_metric
+
+    chosen = names or DEFAULT_METRICS
+    try:
+        return [get_metric(name) for name in chosen]
+    except KeyError:
+        unknown = [n for n in chosen if n not in METRICS]
+        raise click.ClickException(f"unknown metric {', '.join(unknown)}; choose from {', '.join(METRICS)}")
+    except MetricUnavailable as error:
+        raise click.ClickException(str(error))
+
+
+def _split(systems: str | None) -> list[str] | None:
+    return [s.strip() for s in systems.split(",") if s.strip()] if systems else None
+
+
+def _corpora_from_database(context: CliContext, test_set_name: str, systems: list[str] | None):
+    """The answers of the test set's systems, with the references and annotations of their questions."""
+    from sqlalchemy import select
+    from sqlalchemy.orm import selectinload
+
+    from analysis.metrics import QuestionInfo
+    from analysis.metrics.scoring import QuestionEntry, system_corpus
+    from da_platform.models import Question, System, TestSet
+
+    with context.sessions() as session:
+        test_set = session.scalar(select(TestSet).where(TestSet.name == test_set_name))
+        if test_set is None:
+            known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none"
+            raise click.ClickException(f"no test set named {test_set_name!r} (known: {known})")
+        questions = session.scalars(select(Question).where(Question.test_set_id == test_set.id)
+                                    .options(selectinload(Question.references)).order_by(Question.id)).all()
+        entries = [QuestionEntry(q.external_id, tuple(r.text for r in q.references), QuestionInfo(
+            answer_type=q.answer_type.value if q.answer_type else None, yes_no_label=q.yes_no_label,
+            gold_entities=tuple(q.gold_entities or ()))) for q in questions]
+        query = (select(System).where(System.test_set_id == test_set.id)
+                 .options(selectinload(System.answers)).order_by(System.id))
+        found = session.scalars(query).all()
+        if systems is not None:
+            names = {s.name for s in found}
+            missing = [s for s in systems if s not in names]
+            if missing:
+                raise click.ClickException(f"test set {test_set_name!r} has no system {', '.join(missing)} "
+                                           f"(it has: {', '.join(sorted(names)) or 'none'})")
+            found = [s for s in found if s.name in systems]
+        if not found:
+            raise click.ClickException(f"test set {test_set_name!r} has no systems to score")
+        by_id = {q.id: q.external_id for q in questions}
+        try:
+            return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers}, entries,
+                                  is_human=s.is_human) for s in found]
+        except ValueError as error:
+            raise click.ClickException(str(error))
+
+
+def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None):
+    """Test set and answer files in the import formats (hit_builder readers), scored without a database."""
+    from analysis.errors import InputError
+    from analysis.metrics import QuestionInfo
+    from analysis.metrics.scoring import QuestionEntry, system_corpus
+    from hit_builder.readers import read_table
+    from hit_builder.records import parse_answers, parse_test_set
+
+    try:
+        questions = parse_test_set(read_table(references))
+        entries = [QuestionEntry(q.id, q.references, QuestionInfo(
+            answer_type=q.answer_type.value if q.answer_type else None, yes_no_label=q.yes_no,
+            gold_entities=tuple(q.entities or ()))) for q in questions]
+        known = {q.id for q in questions}
+        grouped: dict[str, dict[str, str]] = {}
+        for path in answers:
+            table = read_table(path)
+            for record in parse_answers(table):
+                if record.id not in known:
+                    raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
+                                      field="id")
+                name = record.system or path.stem
+                if record.system is None and name in grouped and record.id in grouped[name]:
+                    raise table.error(f"system {name!r} is given twice (file names must differ)", field="system")
+                grouped.setdefault(name, {})[record.id] = record.answer
+    except InputError as error:
+        raise click.ClickException(str(error))
+    names = systems if systems is not None else list(grouped)
+    missing = [s for s in names if s not in grouped]
+    if missing:
+        raise click.ClickException(f"no answers for system {', '.join(missing)}")
+    try:
+        return [system_corpus(name, grouped[name], entries) for name in names]
+    except ValueError as error:
+        raise click.ClickException(str(error))
+
+
+def _score(corpora, metrics):
+    from analysis.metrics.scoring import score_systems
+
+    total = sum(len(c.hypotheses) for c in corpora) * len(metrics)
+    with click.progressbar(length=total, label="scoring", file=click.get_text_stream("stderr")) as bar:
+        return score_systems(corpora, metrics, progress=bar.update)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@click.command("metrics")
+@click.option("--test-set", "test_set", help="Score the systems of this test set in the database.")
+@click.option("--references", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Or: a test-set file (JSONL/CSV/TSV, the import format) ...")
+@click.option("--answers", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="... and system answer files (one per system, named by file stem, or a long table).")
+@click.option("--systems", help="Comma-separated system names to score (default: all).")
+@click.option("--metric", "metric_names", multiple=True, metavar="NAME",
+              help="Metric to compute (repeatable; default: every offline metric). See --list.")
+@click.option("--list", "list_metrics", is_flag=True, help="List the metrics and exit.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the scores: .csv, .json or .md by the file's ending.")
+@pass_context
+def metrics_command(context: CliContext, test_set: str | None, references: Path | None, answers: tuple[Path, ...],
+                    systems: str | None, metric_names: tuple[str, ...], list_metrics: bool, out: Path | None) -> None:
+    """Score every system's answers against the references with automatic metrics.
+
+    ROUGE-L (γ = 1.2), BLEU-1, BLEU-4, METEOR, exact match, token F1 and the adapted ROUGE-L / BLEU-4
+    of Yang et al. 2018 (yes/no and entity bonuses from the test set's annotations). Chinese,
+    Japanese and Thai are compared character by character. Scores are in [0, 1].
+    """
+    if list_metrics:
+        from analysis.metrics import DEFAULT_METRICS, METRICS
+
+        for name, cls in METRICS.items():
+            click.echo(f"{name:18} {cls.label}{'' if name in DEFAULT_METRICS else '  (optional backend)'}")
+        return
+    if out is not None and out.suffix.lower() not in (".csv", ".json", ".md"):
+        raise click.ClickException(f"--out {out}: use a .csv, .json or .md file")
+    if (test_set is None) == (references is None):
+        raise click.ClickException("give either --test-set NAME or --references FILE with --answers FILE...")
+    if references is not None and not answers:
+        raise click.ClickException("--references needs at least one --answers FILE")
+    if test_set is not None and answers:
+        raise click.ClickException("--answers goes with --references, not with --test-set")
+    metrics = _metrics(metric_names)
+    if test_set is not None:
+        corpora = _corpora_from_database(context, test_set, _split(systems))
+    else:
+        corpora = _corpora_from_files(references, answers, _split(systems))
+    scores = _score(corpora, metrics)
+    click.echo(scores.to_markdown(), nl=False)
+    if out is not None:
+        suffix = out.suffix.lower()
+        _write(out, {".csv": scores.to_csv, ".json": scores.to_json, ".md": scores.to_markdown}[suffix]())
+        click.echo(f"scores written to {out}")
+
+
+@click.command("validate-metrics")
+@click.option("--campaign", help="Human system z-scores from this campaign in the database.")
+@click.option("--human-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Or: a file of human system scores (CSV 'system,z' or WMT ad-sys-scores).")
+@click.option("--test-set", "test_set", help="Test set whose systems the metrics score (default: the campaign's).")
+@click.option("--metric-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Or: metric scores already computed ('metrics --out FILE.csv').")
+@click.option("--metric", "metric_names", multiple=True, metavar="NAME",
+              help="Metric to validate (repeatable; default: every offline metric).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("metric-validation"),
+              show_default=True, help="Folder for the table (CSV, JSON, LaTeX, Markdown) and the heatmap.")
+@pass_context
+def validate_metrics_command(context: CliContext, campaign: str | None, human_scores: Path | None,
+                             test_set: str | None, metric_scores: Path | None, metric_names: tuple[str, ...],
+                             out: Path) -> None:
+    """Correlate automatic metrics with human system scores and compare them (Williams test).
+
+    Prints Pearson r, Spearman ρ and Kendall τ per metric (best r first), and writes that table with
+    a heatmap of Williams-test p-values for every ordered pair of metrics.
+    """
+    from analysis.errors import InputError
+    from analysis.metrics.human_scores import read_human_scores
+    from analysis.metrics.scoring import read_metric_scores
+    from analysis.metrics.validation import validate_metrics, write_validation
+
+    if (campaign is None) == (human_scores is None):
+        raise click.ClickException("give either --campaign NAME or --human-scores FILE")
+    if metric_scores is not None and test_set is not None:
+        raise click.ClickException("give --test-set or --metric-scores, not both")
+    if campaign is not None:
+        human, campaign_test_set = _campaign_scores(context, campaign)
+        test_set = test_set or campaign_test_set
+    else:
+        try:
+            human = read_human_scores(human_scores)
+        except InputError as error:
+            raise click.ClickException(str(error))
+        if test_set is None and metric_scores is None:
+            raise click.ClickException("--human-scores needs --test-set NAME or --metric-scores FILE")
+    labels: dict[str, str] = {}
+    if metric_scores is not None:
+        try:
+            by_metric = read_metric_scores(metric_scores.read_text(encoding="utf-8-sig"), str(metric_scores))
+        except InputError as error:
+            raise click.ClickException(str(error))
+        if metric_names:
+            unknown = [m for m in metric_names if m not in by_metric]
+            if unknown:
+                raise click.ClickException(f"{metric_scores} has no column {', '.join(unknown)}")
+            by_metric = {m: by_metric[m] for m in metric_names}
+    else:
+        scores = _score(_corpora_from_database(context, test_set, list(human)), _metrics(metric_names))
+        by_metric, labels = scores.by_metric(), dict(scores.labels)
+    try:
+        result = validate_metrics(human, by_metric, labels)
+    except ValueError as error:
+        raise click.ClickException(str(error))
+    click.echo(f"{len(result.systems)} systems")
+    click.echo(result.to_markdown(), nl=False)
+    for path in write_validation(result, out):
+        click.echo(f"wrote {path}")
+
+
+def _campaign_scores(context: CliContext, campaign: str) -> tuple[dict[str, float], str]:
+    """Human system z-scores of a campaign (needs the analysis of ratings, da_platform.ratings)."""
+    raise click.ClickException("--campaign is not available yet: the ratings analysis it needs has not "
+                               "landed; export the campaign's system scores and use --human-scores FILE")
+
+
+COMMANDS: list[click.Command] = [metrics_command, validate_metrics_command]
