@@ -1,0 +1,49 @@
+"""The web application's configuration: the environment (``Settings``), then the caller's overrides."""
+from __future__ import annotations
+
+import os
+import secrets
+import warnings
+from typing import Any
+
+from da_platform.config import Settings
+from da_platform.sources.mturk import MTURK_ORIGINS
+from da_platform.sources.prolific import COMPLETE_URL
+
+# $DA_ENV: "production" (the default: a secret key is mandatory), "development" or "testing".
+RELAXED_ENVIRONMENTS = ("development", "testing")
+
+
+def web_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Flask configuration from the environment, with ``overrides`` (tests, ``da-platform serve``) on top.
+
+    Refuses to go on without a secret key in production; elsewhere a random one is made per process
+    (links then stop working when the server restarts).
+    """
+    settings = Settings.from_env()
+    config: dict[str, Any] = {
+        "ENVIRONMENT": os.environ.get("DA_ENV", "production"),
+        "SECRET_KEY": settings.secret_key,
+        "DATABASE_URL": settings.database_url,
+        "PUBLIC_URL": settings.public_url,
+        "IMAGE_FOLDER": str(settings.image_folder),
+        # Origins that turkSubmitTo may name (tests add the fake MTurk's http://127.0.0.1:<port>).
+        "MTURK_SUBMIT_ORIGINS": list(MTURK_ORIGINS),
+        # Who may frame the worker pages: MTurk shows ExternalQuestions in an iframe.
+        "FRAME_ANCESTORS": list(MTURK_ORIGINS),
+        "PROLIFIC_COMPLETE_URL": COMPLETE_URL,
+        "ASSIGNMENT_TOKEN_MAX_AGE": 7 * 24 * 3600,
+        "SESSIONS": None,  # a sessionmaker to use instead of one made from DATABASE_URL
+    }
+    config.update(overrides or {})
+    if config.get("TESTING"):
+        config["ENVIRONMENT"] = "testing"
+    if not config["SECRET_KEY"]:
+        if config["ENVIRONMENT"] not in RELAXED_ENVIRONMENTS:
+            raise RuntimeError(
+                "DA_SECRET_KEY is not set: refusing to start in production without a secret key "
+                "(it signs every worker link). Set DA_ENV=development for a throw-away key."
+            )
+        warnings.warn("DA_SECRET_KEY not set: using a random key for this process only", stacklevel=2)
+        config["SECRET_KEY"] = secrets.token_hex(32)
+    return config

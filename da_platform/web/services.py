@@ -1,0 +1,35 @@
+"""What the worker pages use, built once per app: token signer, image storage, worker sources."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Flask, current_app
+
+from da_platform.sources import MTurkSource, PoolSource, ProlificSource, Tokens, WorkerSource
+
+
+@dataclass(frozen=True)
+class Services:
+    tokens: Tokens
+    storage: object  # hit_builder.storage.ImageStorage
+    sources: dict[str, WorkerSource]
+
+
+def init_services(app: Flask) -> None:
+    from hit_builder.storage import LocalImageStorage
+
+    tokens = Tokens(app.config["SECRET_KEY"], assignment_max_age=int(app.config["ASSIGNMENT_TOKEN_MAX_AGE"]))
+    sources: list[WorkerSource] = [
+        PoolSource(tokens),
+        MTurkSource(app.config["MTURK_SUBMIT_ORIGINS"]),
+        ProlificSource(tokens, app.config["PROLIFIC_COMPLETE_URL"]),
+    ]
+    app.extensions["da_platform"] = Services(
+        tokens=tokens,
+        storage=app.config.get("IMAGE_STORAGE") or LocalImageStorage(app.config["IMAGE_FOLDER"]),
+        sources={source.name: source for source in sources},
+    )
+
+
+def services() -> Services:
+    return current_app.extensions["da_platform"]

@@ -1,0 +1,180 @@
+"""The worker blueprint: arrival from each source, instructions, one slot per screen, completion.
+
+URL scheme (everything after arrival carries a signed assignment token ``<t>``, never a cookie)::
+
+    GET  /pool/<invite token>                      own pool (links from ``da-platform invite``)
+    GET  /mturk?assignmentId=…&hitId=…&workerId=…&turkSubmitTo=…   MTurk ExternalQuestion
+    GET  /prolific/<campaign token>?PROLIFIC_PID=…&STUDY_ID=…&SESSION_ID=…
+    GET  /a/<t>/                                   instructions
+    GET  /a/<t>/slot                               the current slot (a reload resumes here)
+    POST /a/<t>/slot   slot=<slot public id>&score=<0..100>   -> 303 to the next slot
+    GET  /a/<t>/image/<slot public id>/<reference|candidate>  PNG of the current slot only
+    GET  /a/<t>/done                               completion (page, MTurk POST, or Prolific redirect)
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, g, redirect, render_template, request, url_for
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from da_platform.models import Assignment, Campaign, Slot
+from da_platform.sources import ArrivalRefused, take_assignment
+from da_platform.sources.tokens import TokenError
+from da_platform.web.database import get_session
+from da_platform.web.flow import (
+    AssignmentState,
+    RatingRefused,
+    current_image_key,
+    current_screen,
+    load_state,
+    mark_shown,
+    record_rating,
+)
+from da_platform.web.security import origin_of
+from da_platform.web.services import services
+
+bp = Blueprint("worker", __name__)
+
+
+class WorkerPageError(Exception):
+    """An error page for the worker (a clear message, the right status, never a traceback)."""
+
+    def __init__(self, message: str, status: int, title: str = "Cannot continue", resume: str | None = None):
+        super().__init__(message)
+        self.message, self.status, self.title, self.resume = message, status, title, resume
+
+
+@bp.errorhandler(WorkerPageError)
+def _worker_page_error(error: WorkerPageError):
+    page = render_template("worker/message.html", title=error.title, message=error.message, resume=error.resume)
+    return page, error.status
+
+
+# Arrival -------------------------------------------------------------------------------------------
+
+
+@bp.get("/pool/<token>")
+def arrive_pool(token: str):
+    return _arrive("pool", token)
+
+
+@bp.get("/mturk")
+def arrive_mturk():
+    return _arrive("mturk", None)
+
+
+@bp.get("/prolific/<token>")
+def arrive_prolific(token: str):
+    return _arrive("prolific", token)
+
+
+def _arrive(source_name: str, path_token: str | None):
+    session = get_session()
+    source = services().sources[source_name]
+    try:
+        arrival = source.arrival(session, request.args, path_token)
+        if arrival.preview:  # MTurk preview: read-only
+            campaign = session.get(Campaign, arrival.campaign_id)
+            total = session.scalar(select(func.count(Slot.id)).where(Slot.hit_id == arrival.hit_id))
+            return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None)
+        assignment = take_assignment(session, arrival)
+        public_id = assignment.public_id
+        session.commit()
+    except ArrivalRefused as refusal:
+        session.rollback()
+        raise WorkerPageError(refusal.message, refusal.status) from None
+    except IntegrityError:  # a concurrent duplicate of this very arrival won the race
+        session.rollback()
+        raise WorkerPageError("Your task is being prepared: please reload this page.", 409) from None
+    return redirect(url_for("worker.instructions", token=services().tokens.assignment(public_id)), 303)
+
+
+# The assignment ----------------------------------------------------------------------------------------
+
+
+def _state(session: Session, token: str) -> AssignmentState:
+    try:
+        public_id = services().tokens.read_assignment(token)
+    except TokenError as error:
+        raise WorkerPageError("This link has expired." if error.expired else "This link is not valid.", 403) from None
+    state = load_state(session, public_id)
+    if state is None:
+        raise WorkerPageError("This task does not exist.", 404)
+    return state
+
+
+@bp.get("/a/<token>/")
+def instructions(token: str):
+    session = get_session()
+    state = _state(session, token)
+    if state.complete:
+        return redirect(url_for("worker.done", token=token), 303)
+    if state.next_position > 0 or state.current_shown_at is not None:
+        return redirect(url_for("worker.slot", token=token), 303)
+    campaign = session.get(Campaign, state.campaign_id)
+    return render_template(
+        "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token)
+    )
+
+
+@bp.get("/a/<token>/slot")
+def slot(token: str):
+    session = get_session()
+    state = _state(session, token)
+    screen = current_screen(session, state)
+    if screen is None:
+        return redirect(url_for("worker.done", token=token), 303)
+    mark_shown(session, state)
+    session.commit()
+    return render_template("worker/slot.html", screen=screen, token=token)
+
+
+@bp.post("/a/<token>/slot")
+def rate(token: str):
+    session = get_session()
+    state = _state(session, token)
+    try:
+        record_rating(session, state.public_id, request.form.get("slot", ""), request.form.get("score"))
+        session.commit()
+    except RatingRefused as refusal:
+        session.rollback()
+        raise WorkerPageError(
+            refusal.message, refusal.status, title="Not saved", resume=url_for("worker.slot", token=token)
+        ) from None
+    return redirect(url_for("worker.slot", token=token), 303)
+
+
+@bp.get("/a/<token>/image/<slot_id>/<any(reference, candidate):role>")
+def image(token: str, slot_id: str, role: str):
+    session = get_session()
+    key = current_image_key(session, _state(session, token), slot_id, role)  # type: ignore[arg-type]
+    if key is None:
+        abort(404)
+    try:
+        png = services().storage.read(key)
+    except KeyError:
+        abort(404)
+    # No ETag or Last-Modified: identical images (a REPEAT and its original) must not be recognisable.
+    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
+
+
+@bp.get("/a/<token>/done")
+def done(token: str):
+    session = get_session()
+    state = _state(session, token)
+    if not state.complete:
+        return redirect(url_for("worker.slot", token=token), 303)
+    assignment = session.get(Assignment, state.id)
+    campaign = session.get(Campaign, state.campaign_id)
+    source = services().sources[assignment.source]
+    receipt = services().tokens.receipt(assignment.public_id, assignment.next_position)
+    try:
+        completion = source.completion(assignment, campaign, receipt)
+    except ArrivalRefused as refusal:
+        raise WorkerPageError(refusal.message, refusal.status) from None
+    if completion.kind == "redirect":
+        return redirect(completion.url, 302)
+    if completion.kind == "post":
+        g.csp_form_targets = [origin_of(completion.url)]
+    return render_template("worker/done.html", completion=completion, ratings=assignment.next_position)
