@@ -1,0 +1,81 @@
+"""Plots of one group's ranking (matplotlib with the Agg backend, imported on first use)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from analysis.report import GroupAnalysis
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def confidence_intervals(analysis: GroupAnalysis, level: float = 0.95) -> dict[str, tuple[float, float]]:
+    """Normal-approximation interval of each system's z (mean of item z ± z_crit · sd / √n)."""
+    from scipy import stats
+
+    crit = float(stats.norm.isf((1 - level) / 2))
+    intervals = {}
+    for s in analysis.scores.systems:
+        z = analysis.scores.items.z_of(s.system)
+        half = crit * float(np.std(z, ddof=1)) / math.sqrt(len(z)) if len(z) > 1 else math.nan
+        intervals[s.system] = (s.z - half, s.z + half)
+    return intervals
+
+
+def pvalue_heatmap(analysis: GroupAnalysis, path: Path) -> Path:
+    """Heatmap of p(row > column) on a log scale; cells with p < alpha are outlined numbers."""
+    plt = _pyplot()
+    r = analysis.ranking
+    m = len(r.systems)
+    with np.errstate(divide="ignore"):
+        shown = np.log10(np.clip(np.nan_to_num(r.pvalues, nan=1.0), 1e-16, 1.0))
+    fig, ax = plt.subplots(figsize=(1.2 + 0.6 * m, 1.0 + 0.55 * m))
+    image = ax.imshow(shown, cmap="viridis", vmin=-16, vmax=0)
+    ax.set_xticks(range(m), r.systems, rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(m), r.systems, fontsize=8)
+    for i in range(m):
+        for j in range(m):
+            p = r.pvalues[i, j]
+            if i != j and p < r.alpha:
+                ax.text(j, i, f"{p:.0e}" if p < 0.001 else f"{p:.3f}", ha="center", va="center",
+                        fontsize=6, color="white")
+    ax.set_title(f"{analysis.group}: p(row better than column)", fontsize=9)
+    fig.colorbar(image, ax=ax, label="log10 p")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def ranking_plot(analysis: GroupAnalysis, path: Path, level: float = 0.95) -> Path:
+    """System z-scores, best on top, with confidence intervals and dashed lines between clusters."""
+    plt = _pyplot()
+    r = analysis.ranking
+    intervals = confidence_intervals(analysis, level)
+    m = len(r.systems)
+    fig, ax = plt.subplots(figsize=(6, 1.0 + 0.4 * m))
+    y = np.arange(m)[::-1]
+    low = np.array([intervals[s][0] for s in r.systems])
+    high = np.array([intervals[s][1] for s in r.systems])
+    z = np.array(r.z)
+    ax.errorbar(z, y, xerr=[z - low, high - z], fmt="o", capsize=3)
+    ax.set_yticks(y, r.systems, fontsize=8)
+    position = 0
+    for members in r.clusters[:-1]:
+        position += len(members)
+        ax.axhline(m - position - 0.5, linestyle="--", color="grey", linewidth=0.8)
+    ax.set_xlabel(f"z (mean of item z, {int(level * 100)} % confidence interval)")
+    ax.set_title(analysis.group, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
