@@ -1,4 +1,92 @@
-"""CLI commands: filled in by its area (see da_platform/cli/__init__.py)."""
+"""``da-platform analyze``: quality control, scores, ranking and report files for a campaign or a file."""
+from __future__ import annotations
+
+from pathlib import Path
+
 import click
 
-COMMANDS: list[click.Command] = []
+from da_platform.cli import CliContext, pass_context
+
+
+@click.command()
+@click.option("--campaign", "campaign_name", metavar="NAME", help="Analyse this campaign in the database.")
+@click.option("--ratings", "ratings_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Analyse a ratings file instead (long CSV, JSONL or a WMT DA table).")
+@click.option("--format", "file_format", type=click.Choice(["csv", "jsonl", "wmt"]),
+              help="Format of --ratings (default: guessed from the file).")
+@click.option("--qc", "qc_method", type=click.Choice(["wilcoxon", "ttest", "mannwhitney"]), default="wilcoxon",
+              show_default=True, help="Quality-control test on the BAD_REF pairs (SPEC §6).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Significance level for QC and ranking.")
+@click.option("--z-digits", type=click.IntRange(1, 17), default=None,
+              help="Round each worker's mean and sd to this many significant digits before "
+                   "standardising (7 reproduces WMT's R scripts).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the report files (default: ./analysis-<campaign or file name>).")
+@click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the p-value heatmap and "
+              "ranking plot.")
+@pass_context
+def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path | None, file_format: str | None,
+            qc_method: str, alpha: float, z_digits: int | None, out_dir: Path | None, plots: bool) -> None:
+    """Rank systems: QC per worker, z-scores, system scores, significance clusters (SPEC §6-§8).
+
+    Prints the ranking table of each campaign / language pair (lines between clusters) and a QC
+    summary, and writes JSON, CSV, Markdown, LaTeX, WMT-format files and plots to --out.
+    """
+    from analysis.errors import InputError
+    from analysis.output import text_table, write_report
+    from analysis.report import analyze as run_analysis
+
+    if (campaign_name is None) == (ratings_file is None):
+        raise click.UsageError("give exactly one of --campaign NAME or --ratings FILE")
+    if file_format and ratings_file is None:
+        raise click.UsageError("--format applies to --ratings only")
+    try:
+        if ratings_file is not None:
+            from analysis.readers import read_ratings
+
+            table = read_ratings(ratings_file, file_format)
+            name = ratings_file.stem
+        else:
+            table = _load_campaign(context, campaign_name)
+            name = campaign_name
+    except InputError as error:
+        raise click.ClickException(str(error)) from None
+    if len(table) == 0:
+        raise click.ClickException(f"no ratings in {name}")
+    out_dir = out_dir or Path(f"analysis-{name}")
+    steps = ["quality control, scores and ranking", "report files"]
+    with click.progressbar(steps, label="analysing", item_show_func=lambda s: s or "", file=click.get_text_stream("stderr")) as bar:
+        for step in bar:
+            if step == steps[0]:
+                result = run_analysis(table, qc_method=qc_method, alpha=alpha, z_digits=z_digits)
+            else:
+                written = write_report(result, out_dir, plots=plots)
+    for group, group_result in result.groups.items():
+        click.echo(f"\n{group}")
+        click.echo(text_table(group_result), nl=False)
+        report = group_result.qc
+        summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(report.summary().items()))
+        click.echo(f"QC ({result.settings.qc.method}, {result.settings.qc.pass_rule} with alpha {result.settings.qc.alpha}): "
+                   f"{len(report.workers)} workers: {summary}")
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(f"\nwrote {len(written)} files to {out_dir}/ (analysis.json, system-scores.csv, qc-workers.csv, "
+               f"ranking-*.md/.tex{', plots' if plots else ''}, wmt/)")
+
+
+def _load_campaign(context: CliContext, name: str):
+    from sqlalchemy import select
+
+    from da_platform.models import Campaign
+    from da_platform.ratings import load_ratings
+
+    with context.sessions() as session:
+        campaign = session.scalars(select(Campaign).where(Campaign.name == name)).one_or_none()
+        if campaign is None:
+            known = session.scalars(select(Campaign.name).order_by(Campaign.name)).all()
+            raise click.ClickException(f"no campaign named {name!r}" + (f"; known: {', '.join(known)}" if known else ""))
+        return load_ratings(session, campaign)
+
+
+COMMANDS: list[click.Command] = [analyze]

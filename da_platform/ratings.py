@@ -1,0 +1,51 @@
+"""Load a campaign's ratings from the database into the analysis table (``analysis.table``)."""
+from __future__ import annotations
+
+import math
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from analysis.table import RatingsTable
+from da_platform.models import Assignment, Campaign, Hit, Question, Rating, Slot, System, Worker
+
+
+def worker_label(source: str, external_id: str) -> str:
+    """How a worker is named in analysis tables and reports: ``<source>:<external id>``."""
+    return f"{source}:{external_id}"
+
+
+def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
+    """Every rating of the campaign, one row each, in the order each worker gave them.
+
+    group = campaign name; worker = ``source:external_id``; HIT = its public id; system = system
+    name; item = question external id; slot = slot id, checks linked to their original slot;
+    time on item = rated_at − shown_at in seconds (NaN when shown_at is unknown).
+    """
+    rows = session.execute(
+        select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
+               Slot.slot_type, Slot.id, Slot.original_slot_id, Rating.score, Rating.shown_at, Rating.rated_at)
+        .join(Assignment, Rating.assignment_id == Assignment.id)
+        .join(Worker, Assignment.worker_id == Worker.id)
+        .join(Slot, Rating.slot_id == Slot.id)
+        .join(Hit, Slot.hit_id == Hit.id)
+        .join(System, Slot.system_id == System.id)
+        .join(Question, Slot.question_id == Question.id)
+        .where(Hit.campaign_id == campaign.id)
+        .order_by(Assignment.id, Slot.position)
+    ).all()
+    seconds = [(r.rated_at - r.shown_at).total_seconds() if r.shown_at is not None and r.rated_at is not None
+               else math.nan for r in rows]
+    return RatingsTable.from_columns(
+        group=[campaign.name] * len(rows),
+        worker=[worker_label(r.source, r[1]) for r in rows],
+        hit=[r.public_id for r in rows],
+        system=[r.name for r in rows],
+        item=[r[4] for r in rows],
+        slot_type=[r.slot_type.value for r in rows],
+        slot=[str(r[6]) for r in rows],
+        original_slot=["" if r.original_slot_id is None else str(r.original_slot_id) for r in rows],
+        score=[r.score for r in rows],
+        seconds=seconds,
+        source=f"campaign {campaign.name!r}",
+    )
