@@ -7,8 +7,9 @@ campaign than ``Campaign.max_hits_per_worker``; a HIT never gets more live assig
 Concurrency: on SQLite the transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time, so
 the checks and the insert see one consistent state). On PostgreSQL the worker's row is locked
 (``FOR UPDATE``) to serialise one worker's arrivals, candidate HITs are locked with
-``FOR UPDATE SKIP LOCKED`` (concurrent workers take different HITs instead of queueing), and the
-HIT's count is re-checked by a fresh statement once its row is locked.
+``FOR UPDATE SKIP LOCKED`` (concurrent workers take different HITs instead of queueing; when only
+locked HITs are left, it waits for them), and the HIT's count is re-checked by a fresh statement
+once its row is locked.
 """
 from __future__ import annotations
 
@@ -105,12 +106,16 @@ def hand_out(
         raise ArrivalRefused("You have already done as many of these tasks as one person may.", status=409)
 
     rejected: list[int] = []
+    skip_locked = hit_id is None  # first try HITs nobody is being given right now
     while True:
         candidate = _candidates(campaign.id, worker.id, hit_id, rejected)
         if postgres:
-            candidate = candidate.with_for_update(of=Hit, skip_locked=hit_id is None)
+            candidate = candidate.with_for_update(of=Hit, skip_locked=skip_locked)
         chosen = session.scalar(candidate)
         if chosen is None:
+            if postgres and skip_locked:  # the only HITs with room may be locked: wait for them
+                skip_locked = False
+                continue
             raise ArrivalRefused("There is no task left for you at the moment.", status=409)
         # The row is locked now (PostgreSQL) or the database is (SQLite): count afresh.
         if _live_count(session, chosen) < session.scalar(select(Hit.max_assignments).where(Hit.id == chosen)):
