@@ -92,14 +92,14 @@ class CostEstimate:
 
 def mturk_cost(
     *,
-    hits: int,
+    assignments: int,
     assignments_per_hit: int,
     reward: Decimal,
     bonuses: list[Decimal] = (),  # type: ignore[assignment]
     masters: bool = False,
 ) -> CostEstimate:
-    """Total MTurk cost of ``hits`` HITs (reward x assignments + fees) plus the given bonuses."""
-    n = hits * assignments_per_hit
+    """Total MTurk cost of ``assignments`` paid assignments (reward + fees) plus the given bonuses."""
+    n = assignments
     return CostEstimate(
         assignments=n,
         rewards=reward * n,

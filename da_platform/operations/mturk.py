@@ -87,11 +87,13 @@ class MTurk:
 
     name = "mturk"
     currency = "USD"
+    bonus_retry_safe = True
 
     def __init__(self, client: Any, *, live: bool = False, backoff: Backoff = Backoff(),
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, exclusion_qualification_id: str | None = None):
         self.client = client
         self.live = live
+        self.exclusion_qualification_id = exclusion_qualification_id
         self.backoff = backoff
         self.sleep = sleep
 
@@ -235,11 +237,11 @@ class MTurk:
         return [parse_amount(b["BonusAmount"], field="BonusAmount")
                 for b in self._pages("ListBonusPayments", "BonusPayments", AssignmentId=assignment_id)]
 
-    def block(self, worker_id: str, *, reason: str, qualification_id: str | None = None) -> str:
-        """Exclude the worker from the campaign's HITs through the exclusion qualification."""
-        if qualification_id is None:
-            return "blocked on our side only (no exclusion qualification on MTurk)"
-        self.grant_exclusion(qualification_id, worker_id)
+    def block(self, worker_id: str, *, reason: str) -> str:
+        """Keep the worker out of the campaign's HITs: grant the exclusion qualification."""
+        if self.exclusion_qualification_id is None:
+            return "blocked on our side only (the campaign has no exclusion qualification)"
+        self.grant_exclusion(self.exclusion_qualification_id, worker_id)
         return "exclusion qualification granted"
 
     # -- messages -----------------------------------------------------------------------------

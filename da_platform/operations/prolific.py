@@ -19,14 +19,11 @@ from urllib.parse import urlencode, urljoin
 
 from da_platform.operations.money import amount_string, from_cents, parse_amount, to_cents
 from da_platform.operations.provider import ProviderAssignment, ProviderError, ProviderStatus
-from da_platform.operations.public_url import require_public_https
 from da_platform.operations.retry import Backoff, call_with_retry
 
 PROLIFIC_API = "https://api.prolific.com"
 TOKEN_VARIABLE = "PROLIFIC_API_TOKEN"
 COMPLETION_URL = "https://app.prolific.com/submissions/complete?cc={code}"
-URL_PLACEHOLDERS = {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}", "STUDY_ID": "{{%STUDY_ID%}}",
-                    "SESSION_ID": "{{%SESSION_ID%}}"}
 REJECTION_CATEGORIES = frozenset({
     "TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
     "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
@@ -47,13 +44,6 @@ def validate_rejection(category: str | None, message: str) -> None:
     if len(message.strip()) < MIN_REJECTION_MESSAGE:
         raise ValueError(f"a Prolific rejection message needs at least {MIN_REJECTION_MESSAGE} characters "
                          f"(this one has {len(message.strip())}); explain to the participant what went wrong")
-
-
-def study_url(entry_url: str) -> str:
-    """The external study URL: the platform's entry URL with Prolific's three placeholders."""
-    require_public_https(entry_url, what="Prolific study URL")
-    separator = "&" if "?" in entry_url else "?"
-    return entry_url + separator + "&".join(f"{k}={v}" for k, v in URL_PLACEHOLDERS.items())
 
 
 @dataclass(frozen=True)
@@ -98,10 +88,13 @@ class ProlificSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def study_body(self, *, entry_url: str, completion_code: str, places: int, internal_name: str) -> dict[str, Any]:
-        """The body of POST /api/v1/studies/ (a draft; publishing is a separate transition)."""
+        """The body of POST /api/v1/studies/ (a draft; publishing is a separate transition).
+
+        ``entry_url`` is the platform's study link with Prolific's placeholders
+        (``da_platform.sources.prolific.study_url``)."""
         return {
             "name": self.title, "internal_name": internal_name, "description": self.description,
-            "external_study_url": study_url(entry_url), "prolific_id_option": "url_parameters",
+            "external_study_url": entry_url, "prolific_id_option": "url_parameters",
             "completion_codes": [{"code": completion_code, "code_type": "COMPLETED",
                                   "actions": [{"action": "MANUALLY_REVIEW"}]}],
             "total_available_places": places, "estimated_completion_time": self.estimated_minutes,
@@ -130,6 +123,7 @@ class Prolific:
 
     name = "prolific"
     live = True
+    bonus_retry_safe = False  # the pay endpoint is not idempotent
 
     def __init__(self, token: str | None = None, *, base_url: str = PROLIFIC_API, currency: str = "GBP",
                  session: Any = None, backoff: Backoff = Backoff(),

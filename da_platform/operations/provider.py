@@ -46,6 +46,7 @@ class Provider(Protocol):
     name: str
     live: bool
     currency: str
+    bonus_retry_safe: bool  # True when a repeated bonus request cannot pay twice (MTurk's token)
 
     def list_assignments(self, work_id: str) -> Iterator[ProviderAssignment]:
         """Every assignment of a HIT / submission of a study (all pages)."""

@@ -1,0 +1,214 @@
+"""Carrying out review decisions safely: pending -> sent -> done | failed, every step committed.
+
+A decision is committed as ``pending`` before anything is sent, marked ``sent`` (and committed)
+just before its provider call, and ``done`` or ``failed`` right after. A crash therefore leaves at
+worst a ``sent`` decision whose effect is unknown; :func:`reconcile` asks the provider (assignment
+status, bonuses paid) and finishes it without paying twice: a bonus is re-sent only when the
+provider has no record of it AND a repeat cannot pay twice (MTurk's UniqueRequestToken); otherwise
+it stays ``sent`` as *unverified* and is listed until it is seen paid or resent by hand.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Callable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from da_platform.models import Assignment, AssignmentStatus, Hit, ReviewDecision, Worker, utcnow
+from da_platform.operations.audit import audit
+from da_platform.operations.money import parse_amount
+from da_platform.operations.provider import Provider, ProviderError, ProviderStatus
+from da_platform.operations.retry import RetriesExhausted
+
+PENDING, SENT, DONE, FAILED = "pending", "sent", "done", "failed"
+ORDER = {"approve": 0, "reject": 0, "bonus": 1, "block": 2, "exclude": 2}
+UNVERIFIED = "unverified: "
+
+
+@dataclass(frozen=True)
+class WorkerMessages:
+    """What the worker reads: approval feedback, and the rejection message with its category."""
+
+    approval_feedback: str
+    rejection_feedback: str
+    rejection_category: str
+    bonus_reason: str
+
+
+@dataclass
+class ExecutionReport:
+    """Counts of decisions by final state in this run, and the messages worth showing."""
+
+    done: int = 0
+    failed: int = 0
+    unverified: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, other: "ExecutionReport") -> None:
+        self.done += other.done
+        self.failed += other.failed
+        self.unverified += other.unverified
+        self.notes += other.notes
+
+
+@dataclass(frozen=True)
+class _Target:
+    decision_id: int
+    action: str
+    amount: Decimal | None
+    token: str
+    reason: str
+    assignment_id: str | None  # provider's
+    work_id: str | None
+    worker_id: str  # provider's
+
+
+def _targets(session: Session, campaign_id: int, statuses: tuple[str, ...]) -> list[_Target]:
+    rows = session.execute(
+        select(ReviewDecision, Assignment.provider_assignment_id, Hit.provider_hit_id, Worker.external_id)
+        .outerjoin(Assignment, Assignment.id == ReviewDecision.assignment_id)
+        .outerjoin(Hit, Hit.id == Assignment.hit_id)
+        .join(Worker, Worker.id == ReviewDecision.worker_id)
+        .where(ReviewDecision.campaign_id == campaign_id, ReviewDecision.status.in_(statuses))
+    ).all()
+    targets = [
+        _Target(d.id, d.action, parse_amount(d.amount) if d.amount else None, d.request_token, d.reason,
+                assignment_id, work_id, worker_id)
+        for d, assignment_id, work_id, worker_id in rows
+    ]
+    return sorted(targets, key=lambda t: (ORDER.get(t.action, 9), t.decision_id))
+
+
+def _finish(session: Session, target: _Target, status: str, outcome: str, campaign_id: int,
+            provider: Provider) -> None:
+    decision = session.get(ReviewDecision, target.decision_id)
+    decision.status = status
+    decision.outcome = outcome
+    decision.updated_at = utcnow()
+    audit(session, f"{provider.name}.{target.action}", campaign_id=campaign_id,
+          target=target.assignment_id or target.worker_id, reason=target.reason, outcome=f"{status}: {outcome}",
+          details={"decision": target.decision_id, "request_token": target.token,
+                   "amount": decision.amount, "live": provider.live})
+    if status != DONE:
+        return
+    if target.action in ("approve", "reject") and decision.assignment_id is not None:
+        assignment = session.get(Assignment, decision.assignment_id)
+        assignment.status = AssignmentStatus.approved if target.action == "approve" else AssignmentStatus.rejected
+    if target.action == "block":
+        session.get(Worker, decision.worker_id).blocked = True
+
+
+def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:
+    if target.action == "approve":
+        return provider.approve(target.assignment_id, feedback=messages.approval_feedback)
+    if target.action == "reject":
+        return provider.reject(target.assignment_id, feedback=messages.rejection_feedback,
+                               category=messages.rejection_category)
+    if target.action == "bonus":
+        return provider.send_bonus(work_id=target.work_id, worker_id=target.worker_id,
+                                   assignment_id=target.assignment_id, amount=target.amount,
+                                   reason=messages.bonus_reason, token=target.token)
+    if target.action in ("block", "exclude"):
+        return provider.block(target.worker_id, reason=target.reason)
+    raise ValueError(f"unknown decision action {target.action!r}")
+
+
+def _send(sessions: sessionmaker[Session], campaign_id: int, provider: Provider, target: _Target,
+          messages: WorkerMessages, report: ExecutionReport) -> None:
+    with sessions.begin() as session:
+        decision = session.get(ReviewDecision, target.decision_id)
+        decision.status, decision.updated_at = SENT, utcnow()
+        audit(session, f"{provider.name}.{target.action}.send", campaign_id=campaign_id,
+              target=target.assignment_id or target.worker_id, reason=target.reason,
+              details={"decision": target.decision_id, "request_token": target.token, "amount": decision.amount})
+    try:
+        outcome = _call(provider, target, messages)
+    except RetriesExhausted as error:
+        with sessions.begin() as session:  # may or may not have reached the provider: reconcile later
+            _finish(session, target, SENT, f"{UNVERIFIED}{error}", campaign_id, provider)
+        report.unverified += 1
+        report.notes.append(str(error))
+        return
+    except (ProviderError, ValueError) as error:
+        with sessions.begin() as session:
+            _finish(session, target, FAILED, str(error), campaign_id, provider)
+        report.failed += 1
+        report.notes.append(f"decision {target.decision_id} ({target.action}) failed: {error}")
+        return
+    with sessions.begin() as session:
+        _finish(session, target, DONE, outcome, campaign_id, provider)
+    report.done += 1
+
+
+def execute_pending(sessions: sessionmaker[Session], campaign_id: int, provider: Provider,
+                    messages: WorkerMessages, *, only: tuple[str, ...] | None = None,
+                    progress: Callable[[int], None] | None = None) -> ExecutionReport:
+    """Send every pending decision of the campaign (approvals and rejections first)."""
+    report = ExecutionReport()
+    with sessions() as session:
+        targets = [t for t in _targets(session, campaign_id, (PENDING,)) if only is None or t.action in only]
+    for target in targets:
+        _send(sessions, campaign_id, provider, target, messages, report)
+        if progress:
+            progress(1)
+    return report
+
+
+def reconcile(sessions: sessionmaker[Session], campaign_id: int, provider: Provider,
+              messages: WorkerMessages, *, resend_unverified_bonuses: bool = False) -> ExecutionReport:
+    """Finish every ``sent`` decision (a crash or an exhausted retry left its effect unknown)."""
+    report = ExecutionReport()
+    with sessions() as session:
+        targets = _targets(session, campaign_id, (SENT,))
+    for target in targets:
+        verdict = _check(sessions, campaign_id, provider, target, resend_unverified_bonuses)
+        if verdict is None:  # not applied, safe to send (again)
+            _send(sessions, campaign_id, provider, target, messages, report)
+        elif verdict[0] == DONE:
+            with sessions.begin() as session:
+                _finish(session, target, DONE, f"reconciled: {verdict[1]}", campaign_id, provider)
+            report.done += 1
+        elif verdict[0] == FAILED:
+            with sessions.begin() as session:
+                _finish(session, target, FAILED, f"reconciled: {verdict[1]}", campaign_id, provider)
+            report.failed += 1
+        else:
+            with sessions.begin() as session:
+                _finish(session, target, SENT, f"{UNVERIFIED}{verdict[1]}", campaign_id, provider)
+            report.unverified += 1
+            report.notes.append(f"decision {target.decision_id}: {verdict[1]}")
+    return report
+
+
+def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider, target: _Target,
+           resend_unverified: bool) -> tuple[str, str] | None:
+    """What the provider shows for a sent decision: (done|failed|unverified, why), or None to resend."""
+    if target.action in ("approve", "reject"):
+        status = provider.get_assignment(target.assignment_id).status
+        wanted = ProviderStatus.approved if target.action == "approve" else ProviderStatus.rejected
+        if status is wanted:
+            return DONE, f"provider shows the assignment {status.value}"
+        if status in (ProviderStatus.approved, ProviderStatus.rejected):
+            return FAILED, f"provider shows the assignment {status.value}, not {wanted.value}"
+        return None
+    if target.action == "bonus":
+        paid = provider.bonuses_paid(work_id=target.work_id, assignment_id=target.assignment_id,
+                                     worker_id=target.worker_id)
+        with sessions() as session:
+            recorded = session.scalars(
+                select(ReviewDecision.amount).where(
+                    ReviewDecision.campaign_id == campaign_id, ReviewDecision.assignment_id == session.get(
+                        ReviewDecision, target.decision_id).assignment_id,
+                    ReviewDecision.action == "bonus", ReviewDecision.status == DONE)
+            ).all()
+        already = sum(1 for a in recorded if parse_amount(a) == target.amount)
+        if paid.count(target.amount) > already:
+            return DONE, f"provider shows a bonus of {target.amount} paid"
+        if provider.bonus_retry_safe or resend_unverified:
+            return None
+        return ("unverified", f"no bonus of {target.amount} visible on {provider.name} yet (payments can lag); "
+                "it is not resent automatically because a repeat could pay twice: check the provider, then "
+                "run review with --resend-unverified if it was not paid")
+    return None  # block / exclude: idempotent, send again

@@ -1,0 +1,169 @@
+"""Launching a built campaign: MTurk HITs (one per platform HIT) or one Prolific study.
+
+Every create is idempotent: MTurk HITs carry a UniqueRequestToken derived from the HIT and a
+RequesterAnnotation to find them again; the Prolific study's internal name identifies it. Each
+created id is committed at once, so an interrupted launch resumes where it stopped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Callable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from da_platform.models import Campaign, CampaignStatus, Hit
+from da_platform.operations.audit import audit
+from da_platform.operations.money import CostEstimate, mturk_cost, rate_cost
+from da_platform.operations.mturk import MTurk
+from da_platform.operations.mturk_settings import MTurkSettings
+from da_platform.operations.prolific import Prolific, ProlificSettings
+from da_platform.operations.public_url import require_public_https
+from da_platform.operations.tokens import request_token
+
+LAUNCHABLE = (CampaignStatus.built, CampaignStatus.running)
+
+
+class LaunchError(ValueError):
+    """The campaign cannot be launched as asked (the message says why)."""
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """What a launch will create and cost (shown before anything is sent)."""
+
+    campaign_id: int
+    provider: str
+    new_hits: int  # HITs without a provider id yet
+    assignments: int
+    url: str
+    cost: CostEstimate
+
+
+def load_campaign(session: Session, name_or_id: str) -> Campaign:
+    campaign = session.scalars(select(Campaign).where(Campaign.name == name_or_id)).first()
+    if campaign is None and name_or_id.isdigit():
+        campaign = session.get(Campaign, int(name_or_id))
+    if campaign is None:
+        raise LaunchError(f"no campaign named {name_or_id!r}")
+    return campaign
+
+
+def _unlaunched(session: Session, campaign: Campaign) -> list[Hit]:
+    return list(session.scalars(select(Hit).where(Hit.campaign_id == campaign.id, Hit.provider_hit_id.is_(None))
+                                .order_by(Hit.index)))
+
+
+def _check(campaign: Campaign, session: Session, provider: str) -> None:
+    if campaign.status not in LAUNCHABLE:
+        raise LaunchError(f"campaign {campaign.name!r} is {campaign.status.value}: build it first")
+    other = session.scalars(select(Hit.provider).where(Hit.campaign_id == campaign.id, Hit.provider.is_not(None),
+                                                       Hit.provider != provider)).first()
+    if other:
+        raise LaunchError(f"campaign {campaign.name!r} is already launched on {other}")
+
+
+def mturk_entry_url(public_url: str) -> str:
+    """The platform's MTurk ExternalQuestion URL (public HTTPS required)."""
+    from da_platform.sources.mturk import external_question_url
+
+    return require_public_https(external_question_url(public_url), what="MTurk ExternalQuestion URL")
+
+
+def plan_mturk(session: Session, campaign: Campaign, settings: MTurkSettings, *, public_url: str,
+               expected_bonus: Decimal = Decimal("0.00")) -> LaunchPlan:
+    """Cost of launching the campaign's unlaunched HITs (bonus: the most the review would pay each)."""
+    _check(campaign, session, "mturk")
+    hits = _unlaunched(session, campaign)
+    n = len(hits) * settings.assignments_per_hit
+    cost = mturk_cost(assignments=n, assignments_per_hit=settings.assignments_per_hit, reward=settings.reward,
+                      bonuses=[expected_bonus] * n if expected_bonus > 0 else [], masters=settings.masters)
+    return LaunchPlan(campaign.id, "mturk", len(hits), n, mturk_entry_url(public_url), cost)
+
+
+def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk, settings: MTurkSettings, *,
+                 public_url: str, progress: Callable[[int], None] | None = None) -> list[str]:
+    """Create the exclusion qualification, the HIT type and one HIT per unlaunched platform HIT."""
+    url = mturk_entry_url(public_url)
+    with sessions.begin() as session:
+        campaign = session.get(Campaign, campaign_id)
+        _check(campaign, session, "mturk")
+        name = f"da-platform exclusion: {campaign.name} ({campaign.id})"
+    qualification = mturk.ensure_exclusion_qualification(
+        name, "Workers who already did this rating task (or were blocked from it); the HITs require its absence.")
+    settings = settings.with_changes(exclusion_qualification_id=qualification)
+    mturk.exclusion_qualification_id = qualification
+    hit_type = mturk.create_hit_type(settings)
+    with sessions.begin() as session:
+        campaign = session.get(Campaign, campaign_id)
+        campaign.settings = {**(campaign.settings or {}), "mturk": settings.to_dict(),
+                             "mturk_launch": {"hit_type_id": hit_type, "live": mturk.live}}
+        audit(session, "mturk.create_hit_type", campaign_id=campaign_id, target=hit_type,
+              details={"qualification": qualification, "live": mturk.live}, outcome="ok")
+        hits = [(h.id, h.public_id) for h in _unlaunched(session, campaign)]
+    created = []
+    for hit_id, public_id in hits:
+        token = request_token("mturk-hit", campaign_id, public_id)
+        provider_id = mturk.create_hit(hit_type, url=url, settings=settings, token=token,
+                                       annotation=f"da-platform:{public_id}")
+        with sessions.begin() as session:
+            hit = session.get(Hit, hit_id)
+            hit.provider, hit.provider_hit_id = "mturk", provider_id
+            hit.max_assignments = settings.assignments_per_hit
+            session.get(Campaign, campaign_id).status = CampaignStatus.running
+            audit(session, "mturk.create_hit", campaign_id=campaign_id, target=provider_id,
+                  details={"hit": public_id, "request_token": token, "live": mturk.live}, outcome="ok")
+        created.append(provider_id)
+        if progress:
+            progress(1)
+    return created
+
+
+def prolific_entry_url(public_url: str, secret_key: str | None, campaign_id: int) -> str:
+    """The study URL with Prolific's placeholders (public HTTPS required; signed with the web key)."""
+    from da_platform.sources.prolific import study_url
+    from da_platform.sources.tokens import Tokens
+
+    if not secret_key:
+        raise LaunchError("set DA_SECRET_KEY to the web server's secret key: it signs the study link")
+    return require_public_https(study_url(Tokens(secret_key), public_url, campaign_id), what="Prolific study URL")
+
+
+def plan_prolific(session: Session, campaign: Campaign, settings: ProlificSettings, *, public_url: str,
+                  secret_key: str | None, expected_bonus: Decimal = Decimal("0.00")) -> LaunchPlan:
+    _check(campaign, session, "prolific")
+    if not campaign.completion_code:
+        raise LaunchError(f"campaign {campaign.name!r} has no completion code (Prolific needs one)")
+    hits = list(session.scalars(select(Hit).where(Hit.campaign_id == campaign.id)))
+    places = len(hits) * settings.places_per_hit
+    cost = rate_cost(assignments=places, reward=settings.reward, fee_rate=settings.fee_rate,
+                     bonuses=[expected_bonus] * places if expected_bonus > 0 else [], currency=settings.currency)
+    new = 0 if settings.study_id else len(hits)
+    return LaunchPlan(campaign.id, "prolific", new, places,
+                      prolific_entry_url(public_url, secret_key, campaign.id), cost)
+
+
+def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific: Prolific,
+                    settings: ProlificSettings, *, public_url: str, secret_key: str | None,
+                    publish: bool) -> str:
+    """Create (or find) the campaign's study as a draft; publish it when ``publish``."""
+    with sessions() as session:
+        campaign = session.get(Campaign, campaign_id)
+        plan = plan_prolific(session, campaign, settings, public_url=public_url, secret_key=secret_key)
+        body = settings.study_body(entry_url=plan.url, completion_code=campaign.completion_code,
+                                   places=plan.assignments, internal_name=f"da-platform {campaign.name} ({campaign.id})")
+    study_id = settings.study_id or prolific.create_study(body)
+    with sessions.begin() as session:
+        campaign = session.get(Campaign, campaign_id)
+        for hit in session.scalars(select(Hit).where(Hit.campaign_id == campaign_id)):
+            hit.provider, hit.provider_hit_id, hit.max_assignments = "prolific", study_id, settings.places_per_hit
+        campaign.settings = {**(campaign.settings or {}), "prolific": settings.with_changes(study_id=study_id).to_dict()}
+        audit(session, "prolific.create_study", campaign_id=campaign_id, target=study_id,
+              details={"places": plan.assignments, "reward": body["reward"]}, outcome="draft")
+    if publish:
+        prolific.transition_study(study_id, "PUBLISH")
+        with sessions.begin() as session:
+            session.get(Campaign, campaign_id).status = CampaignStatus.running
+            audit(session, "prolific.publish", campaign_id=campaign_id, target=study_id, outcome="published")
+    return study_id

@@ -1,0 +1,230 @@
+"""The review policy: from quality control to approve / reject / bonus / block, per assignment.
+
+Payment is separate from data filtering (SPEC §6): a worker can be paid and still excluded.
+Per submitted assignment, using its worker's quality control over the whole campaign:
+
+- no rating recorded at all -> reject (nothing was done);
+- a run of at least ``reject_identical_run`` identical scores, or failed QC with at least
+  ``reject_min_pairs`` non-zero pairs AND ``p > reject_min_p`` -> reject (clear evidence only),
+  and block when ``block_rejected``;
+- QC passed (or the campaign has no checks) -> approve and use, plus ``bonus`` if set;
+- anything else (failed without clear evidence, too few pairs, ...) -> approve but exclude.
+
+With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are a
+frozen dataclass stored in ``campaign.settings['review']``.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from decimal import Decimal
+from typing import Any, Callable, Iterable
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
+from da_platform.operations.audit import audit
+from da_platform.operations.decisions import PENDING, WorkerMessages
+from da_platform.operations.money import CostEstimate, amount_string, parse_amount
+from da_platform.operations.tokens import request_token
+
+DEFAULT_REJECTION = (
+    "Your ratings did not pass our quality checks: the answers we had deliberately damaged were scored "
+    "as highly as the originals, or the same score was given to almost every answer. We are sorry, but "
+    "we cannot accept this work."
+)
+
+
+@dataclass(frozen=True)
+class ReviewPolicy:
+    """Thresholds of the review policy (see the module docstring); money is exact."""
+
+    reject_enabled: bool = True
+    reject_min_pairs: int = 8
+    reject_min_p: float = 0.5
+    reject_identical_run: int = 50
+    block_rejected: bool = True
+    bonus: Decimal = Decimal("0.00")
+    bonus_requires_pass: bool = True
+    qc_method: str = "wilcoxon"
+    qc_alpha: float = 0.05
+    approval_feedback: str = "Thank you for your ratings."
+    rejection_feedback: str = DEFAULT_REJECTION
+    rejection_category: str = "FAILED_CHECK"  # Prolific's category; MTurk ignores it
+    bonus_reason: str = "Bonus for careful ratings that passed our quality checks. Thank you!"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bonus", parse_amount(self.bonus, field="bonus"))
+        if self.reject_min_pairs < 5:
+            raise ValueError("reject_min_pairs: at least 5 (fewer pairs cannot show anything)")
+        if not 0 < self.reject_min_p < 1:
+            raise ValueError("reject_min_p: between 0 and 1")
+        if self.reject_identical_run < 0:
+            raise ValueError("reject_identical_run: 0 (off) or more")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "ReviewPolicy":
+        data = dict(data or {})
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown review setting(s): {', '.join(unknown)}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "bonus": amount_string(self.bonus)}
+
+    def with_changes(self, **changes: Any) -> "ReviewPolicy":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def messages(self) -> WorkerMessages:
+        return WorkerMessages(self.approval_feedback, self.rejection_feedback, self.rejection_category,
+                              self.bonus_reason)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The policy's answer for one assignment."""
+
+    action: str  # approve | reject
+    use_data: bool
+    reason: str
+    bonus: Decimal | None = None
+    block: bool = False
+
+
+def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int) -> Verdict:
+    """Apply the policy to one assignment; ``qc`` is its worker's ``analysis.quality.WorkerQC``."""
+    def reject(reason: str) -> Verdict:
+        if not policy.reject_enabled:
+            return Verdict("approve", False, f"{reason} (rejection disabled: approved, data excluded)")
+        return Verdict("reject", False, reason, block=policy.block_rejected)
+
+    if ratings_given == 0:
+        return reject("no rating was recorded for this assignment")
+    if qc is None:
+        return Verdict("approve", False, "no quality-control result for this worker: approved, data excluded")
+    run = int(qc.longest_identical_run)
+    if policy.reject_identical_run and run >= policy.reject_identical_run:
+        return reject(f"{run} identical scores in a row (threshold {policy.reject_identical_run})")
+    evidence = f"QC {qc.status}: p={qc.pvalue:.4g} over {qc.n_nonzero_pairs} non-zero pairs ({qc.method})"
+    if qc.status == "failed" and qc.n_nonzero_pairs >= policy.reject_min_pairs and qc.pvalue > policy.reject_min_p:
+        return reject(f"{evidence}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
+    bonus = policy.bonus if policy.bonus > 0 else None
+    if qc.status == "not_quality_controlled":
+        return Verdict("approve", True, "campaign has no quality checks: approved and used",
+                       None if policy.bonus_requires_pass else bonus)
+    if qc.passed:
+        return Verdict("approve", True, f"{evidence}: approved and used", bonus)
+    return Verdict("approve", False, f"{evidence}; not clear enough to reject: approved, data excluded",
+                   None if policy.bonus_requires_pass else bonus)
+
+
+@dataclass(frozen=True)
+class PlannedDecision:
+    """One decision as it will be stored (and shown by ``--dry-run``)."""
+
+    assignment_id: int | None
+    worker_id: int
+    worker: str  # provider's worker id
+    provider_assignment_id: str | None
+    action: str
+    use_data: bool
+    amount: Decimal | None
+    reason: str
+    request_token: str
+
+
+def awaiting_review(session: Session, campaign: Campaign, provider: str) -> list[tuple[Assignment, int]]:
+    """Submitted assignments of the campaign on ``provider`` without an approve/reject decision,
+    each with its number of ratings."""
+    decided = select(ReviewDecision.assignment_id).where(
+        ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(("approve", "reject")),
+        ReviewDecision.assignment_id.is_not(None))
+    ratings = (select(func.count(Rating.id)).where(Rating.assignment_id == Assignment.id)
+               .correlate(Assignment).scalar_subquery())
+    rows = session.execute(
+        select(Assignment, ratings).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.source == provider,
+               Assignment.status == AssignmentStatus.submitted, Assignment.id.not_in(decided))
+        .order_by(Assignment.id)
+    ).all()
+    return [(a, n) for a, n in rows]
+
+
+def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
+         qc_by_worker: dict[int, Any]) -> list[PlannedDecision]:
+    """Every decision the policy takes now (nothing is written)."""
+    planned: list[PlannedDecision] = []
+    blocked: set[int] = set(session.scalars(
+        select(ReviewDecision.worker_id).where(ReviewDecision.campaign_id == campaign.id,
+                                               ReviewDecision.action == "block")))
+    for assignment, n_ratings in awaiting_review(session, campaign, provider):
+        worker = assignment.worker
+        verdict = judge(policy, qc_by_worker.get(worker.id), n_ratings)
+        common = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
+                      provider_assignment_id=assignment.provider_assignment_id)
+        planned.append(PlannedDecision(
+            **common, action=verdict.action, use_data=verdict.use_data, amount=None, reason=verdict.reason,
+            request_token=request_token(f"{provider}-{verdict.action}", campaign.id, assignment.public_id)))
+        if verdict.bonus is not None:
+            planned.append(PlannedDecision(
+                **common, action="bonus", use_data=verdict.use_data, amount=verdict.bonus,
+                reason=f"bonus: {verdict.reason}",
+                request_token=request_token(f"{provider}-bonus", campaign.id, assignment.public_id)))
+        if verdict.block and worker.id not in blocked:
+            blocked.add(worker.id)
+            planned.append(PlannedDecision(
+                **common, action="block", use_data=False, amount=None, reason=f"block: {verdict.reason}",
+                request_token=request_token(f"{provider}-block", campaign.id, worker.id)))
+    return planned
+
+
+def store(session: Session, campaign: Campaign, planned: Iterable[PlannedDecision], *, provider: str) -> int:
+    """Record planned decisions as ``pending`` with an audit row each (caller commits)."""
+    count = 0
+    for p in planned:
+        session.add(ReviewDecision(
+            campaign_id=campaign.id, assignment_id=p.assignment_id, worker_id=p.worker_id, action=p.action,
+            use_data=p.use_data, amount=amount_string(p.amount) if p.amount is not None else None,
+            reason=p.reason, request_token=p.request_token, status=PENDING))
+        audit(session, f"{provider}.decide.{p.action}", campaign_id=campaign.id,
+              target=p.provider_assignment_id or p.worker, reason=p.reason,
+              details={"use_data": p.use_data, "amount": amount_string(p.amount) if p.amount else None,
+                       "request_token": p.request_token})
+        count += 1
+    return count
+
+
+def planned_cost(planned: list[PlannedDecision], pricing: Callable[[int, list[Decimal]], CostEstimate]
+                 ) -> CostEstimate:
+    """What the planned approvals and bonuses cost, priced by the provider's ``pricing``."""
+    approvals = sum(p.action == "approve" for p in planned)
+    return pricing(approvals, [p.amount for p in planned if p.action == "bonus" and p.amount is not None])
+
+
+def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider: str, policy: ReviewPolicy,
+                     planned: list[PlannedDecision]) -> None:
+    """Commit the planned decisions as pending, with the policy, before anything is sent."""
+    with sessions.begin() as session:
+        campaign = session.get(Campaign, campaign_id)
+        store(session, campaign, planned, provider=provider)
+        campaign.settings = {**(campaign.settings or {}), "review": policy.to_dict()}
+
+
+def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy) -> dict[int, Any]:
+    """Each worker's quality control over the whole campaign (``analysis.quality.WorkerQC``), by Worker.id."""
+    from analysis.quality import quality_control
+    from da_platform.ratings import load_ratings, worker_label
+
+    table = load_ratings(session, campaign)
+    if len(table) == 0:
+        return {}
+    report = quality_control(table, method=policy.qc_method, alpha=policy.qc_alpha).get(campaign.name)
+    if report is None:
+        return {}
+    rows = session.execute(
+        select(Worker.id, Worker.source, Worker.external_id).join(Assignment, Assignment.worker_id == Worker.id)
+        .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == campaign.id).distinct()
+    ).all()
+    ids = {worker_label(source, external): worker_id for worker_id, source, external in rows}
+    return {ids[w.worker]: w for w in report.workers if w.worker in ids}

@@ -1,0 +1,126 @@
+"""Bring the provider's view of a campaign's assignments into the database, then reconcile.
+
+For every launched HIT (MTurk) or study (Prolific): list every assignment (all pages), update the
+matching ``Assignment`` (by provider assignment id) — status and provider data — and record
+assignments the platform never saw in the audit log. MTurk workers who finished as many HITs as
+the campaign allows get an ``exclude`` decision (the exclusion qualification). Finally every
+``sent`` decision is reconciled with the provider (see :mod:`.decisions`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker
+from da_platform.operations.audit import audit
+from da_platform.operations.decisions import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
+from da_platform.operations.provider import Provider, ProviderAssignment, ProviderStatus
+from da_platform.operations.tokens import request_token
+
+_TO_OURS = {
+    ProviderStatus.submitted: AssignmentStatus.submitted,
+    ProviderStatus.approved: AssignmentStatus.approved,
+    ProviderStatus.rejected: AssignmentStatus.rejected,
+    ProviderStatus.abandoned: AssignmentStatus.abandoned,
+}
+FINISHED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
+
+
+@dataclass
+class SyncResult:
+    """What a sync saw and changed."""
+
+    seen: int = 0
+    updated: int = 0
+    unknown: list[str] = field(default_factory=list)  # provider assignment ids we have no row for
+    by_status: dict[str, int] = field(default_factory=dict)
+    excluded: int = 0
+    reconciled: ExecutionReport = field(default_factory=ExecutionReport)
+
+
+def work_ids(session: Session, campaign: Campaign, provider: str) -> list[str]:
+    """The provider's HIT / study ids of the campaign."""
+    return list(session.scalars(
+        select(Hit.provider_hit_id).where(Hit.campaign_id == campaign.id, Hit.provider == provider,
+                                          Hit.provider_hit_id.is_not(None)).distinct().order_by(Hit.provider_hit_id)))
+
+
+def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignment, provider: str,
+                     result: SyncResult) -> None:
+    """Update our row for one provider assignment (or note that we have none)."""
+    result.seen += 1
+    result.by_status[item.raw_status] = result.by_status.get(item.raw_status, 0) + 1
+    row = session.scalars(
+        select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.source == provider,
+               Assignment.provider_assignment_id == item.assignment_id)
+    ).first()
+    if row is None:
+        if item.status is not ProviderStatus.in_progress:
+            result.unknown.append(item.assignment_id)
+            audit(session, f"{provider}.sync.unknown", campaign_id=campaign.id, target=item.assignment_id,
+                  reason="the provider has this assignment but the platform never saw the worker arrive",
+                  details={"worker": item.worker_id, "work": item.work_id, "status": item.raw_status})
+        return
+    new = _TO_OURS.get(item.status)
+    data = {**(row.provider_data or {}), "status": item.raw_status}
+    if item.submitted_at is not None:
+        data["submitted_at"] = item.submitted_at.isoformat()
+    changed = new is not None and row.status != new
+    if changed:
+        audit(session, f"{provider}.sync.status", campaign_id=campaign.id, target=item.assignment_id,
+              outcome=f"{row.status.value} -> {new.value}")
+        row.status = new
+    if data != row.provider_data:
+        row.provider_data = data
+        changed = True
+    result.updated += changed
+
+
+def plan_exclusions(session: Session, campaign: Campaign, provider: str) -> int:
+    """``exclude`` decisions for workers who finished ``max_hits_per_worker`` HITs (not yet excluded)."""
+    finished = (
+        select(Assignment.worker_id, func.count(Assignment.id).label("n"))
+        .join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.source == provider, Assignment.status.in_(FINISHED))
+        .group_by(Assignment.worker_id).subquery()
+    )
+    already = select(ReviewDecision.worker_id).where(
+        ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(("exclude", "block")))
+    workers = session.execute(
+        select(Worker.id, Worker.external_id).join(finished, finished.c.worker_id == Worker.id)
+        .where(finished.c.n >= campaign.max_hits_per_worker, Worker.id.not_in(already))
+    ).all()
+    for worker_id, external in workers:
+        reason = f"finished {campaign.max_hits_per_worker} HIT(s) of the campaign: exclusion qualification"
+        session.add(ReviewDecision(campaign_id=campaign.id, worker_id=worker_id, action="exclude", use_data=True,
+                                   reason=reason, status=PENDING,
+                                   request_token=request_token(f"{provider}-exclude", campaign.id, worker_id)))
+        audit(session, f"{provider}.decide.exclude", campaign_id=campaign.id, target=external, reason=reason)
+    return len(workers)
+
+
+def sync_campaign(sessions: sessionmaker[Session], campaign_id: int, provider: Provider,
+                  messages: WorkerMessages, *, exclude_finished: bool = True,
+                  resend_unverified_bonuses: bool = False) -> SyncResult:
+    """Sync every HIT / study of the campaign, grant exclusions, reconcile sent decisions."""
+    result = SyncResult()
+    with sessions() as session:
+        ids = work_ids(session, session.get(Campaign, campaign_id), provider.name)
+    for work_id in ids:
+        items = list(provider.list_assignments(work_id))
+        with sessions.begin() as session:
+            campaign = session.get(Campaign, campaign_id)
+            for item in items:
+                apply_assignment(session, campaign, item, provider.name, result)
+            audit(session, f"{provider.name}.sync", campaign_id=campaign_id, target=work_id,
+                  outcome=f"{len(items)} assignment(s)")
+    if exclude_finished and provider.name == "mturk":
+        with sessions.begin() as session:
+            result.excluded = plan_exclusions(session, session.get(Campaign, campaign_id), provider.name)
+        result.reconciled.add(execute_pending(sessions, campaign_id, provider, messages, only=("exclude",)))
+    result.reconciled.add(reconcile(sessions, campaign_id, provider, messages,
+                                    resend_unverified_bonuses=resend_unverified_bonuses))
+    return result
