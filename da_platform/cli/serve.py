@@ -1,4 +1,113 @@
-"""CLI commands: filled in by its area (see da_platform/cli/__init__.py)."""
+"""CLI: ``serve`` the worker pages for development, and mint own-pool ``invite`` links.
+
+Production does not use ``serve``; run the application factory under gunicorn (docs/deploy.md)::
+
+    DA_SECRET_KEY=… DA_DATABASE_URL=… da-platform init
+    gunicorn --workers 4 --threads 8 --bind 127.0.0.1:8000 "da_platform.web:create_app()"
+
+Extension point (``serve --demo``): build the app with :func:`development_app` (extra configuration
+in ``config``) and run it with :func:`run_development_server`; add the option to :func:`serve`.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
 import click
 
+from da_platform.cli import CliContext, pass_context
+
 COMMANDS: list[click.Command] = []
+
+
+def development_app(context: CliContext, config: dict[str, Any] | None = None):
+    """The Flask app as ``serve`` runs it: migrated database, ``DA_ENV`` defaulting to development."""
+    from da_platform.web import create_app
+
+    _ = context.engine  # creates or upgrades the schema
+    return create_app(
+        {
+            "ENVIRONMENT": os.environ.get("DA_ENV", "development"),
+            "DATABASE_URL": context.settings.database_url,
+            **(config or {}),
+        }
+    )
+
+
+def run_development_server(app, host: str, port: int, debug: bool) -> None:
+    """Werkzeug's development server (threaded; reloader and debugger only with ``debug``)."""
+    click.echo(f"worker pages on http://{host}:{port}/  (development server: use gunicorn in production)")
+    app.run(host=host, port=port, debug=debug, use_reloader=debug, threaded=True)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535), help="Port.")
+@click.option("--debug", is_flag=True, help="Flask debugger and auto-reload (never on a public interface).")
+@pass_context
+def serve(context: CliContext, host: str, port: int, debug: bool) -> None:
+    """Serve the worker pages for development.
+
+    Without $DA_SECRET_KEY a random key is used, so links stop working when the server restarts and
+    invite links from `da-platform invite` (which needs the key) do not match. For production run
+    gunicorn "da_platform.web:create_app()" (see docs/deploy.md).
+    """
+    if debug and host not in ("127.0.0.1", "localhost", "::1"):
+        raise click.ClickException("--debug exposes an interactive debugger: use it on 127.0.0.1 only")
+    try:
+        app = development_app(context)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
+    run_development_server(app, host, port, debug)
+
+
+@click.command()
+@click.argument("campaign")
+@click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(1, 100_000),
+              help="How many links (one per person).")
+@click.option("--days", default=14.0, show_default=True, type=click.FloatRange(0, min_open=True),
+              help="How long the links stay valid.")
+@click.option("--public-url", default=None, help="Base URL workers reach [default: $DA_PUBLIC_URL].")
+@click.option("--open", "open_campaign", is_flag=True, help="Also open a built campaign to workers.")
+@click.option("--output", "-o", type=click.File("w", encoding="utf-8"), default="-", show_default=True,
+              help="File to write the links to, one per line.")
+@pass_context
+def invite(context: CliContext, campaign: str, count: int, days: float, public_url: str | None,
+           open_campaign: bool, output) -> None:
+    """Mint invite links to CAMPAIGN for the lab's own pool (one anonymous worker per link).
+
+    Links are signed with $DA_SECRET_KEY, which must be the server's key. Following a link again
+    resumes the person's task, or gives them their next HIT up to the campaign's limit.
+    """
+    from sqlalchemy import select
+
+    from da_platform.db import transaction
+    from da_platform.models import AuditLog, Campaign, CampaignStatus
+    from da_platform.sources.pool import mint_invites
+    from da_platform.sources.tokens import Tokens
+
+    secret = context.settings.secret_key
+    if not secret:
+        raise click.ClickException("DA_SECRET_KEY is not set: invite links are signed with the server's key")
+    with transaction(context.sessions) as session:
+        found = session.scalar(select(Campaign).where(Campaign.name == campaign))
+        if found is None:
+            known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
+            raise click.ClickException(f"no campaign named {campaign!r} (campaigns: {known})")
+        if found.status != CampaignStatus.running:
+            if not open_campaign:
+                click.echo(f"warning: campaign {campaign!r} is {found.status.value}; the links work once it is "
+                           "open (add --open)", err=True)
+            elif found.status != CampaignStatus.built:
+                raise click.ClickException(f"campaign {campaign!r} is {found.status.value}: only a built campaign "
+                                           "can be opened")
+            else:
+                found.status = CampaignStatus.running
+                session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.open",
+                                     target=campaign, reason="da-platform invite --open"))
+        links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
+    for link in links:
+        output.write(link + "\n")
+
+
+COMMANDS.extend([serve, invite])
