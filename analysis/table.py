@@ -236,12 +236,9 @@ def _link_originals(groups: Categorical, workers: Categorical, hits: Categorical
     """Row index of each check's original: the same worker's rating of that slot in the same HIT."""
     n = len(types)
     original = np.full(n, NO_LINK, dtype=np.int64)
-    linked = np.fromiter((i for i, o in enumerate(original_slot) if o), dtype=np.int64)
-    if not len(linked):
+    if n == 0:
         return original
-    slot_code = {label: code for code, label in enumerate(slots.labels)}
-    target_slot = np.fromiter((slot_code.get(original_slot[i], -1) for i in linked.tolist()),
-                              dtype=np.int64, count=len(linked))
+    linked = np.fromiter((i for i, o in enumerate(original_slot) if o), dtype=np.int64)
     sizes = [len(c.labels) + 1 for c in (groups, workers, hits, slots)]
     if float(np.prod(np.array(sizes, dtype=np.float64))) >= 2.0**62:
         raise ValueError("too many distinct groups, workers, HITs and slots to link checks")
@@ -252,8 +249,7 @@ def _link_originals(groups: Categorical, workers: Categorical, hits: Categorical
             k = k * size + column.codes[rows]
         return k * sizes[3] + slot_codes
 
-    all_rows = np.arange(n)
-    keys = key(all_rows, slots.codes.astype(np.int64))
+    keys = key(np.arange(n), slots.codes.astype(np.int64))
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     repeated = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
@@ -261,6 +257,11 @@ def _link_originals(groups: Categorical, workers: Categorical, hits: Categorical
         i = int(max(order[repeated[0]], order[repeated[0] + 1]))
         raise InputError(f"slot {slots.labels[slots.codes[i]]!r} is rated twice by this worker in this HIT",
                          file=source, line=first_line + i, field="slot")
+    if not len(linked):
+        return original
+    slot_code = {label: code for code, label in enumerate(slots.labels)}
+    target_slot = np.fromiter((slot_code.get(original_slot[i], -1) for i in linked.tolist()),
+                              dtype=np.int64, count=len(linked))
     wanted = key(linked, target_slot)
     position = np.minimum(np.searchsorted(sorted_keys, wanted), max(n - 1, 0))
     found = (sorted_keys[position] == wanted) & (target_slot >= 0)
