@@ -7,7 +7,8 @@ not touched here; checks that need it (unknown question ids, names already taken
 
 Text policy: every text value is Unicode-normalised to NFC (so that text composed in different
 ways compares, scores and renders as the same text), surrounding whitespace is stripped, and
-control characters other than tab and newline are rejected (PostgreSQL cannot store NUL).
+line breaks become ``\n``, and other control characters than tab and line break are rejected
+(PostgreSQL cannot store NUL).
 """
 from __future__ import annotations
 
@@ -64,8 +65,8 @@ class AnswerRecord:
 
 
 def normalize_text(value: str) -> str:
-    """The platform's form of a text value: NFC, without surrounding whitespace."""
-    return unicodedata.normalize("NFC", value).strip()
+    """The platform's form of a text value: NFC, line breaks as ``\\n``, no surrounding whitespace."""
+    return unicodedata.normalize("NFC", value).replace("\r\n", "\n").replace("\r", "\n").strip()
 
 
 def check_name(value: str, table: Table, *, field: str, what: str, line: int | None = None) -> str:
