@@ -1,0 +1,129 @@
+"""Degraded answers (SPEC §3): the span table row by row, CJK spans, donors, always different."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from analysis.text import tokenize
+from hit_builder.degrade import (
+    DegradationError,
+    DonorPool,
+    degrade,
+    method_description,
+    span_length,
+    token_spans,
+)
+
+WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike".split()
+
+
+def words(n: int, offset: int = 0) -> str:
+    return " ".join(f"{WORDS[(i + offset) % len(WORDS)]}{i}" for i in range(n))
+
+
+# (answer tokens, span) for every row of the table, at both ends of each row.
+TABLE = [(1, 1), (2, 2), (3, 2), (5, 2), (6, 3), (8, 3), (9, 4), (15, 4), (16, 5), (20, 5),
+         (21, 5), (23, 5), (24, 6), (40, 10), (101, 25)]
+# Chinese/Japanese/Thai: characters, span doubled and capped at the answer length.
+CHARACTER_TABLE = [(1, 1), (2, 2), (3, 3), (4, 4), (5, 4), (6, 6), (7, 6), (8, 6), (9, 8), (15, 8),
+                   (16, 10), (20, 10), (21, 10), (24, 12), (40, 20)]
+
+
+@pytest.mark.parametrize(("tokens", "span"), TABLE)
+def test_span_table(tokens: int, span: int) -> None:
+    assert span_length(tokens) == span
+
+
+@pytest.mark.parametrize(("tokens", "span"), CHARACTER_TABLE)
+def test_span_table_for_character_scripts(tokens: int, span: int) -> None:
+    assert span_length(tokens, character_script=True) == span
+
+
+def _pool(n_questions: int = 30, length: int = 40) -> DonorPool:
+    return DonorPool({f"d{q}": words(length, offset=q + 100) for q in range(n_questions)})
+
+
+@pytest.mark.parametrize(("tokens", "span"), TABLE)
+def test_degradation_replaces_exactly_one_span_of_the_table_length(tokens: int, span: int) -> None:
+    pool = DonorPool({f"d{q}": words(120, offset=q + 1).upper() for q in range(10)})
+    answer = words(tokens)
+    result = degrade(answer, question="own", donors=pool, rng=random.Random(tokens))
+    before, after = tokenize(answer), tokenize(result.text)
+    assert result.span_length == span and result.tokens == tokens
+    start, end = result.span_start, result.span_start + span
+    assert after[:start] == before[:start] and after[end:] == before[end:]
+    donor_tokens = tokenize(words(120, offset=int(result.donor_question[1:]) + 1).upper())
+    assert after[start:end] == donor_tokens[result.donor_span_start:result.donor_span_start + span]
+    assert result.text != answer
+
+
+def test_chinese_answer_gets_a_chinese_span_of_doubled_length() -> None:
+    references = {"en1": words(50), "en2": words(60, 3),
+                  "zh1": "光合作用是植物利用阳光把水和二氧化碳变成糖和氧气的过程",
+                  "zh2": "叶子里的叶绿素吸收阳光的能量然后储存在葡萄糖里面"}
+    answer = "植物用阳光制造食物和氧气"  # 12 characters: 9–15 row, span 4 doubled to 8
+    result = degrade(answer, question="zh3", donors=DonorPool(references), rng=random.Random(0))
+    assert result.character_script and result.tokens == 12 and result.span_length == 8
+    assert result.donor_question in {"zh1", "zh2"}
+    changed = [i for i, (a, b) in enumerate(zip(answer, result.text)) if a != b]
+    assert len(result.text) == len(answer) and changed
+    assert result.span_start <= min(changed) and max(changed) < result.span_start + 8
+
+
+def test_donor_is_never_the_own_question() -> None:
+    # The own question's reference is the only long one for most draws; it must never be used.
+    references = {"own": words(60), "other": words(30, 5)}
+    for seed in range(200):
+        result = degrade(words(40, 2), question="own", donors=DonorPool(references), rng=random.Random(seed))
+        assert result.donor_question == "other"
+
+
+def test_result_always_differs_by_retrying_other_donors() -> None:
+    # Most donors hold exactly the answer's word; only one can change it.
+    references = {f"same{i}": "yes" for i in range(50)} | {"different": "no"}
+    for seed in range(50):
+        result = degrade("yes", question="q", donors=DonorPool(references), rng=random.Random(seed))
+        assert result.text == "no" and result.donor_question == "different"
+
+
+def test_no_donor_can_change_the_answer_is_a_clear_error() -> None:
+    references = {f"same{i}": "yes" for i in range(5)}
+    with pytest.raises(DegradationError, match="no reference of another question has 1 token"):
+        degrade("yes", question="q", donors=DonorPool(references), rng=random.Random(0))
+    with pytest.raises(DegradationError, match="no reference of another question has 5 token"):
+        degrade(words(20), question="q", donors=DonorPool({"short": "two words"}), rng=random.Random(0))
+
+
+def test_empty_answer_is_an_error_not_a_crash() -> None:
+    with pytest.raises(DegradationError, match="empty"):
+        degrade("   ", question="q7", donors=_pool(), rng=random.Random(0))
+
+
+def test_text_outside_the_span_is_kept_exactly() -> None:
+    answer = "First  line here,\nsecond line\tthere and more words to keep around it."
+    result = degrade(answer, question="q", donors=_pool(), rng=random.Random(3))
+    spans = token_spans(answer)
+    start = spans[result.span_start][0]
+    end = spans[result.span_start + result.span_length - 1][1]
+    assert result.text.startswith(answer[:start]) and result.text.endswith(answer[end:])
+
+
+def test_same_generator_state_gives_the_same_degradation() -> None:
+    one = degrade(words(30), question="q", donors=_pool(), rng=random.Random(9))
+    two = degrade(words(30), question="q", donors=_pool(), rng=random.Random(9))
+    assert one == two
+    record = one.record()
+    assert record["method"] == "span-replacement" and "text" not in record
+    assert set(record) >= {"span_start", "span_length", "donor_question", "donor_span_start", "tokens"}
+
+
+def test_token_spans_locate_every_token() -> None:
+    text = "  Hello 世界, big   world "
+    assert [text[a:b] for a, b in token_spans(text)] == tokenize(text) == ["Hello", "世", "界", ",", "big", "world"]
+
+
+def test_method_description_states_the_table() -> None:
+    description = method_description()
+    assert description["method"] == "span-replacement"
+    assert [row["span"] for row in description["span_table"]] == [1, 2, 3, 4, 5, "tokens // 4"]
