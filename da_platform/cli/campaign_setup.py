@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import click
 from sqlalchemy import select
@@ -26,16 +27,21 @@ def find_test_set(session: Session, name: str) -> TestSet:
     return test_set
 
 
-def _run_import(context: CliContext, work) -> None:
-    """Run ``work(session)`` in one transaction; an InputError becomes a one-line CLI error."""
+def _run_import(context: CliContext, work: Callable[[Session], list[str]]) -> None:
+    """Run ``work(session)`` in one transaction and print its summary lines once committed.
+
+    An InputError becomes a CLI error (file:line: field: message) and nothing is imported.
+    """
     from analysis.errors import InputError
     from da_platform.db import transaction
 
     try:
         with transaction(context.sessions) as session:
-            work(session)
+            summary = work(session)
     except InputError as error:
         raise click.ClickException(f"{error}\nnothing was imported") from None
+    for line in summary:
+        click.echo(line)
 
 
 def _describe_test_set(test_set: TestSet) -> str:
@@ -70,9 +76,8 @@ def import_test_set_command(context: CliContext, file: Path, name: str | None) -
     """Import a test set: questions with references and optional context, answer type, labels, entities."""
     from hit_builder.importers import import_test_set
 
-    def work(session: Session) -> None:
-        test_set = import_test_set(session, file, name=name)
-        click.echo(f"imported {_describe_test_set(test_set)}")
+    def work(session: Session) -> list[str]:
+        return [f"imported {_describe_test_set(import_test_set(session, file, name=name))}"]
 
     _run_import(context, work)
 
@@ -94,11 +99,10 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
     if system is not None and len(files) > 1:
         raise click.UsageError("--system names the system of a single file; give one file or leave it out")
 
-    def work(session: Session) -> None:
+    def work(session: Session) -> list[str]:
         test_set = find_test_set(session, test_set_name)
-        for file in files:
-            for imported in import_system_answers(session, test_set, file, system=system):
-                click.echo(f"imported {_describe_system(imported)} from {file}")
+        return [f"imported {_describe_system(imported)} from {file}"
+                for file in files for imported in import_system_answers(session, test_set, file, system=system)]
 
     _run_import(context, work)
 
@@ -114,9 +118,9 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
     """
     from hit_builder.importers import import_second_reference_as_human
 
-    def work(session: Session) -> None:
+    def work(session: Session) -> list[str]:
         human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name)
-        click.echo(f"imported {_describe_system(human)} into test set {test_set_name!r}")
+        return [f"imported {_describe_system(human)} into test set {test_set_name!r}"]
 
     _run_import(context, work)
 
@@ -130,14 +134,139 @@ def import_sample_command(context: CliContext, name: str, human: bool) -> None:
     """Import the bundled synthetic sample: a QA test set and systems of known quality."""
     from hit_builder.sample_data import import_sample, sample_data_dir
 
-    def work(session: Session) -> None:
+    def work(session: Session) -> list[str]:
         test_set = import_sample(session, name=name, human=human)
-        click.echo(f"imported {_describe_test_set(test_set)}")
-        for system in test_set.systems:
-            click.echo(f"imported {_describe_system(system)}")
-        click.echo(f"known quality order: {sample_data_dir() / 'truth.json'}")
+        return ([f"imported {_describe_test_set(test_set)}"]
+                + [f"imported {_describe_system(system)}" for system in test_set.systems]
+                + [f"known quality of every answer: {sample_data_dir() / 'truth.json'}"])
 
     _run_import(context, work)
 
 
 COMMANDS.append(import_group)
+
+
+# -- build and inspect ------------------------------------------------------------------------------
+
+@click.command("build")
+@click.option("--test-set", "test_set_name", required=True, help="Name of the imported test set.")
+@click.option("--name", required=True, help="Name of the new campaign.")
+@click.option("--criterion", type=click.Choice(["adequacy", "fluency", "custom"]), default="adequacy",
+              show_default=True, help="What workers judge (custom: give --statement and a reference flag).")
+@click.option("--statement", help="The statement workers rate, for --criterion custom.")
+@click.option("--show-reference/--hide-reference", default=None,
+              help="Whether a custom criterion shows the reference as Answer A.")
+@click.option("--systems", help="Comma-separated system names [default: every system of the test set].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the HIT assembly and degradation.")
+@click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Passes over the items (more ratings per item).")
+@click.option("--max-hits-per-worker", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many HITs of this campaign one worker may take.")
+@click.option("--font", "fonts", multiple=True,
+              help="Font file (path, or path#face for a .ttc); repeat for a fallback chain "
+                   "[default: $DA_FONT, else Noto Sans CJK SC then DejaVu Sans].")
+@click.option("--images", "image_folder", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the answer images [default: $DA_IMAGE_FOLDER or INSTANCE/images].")
+@click.option("--id-salt", help="Salt of the public ids, to reproduce an earlier build exactly "
+                                "[default: random, stored with the campaign].")
+@click.option("--processes", type=click.IntRange(min=1), help="Rendering processes [default: all cores "
+                                                               "for large campaigns].")
+@pass_context
+def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
+                  statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
+                  passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
+                  id_salt: str | None, processes: int | None) -> None:
+    """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
+
+    Everything is checked before anything is stored: on any error nothing is built.
+    """
+    from analysis.errors import InputError
+    from da_platform.db import transaction
+    from hit_builder.build import build_campaign
+    from hit_builder.errors import BuildError
+    from hit_builder.storage import LocalImageStorage
+
+    folder = image_folder or context.settings.image_folder or context.settings.instance_path / "images"
+    bar = None
+
+    def progress(stage: str, done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label=f"{stage} images", show_pos=True)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        with transaction(context.sessions) as session:
+            campaign = build_campaign(
+                session, name=name, test_set=find_test_set(session, test_set_name),
+                systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
+                criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
+                passes=passes, max_hits_per_worker=max_hits_per_worker,
+                storage=LocalImageStorage(folder), font_paths=list(fonts) or context.settings.font_paths,
+                progress=progress, id_salt=id_salt, processes=processes)
+            settings = campaign.settings
+            hits = settings["assembly"]["hits"]
+    except (BuildError, InputError) as error:
+        raise click.ClickException(f"{error}\nnothing was built") from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
+               f"{settings['render']['images']} images in {folder}")
+    click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")
+
+
+def _table(headers: list[str], rows: list[list[object]]) -> str:
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+@click.command("inspect")
+@click.argument("campaign_name")
+@click.option("--hit", "hit_index", type=click.IntRange(min=0),
+              help="Show the composition of HIT N (numbered from 0).")
+@pass_context
+def inspect_command(context: CliContext, campaign_name: str, hit_index: int | None) -> None:
+    """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
+    from da_platform.models import Campaign
+    from hit_builder.errors import BuildError
+    from hit_builder.inspection import campaign_summary, hit_composition, verify_campaign
+
+    with context.sessions() as session:
+        campaign = session.scalar(select(Campaign).where(Campaign.name == campaign_name))
+        if campaign is None:
+            known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
+            raise click.ClickException(f"no campaign named {campaign_name!r} (campaigns: {known})")
+        summary = campaign_summary(session, campaign)
+        click.echo(f"campaign {summary.name!r} ({summary.status}) on test set {summary.test_set!r}")
+        click.echo(f"criterion: {summary.criterion}: {summary.statement!r}; reference "
+                   + ("shown" if summary.show_reference else "not shown"))
+        click.echo(f"systems ({len(summary.systems)}): {', '.join(summary.systems)}")
+        click.echo(f"seed {summary.seed}, {summary.passes} pass(es): {summary.hits} HITs, {summary.items} items; "
+                   "ordinary ratings per item: "
+                   + ", ".join(f"{n}×{count}" for n, count in summary.ratings_per_item.items()))
+        click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items())
+                   + f"; {summary.images} distinct images; degradation: {summary.degradation}")
+        try:
+            checked = verify_campaign(session, campaign)
+            click.echo(f"verified: all {checked} HITs hold 70 SYSTEM, 10 REPEAT, 10 BAD_REF and 10 REF, "
+                       "each check in the partner half")
+        except BuildError as error:
+            raise click.ClickException(f"verification failed: {error}") from None
+        if hit_index is not None:
+            try:
+                rows = hit_composition(session, campaign, hit_index)
+            except BuildError as error:
+                raise click.ClickException(str(error)) from None
+            click.echo(f"\nHIT {hit_index}:")
+            click.echo(_table(["position", "set", "type", "system", "question", "original"],
+                              [[r.position, r.set_index, r.slot_type, r.system, r.question, r.original_position]
+                               for r in rows]))
+
+
+COMMANDS += [build_command, inspect_command]
