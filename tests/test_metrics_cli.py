@@ -158,3 +158,49 @@ def test_validate_metrics_from_score_files_and_errors(tmp_path):
     assert result.exit_code != 0 and f"{human}:3: field 'z': not a number" in result.output
     result = runner.invoke(main, ["validate-metrics", "--metric-scores", str(scores)], env=env)
     assert result.exit_code != 0 and "--campaign NAME or --human-scores FILE" in result.output
+
+
+def _rated_campaign(session, test_set) -> None:
+    """A small campaign whose workers rate good > fair > poor > bad and HUMAN best (no QC checks)."""
+    from da_platform.models import (Answer, Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot,
+                                    SlotType, System, Worker)
+
+    quality = {"HUMAN": 92, "good": 80, "fair": 55, "poor": 30, "bad": 10}
+    systems = {s.name: s for s in session.query(System).filter_by(test_set_id=test_set.id)}
+    campaign = Campaign(name="qa-adequacy", test_set=test_set, criterion="adequacy", statement="adequate?",
+                        seed=1, systems=list(systems.values()))
+    hit = Hit(campaign=campaign, index=0, public_id="hit-0")
+    session.add_all([campaign, hit])
+    answers = session.query(Answer).filter(Answer.system_id.in_([s.id for s in systems.values()])).all()
+    slots = []
+    for position, answer in enumerate(sorted(answers, key=lambda a: a.id)):
+        slots.append(Slot(hit=hit, position=position, set_index=position // 10, slot_type=SlotType.SYSTEM,
+                          public_id=f"slot-{position}", question_id=answer.question_id,
+                          system_id=answer.system_id, answer_id=answer.id, candidate_text=answer.text))
+    session.add_all(slots)
+    session.flush()
+    names = {s.id: s.name for s in systems.values()}
+    for w in range(3):
+        worker = Worker(source="pool", external_id=f"w{w}")
+        assignment = Assignment(hit=hit, worker=worker, public_id=f"a{w}", source="pool",
+                                status=AssignmentStatus.completed)
+        session.add_all([worker, assignment])
+        for slot in slots:
+            score = quality[names[slot.system_id]] + (slot.position * 7 + w * 3) % 9 - 4
+            session.add(Rating(assignment=assignment, slot=slot, score=score))
+    session.commit()
+
+
+def test_validate_metrics_with_a_campaign(imported, session, database_url, tmp_path):
+    _rated_campaign(session, imported)
+    out = tmp_path / "validation"
+    result = _run(["validate-metrics", "--campaign", "qa-adequacy", "--metric", "rouge-l", "--metric", "f1",
+                   "--metric", "exact-match", "--out", str(out)], database_url, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "5 systems" in result.output
+    document = json.loads((out / "metric-validation.json").read_text())
+    human = dict(zip(document["systems"], document["human"]))
+    assert sorted(human, key=human.get, reverse=True) == ["HUMAN", "good", "fair", "poor", "bad"]
+    assert set(document["metric_scores"]) == {"rouge-l", "f1", "exact-match"}
+    result = _run(["validate-metrics", "--campaign", "nope"], database_url, tmp_path)
+    assert result.exit_code != 0 and "no campaign named 'nope'" in result.output and "qa-adequacy" in result.output

@@ -225,10 +225,24 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
         click.echo(f"wrote {path}")
 
 
-def _campaign_scores(context: CliContext, campaign: str) -> tuple[dict[str, float], str]:
-    """Human system z-scores of a campaign (needs the analysis of ratings, da_platform.ratings)."""
-    raise click.ClickException("--campaign is not available yet: the ratings analysis it needs has not "
-                               "landed; export the campaign's system scores and use --human-scores FILE")
+def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], str]:
+    """Human system z-scores of a campaign (quality control, then SPEC §7) and its test set's name."""
+    from sqlalchemy import select
+
+    from analysis import analyze
+    from da_platform.cli.analyze import _load_campaign
+    from da_platform.models import Campaign, TestSet
+
+    table = _load_campaign(context, name)  # the analysis' own loading: same errors, same table
+    if len(table) == 0:
+        raise click.ClickException(f"campaign {name!r} has no ratings yet")
+    with context.sessions() as session:
+        test_set = session.scalar(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
+                                  .where(Campaign.name == name))
+    result = analyze(table)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return {s.system: s.z for s in result.system_scores.get(name, ())}, test_set
 
 
 COMMANDS: list[click.Command] = [metrics_command, validate_metrics_command]
