@@ -1,0 +1,266 @@
+"""Build a campaign: assemble HITs, degrade answers, render images, persist, verify (SPEC §2–§4).
+
+``build_campaign`` adds the campaign to the caller's session and flushes; the caller commits (or rolls
+back on any error, which leaves the database as it was; rendered images are content-addressed files
+that a later build simply reuses).
+
+Determinism: the items are ordered by (system name, question id), so the same test set, systems,
+seed and passes give the same HITs whatever the database ids. Public ids of HITs and slots are
+``HMAC-SHA256(id_salt, campaign name, kind, index)`` (32 hex digits): unguessable without the salt, and
+saying nothing about a slot's system, question or type. The salt is random per campaign and stored in
+``Campaign.settings["id_salt"]`` (the database is the researcher's, never a worker's); pass ``id_salt``
+to reproduce a build exactly (same inputs, seed and salt give byte-identical HITs and images).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import secrets
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session, selectinload
+
+from da_platform.models import (
+    Answer,
+    Campaign,
+    CampaignStatus,
+    Hit,
+    Question,
+    Slot,
+    SlotType,
+    System,
+    TestSet,
+)
+from hit_builder.assembly import ASSEMBLY_VERSION, assemble
+from hit_builder.degrade import DonorPool, degrade, method_description
+from hit_builder.errors import BuildError
+from hit_builder.fonts import FontChain
+from hit_builder.inspection import verify_campaign
+from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
+from hit_builder.storage import ImageStorage
+
+ADEQUACY_STATEMENT = "Answer B answers the question as adequately as Answer A."
+FLUENCY_STATEMENT = "The response answers the question fluently."
+CRITERIA = ("adequacy", "fluency", "custom")
+ID_HEX_DIGITS = 32
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total); stage "render" for now
+
+
+@dataclass(frozen=True)
+class _Item:
+    """Everything a slot of one (system, question) item needs."""
+
+    system: System
+    question: Question
+    answer: Answer
+    reference: str
+
+
+def resolve_criterion(criterion: str, statement: str | None,
+                      show_reference: bool | None) -> tuple[str, bool]:
+    """The statement and whether the reference is shown, for a criterion (SPEC §1)."""
+    if criterion == "adequacy":
+        if statement not in (None, ADEQUACY_STATEMENT) or show_reference is False:
+            raise BuildError("adequacy uses the standard statement and shows the reference; "
+                             "use the custom criterion for your own statement")
+        return ADEQUACY_STATEMENT, True
+    if criterion == "fluency":
+        if statement not in (None, FLUENCY_STATEMENT) or show_reference is True:
+            raise BuildError("fluency uses the standard statement and shows no reference; "
+                             "use the custom criterion for your own statement")
+        return FLUENCY_STATEMENT, False
+    if criterion == "custom":
+        if not statement or not statement.strip():
+            raise BuildError("the custom criterion needs a statement (what workers judge)")
+        if show_reference is None:
+            raise BuildError("the custom criterion needs to be told whether to show the reference")
+        return statement.strip(), bool(show_reference)
+    raise BuildError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
+
+
+def opaque_id(salt: str, *parts: object) -> str:
+    """An unguessable, deterministic id: HMAC-SHA256 keyed by the salt over the parts."""
+    message = "\x1f".join(str(p) for p in parts).encode("utf-8")
+    return hmac.new(salt.encode("utf-8"), message, hashlib.sha256).hexdigest()[:ID_HEX_DIGITS]
+
+
+def _resolve_systems(session: Session, test_set: TestSet,
+                     systems: Sequence[System | str] | None) -> list[System]:
+    available = list(session.scalars(select(System).where(System.test_set_id == test_set.id)))
+    if not available:
+        raise BuildError(f"test set {test_set.name!r} has no systems; import system answers first")
+    if systems is None:
+        return sorted(available, key=lambda s: s.name)
+    by_name = {s.name: s for s in available}
+    chosen: dict[str, System] = {}
+    for entry in systems:
+        name = entry.name if isinstance(entry, System) else str(entry)
+        if name not in by_name or (isinstance(entry, System) and entry.test_set_id != test_set.id):
+            raise BuildError(f"system {name!r} is not in test set {test_set.name!r} "
+                             f"(it has: {', '.join(sorted(by_name))})")
+        chosen[name] = by_name[name]
+    if not chosen:
+        raise BuildError("no systems chosen")
+    return sorted(chosen.values(), key=lambda s: s.name)
+
+
+def _load_items(session: Session, test_set: TestSet, systems: list[System]) -> tuple[list[_Item], dict]:
+    questions = list(session.scalars(
+        select(Question).where(Question.test_set_id == test_set.id)
+        .options(selectinload(Question.references)).order_by(Question.external_id)))
+    if not questions:
+        raise BuildError(f"test set {test_set.name!r} has no questions")
+    references = {}
+    for question in questions:
+        if not question.references or not question.references[0].text.strip():
+            raise BuildError(f"question {question.external_id!r} of test set {test_set.name!r} has no "
+                             "reference answer (needed for REF checks, adequacy and degradation)")
+        references[question.id] = question.references[0].text
+    answers = {(a.system_id, a.question_id): a for a in session.scalars(
+        select(Answer).where(Answer.system_id.in_([s.id for s in systems])))}
+    items = []
+    for system in systems:
+        for question in questions:
+            answer = answers.get((system.id, question.id))
+            if answer is None or not answer.text.strip():
+                problem = "no answer" if answer is None else "an empty answer"
+                raise BuildError(f"system {system.name!r} has {problem} to question {question.external_id!r}")
+            items.append(_Item(system, question, answer, references[question.id]))
+    return items, references
+
+
+def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
+                   systems: Sequence[System | str] | None = None, criterion: str = "adequacy",
+                   statement: str | None = None, show_reference: bool | None = None, seed: int = 0,
+                   passes: int = 1, max_hits_per_worker: int = 1, storage: ImageStorage,
+                   font_paths: Sequence[str] | None = None, progress: Progress | None = None,
+                   id_salt: str | None = None, style: RenderStyle = RenderStyle(),
+                   processes: int | None = None) -> Campaign:
+    """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``."""
+    if not name or not name.strip():
+        raise BuildError("the campaign needs a name")
+    name = name.strip()
+    if isinstance(test_set, str):
+        found = session.scalar(select(TestSet).where(TestSet.name == test_set))
+        if found is None:
+            raise BuildError(f"no test set named {test_set!r}")
+        test_set = found
+    if session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
+        raise BuildError(f"a campaign named {name!r} exists already")
+    if max_hits_per_worker < 1:
+        raise BuildError("max_hits_per_worker must be at least 1")
+    statement, show_reference = resolve_criterion(criterion, statement, show_reference)
+    chosen = _resolve_systems(session, test_set, systems)
+    items, references = _load_items(session, test_set, chosen)
+    chain = FontChain.load(font_paths)
+    renderer = Renderer(chain, style)
+
+    # 1. Assembly (verifies every HIT) and degradation of the BAD_REF answers.
+    keys = [(item.system.id, item.question.id) for item in items]
+    by_key = {key: item for key, item in zip(keys, items)}
+    plan = assemble(keys, seed=seed, passes=passes)
+    external = {item.question.id: item.question.external_id for item in items}
+    donors = DonorPool(references)
+    rng = random.Random(f"da-platform degradation v1 seed={seed}")
+    degraded = {}
+    for hit in plan.hits:
+        for slot in hit.slots:
+            if slot.slot_type is SlotType.BAD_REF:
+                item = by_key[slot.item]
+                result = degrade(item.answer.text, question=item.question.id, donors=donors, rng=rng)
+                record = result.record()
+                record["donor_question_external_id"] = external.get(result.donor_question)
+                degraded[hit.index, slot.position] = (result.text, record)
+
+    # 2. What every slot shows, and the distinct images to render.
+    jobs: dict[tuple[str, Role], str] = {}
+    rows = []
+    for hit in plan.hits:
+        for slot in hit.slots:
+            item = by_key[slot.item]
+            where = f"system {item.system.name!r}, question {item.question.external_id!r}"
+            record = None
+            if slot.slot_type is SlotType.BAD_REF:
+                candidate, record = degraded[hit.index, slot.position]
+                candidate_where = f"degraded answer of {where}"
+            elif slot.slot_type is SlotType.REF:
+                candidate, candidate_where = item.reference, f"reference of question {item.question.external_id!r}"
+            else:
+                candidate, candidate_where = item.answer.text, f"answer of {where}"
+            jobs.setdefault((candidate, Role.candidate), candidate_where)
+            reference = item.reference if show_reference else None
+            if reference is not None:
+                jobs.setdefault((reference, Role.reference), f"reference of question {item.question.external_id!r}")
+            rows.append((hit, slot, item, candidate, reference, record))
+
+    # 3. Fonts and shaping are checked for every text before the long part starts.
+    chain.check_all((text, where) for (text, _role), where in jobs.items())
+    for (text, _role), where in jobs.items():
+        check_shaping(text, where, available=renderer.shaping)
+    job_list = [(text, role, where) for (text, role), where in jobs.items()]
+    image_keys = render_many(renderer, job_list, storage, processes=processes,
+                             progress=(lambda done, total: progress("render", done, total)) if progress else None)
+    image_of = {(text, role): key for (text, role, _), key in zip(job_list, image_keys)}
+
+    # 4. Persist: the campaign, then HITs and slots in bulk (ordinary slots first, then the checks
+    #    that point at them).
+    salt = id_salt or secrets.token_hex(32)
+    import PIL
+
+    campaign = Campaign(
+        name=name, test_set_id=test_set.id, criterion=criterion, statement=statement,
+        show_reference=show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
+        status=CampaignStatus.draft,
+        settings={
+            "assembly": {"version": ASSEMBLY_VERSION, "seed": seed, "passes": passes, "items": plan.items,
+                         "hits": len(plan.hits), "hits_per_pass": plan.hits_per_pass,
+                         "fill_per_pass": plan.fill_per_pass,
+                         "item_order": "system name, then question id; shuffled per pass with the seed"},
+            "degradation": {**method_description(), "seed": seed},
+            "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
+                       "raqm": renderer.shaping, "images": len(job_list)},
+            "systems": [s.name for s in chosen],
+            "id_salt": salt,
+            "ids": f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
+        },
+    )
+    campaign.systems = chosen
+    session.add(campaign)
+    session.flush()
+    hit_ids = list(session.scalars(
+        insert(Hit).returning(Hit.id, sort_by_parameter_order=True),
+        [{"campaign_id": campaign.id, "index": hit.index, "public_id": opaque_id(salt, name, "hit", hit.index),
+          "max_assignments": 1} for hit in plan.hits]))
+
+    def slot_row(hit, slot, item, candidate, reference, record) -> dict:
+        return {
+            "hit_id": hit_ids[hit.index], "position": slot.position, "set_index": slot.set_index,
+            "slot_type": slot.slot_type,
+            "public_id": opaque_id(salt, name, "slot", hit.index, slot.position),
+            "question_id": item.question.id, "system_id": item.system.id, "answer_id": item.answer.id,
+            "candidate_text": candidate, "reference_text": reference,
+            "candidate_image": image_of[candidate, Role.candidate],
+            "reference_image": image_of[reference, Role.reference] if reference is not None else None,
+            "degradation": record,
+        }
+
+    ordinary = [r for r in rows if r[1].slot_type is SlotType.SYSTEM]
+    ordinary_ids = list(session.scalars(
+        insert(Slot).returning(Slot.id, sort_by_parameter_order=True), [slot_row(*r) for r in ordinary]))
+    slot_id = {(r[0].index, r[1].position): i for r, i in zip(ordinary, ordinary_ids)}
+    checks = []
+    for row in rows:
+        hit, slot = row[0], row[1]
+        if slot.slot_type is not SlotType.SYSTEM:
+            checks.append({**slot_row(*row), "original_slot_id": slot_id[hit.index, slot.original_position]})
+    session.execute(insert(Slot), checks)
+
+    # 5. Verify what was stored, then mark the campaign built.
+    verify_campaign(session, campaign)
+    campaign.status = CampaignStatus.built
+    session.flush()
+    return campaign
