@@ -1,4 +1,86 @@
-"""CLI commands: filled in by its area (see da_platform/cli/__init__.py)."""
+"""CLI: ``da-platform demo`` — a whole simulated campaign on the embedded default, in one command."""
+from __future__ import annotations
+
+from pathlib import Path
+
 import click
 
 COMMANDS: list[click.Command] = []
+
+
+@click.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("demo-output"),
+              show_default=True, help="Folder for the demo database, images and report (emptied first).")
+@click.option("--questions", type=click.IntRange(10, None), default=None,
+              help="Size: how many of the sample's questions to use [default: all 300].")
+@click.option("--seed", default=1, show_default=True, help="Seed for the build and the simulated crowd.")
+@click.option("--criterion", type=click.Choice(["adequacy", "fluency"]), default="adequacy", show_default=True)
+@click.option("--honest", type=click.IntRange(1, None), default=None,
+              help="Honest workers [default: enough for every HIT].")
+@click.option("--random", "random_", type=click.IntRange(0, None), default=2, show_default=True,
+              help="Random clickers.")
+@click.option("--constant", type=click.IntRange(0, None), default=2, show_default=True,
+              help="Workers who give every answer the same score.")
+@click.option("--bots", type=click.IntRange(0, None), default=2, show_default=True,
+              help="Fast bot-like workers who rate everything 90-100 %.")
+@click.option("--hits-per-worker", type=click.IntRange(1, None), default=3, show_default=True,
+              help="How many HITs one honest worker may do.")
+@click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Simulated workers rating at the same time.")
+@click.option("--images/--no-images", default=True, show_default=True,
+              help="Let simulated workers download the answer images, as a browser does.")
+def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: int | None, random_: int,
+         constant: int, bots: int, hits_per_worker: int, threads: int, images: bool) -> None:
+    """Run a whole simulated campaign and print the human ranking.
+
+    On a fresh SQLite database in --out and the bundled sample data: build a campaign, serve the
+    worker pages on 127.0.0.1, let a simulated crowd (honest workers plus random, constant and
+    bot-like ones) rate through them over HTTP, then run quality control and the analysis. Prints
+    the ranking, the QC summary, where the report went, and checks that the bad workers were caught
+    and the systems' known order recovered (exit status 1 if not).
+    """
+    from analysis.output import text_table
+    from da_platform.demo import CROWD_KIND_DESCRIPTIONS, DemoOptions, DemoSteps, run_demo
+
+    bars: list = []
+
+    def progress(label: str, total: int):
+        bar = click.progressbar(length=total, label=f"  {label}", file=click.get_text_stream("stderr"))
+        bar.__enter__()
+        bars.append(bar)
+        return bar.update
+
+    def done() -> None:
+        while bars:
+            bars.pop().__exit__(None, None, None)
+
+    options = DemoOptions(out=out, questions=questions, seed=seed, criterion=criterion,
+                          bad_workers={"random": random_, "constant": constant, "bot": bots}, honest=honest,
+                          hits_per_worker=hits_per_worker, threads=threads, fetch_images=images)
+    steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
+    outcome = run_demo(options, steps)
+
+    group = outcome.group
+    click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
+    click.echo(text_table(group), nl=False)
+    click.echo(f"\nQuality control ({outcome.result.settings.qc.method}, pass when p < "
+               f"{outcome.result.settings.qc.alpha}):")
+    verdicts = {w.worker: w for w in group.qc.workers}
+    for kind, description in CROWD_KIND_DESCRIPTIONS.items():
+        names = [w for w, k in outcome.workers.items() if k == kind and w in verdicts]
+        if names:
+            passed = sum(verdicts[w].passed for w in names)
+            click.echo(f"  {kind:<9} {len(names):>3} workers, {passed:>3} passed  ({description})")
+    click.echo(f"\n{outcome.ratings} ratings over {outcome.hits_rated} of {outcome.hits} HITs; "
+               + ", ".join(f"{step} {sec:.1f} s" for step, sec in outcome.seconds.items()))
+    report = out.resolve() / "report"
+    click.echo(f"report and plots: {report}/ (analysis.json, system-scores.csv, qc-workers.csv, "
+               "ranking tables, p-value heatmap, ranking plot, WMT files)")
+    click.echo(f"database: {outcome.database_url}   (browse it: da-platform serve --demo --out {out})\n")
+    for fact in outcome.facts:
+        click.echo(f"  {'✓' if fact.held else '✗ NOT:'} {fact.statement}")
+    if not all(fact.held for fact in outcome.facts):
+        raise SystemExit(1)
+
+
+COMMANDS.append(demo)

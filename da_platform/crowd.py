@@ -1,0 +1,149 @@
+"""A simulated crowd that rates a campaign through the real worker web pages, over HTTP.
+
+Each simulated worker follows its own-pool invite link, reads every slot page, decides a score with
+its ``analysis.simulation.WorkerProfile`` and posts it exactly as a browser form would, until the
+campaign gives it no more HITs. The only thing a simulated worker cannot do is read the answer
+images; in its place a :class:`SlotOracle` tells it the true quality of what the page shows (from the
+sample data's ``truth.json``), keyed by the opaque slot id the page carries.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+import requests
+from sqlalchemy import select
+from sqlalchemy.orm import Session, aliased
+
+from analysis.simulation import WorkerProfile, slot_quality
+from da_platform.models import Hit, Question, Slot, System
+
+_SLOT_FIELD = re.compile(r'name="slot" value="([^"]+)"')
+_ASSIGNMENT_URL = re.compile(r"(.*/a/[^/]+)/")
+_IMAGE = re.compile(r'<img id="answer-[ab]" src="([^"]+)"')
+MAX_PAGES_PER_HIT = 1_000  # a HIT has 100 slots: anything beyond this is a server that does not advance
+
+
+class CrowdError(RuntimeError):
+    """The worker pages did not behave as a worker expects (an error page, a loop, a missing form)."""
+
+
+class SlotOracle:
+    """True quality of what each slot shows, for the simulation only (workers cannot read images)."""
+
+    def __init__(self, qualities: Mapping[str, float]) -> None:
+        self._qualities = dict(qualities)
+
+    @classmethod
+    def from_database(cls, session: Session, campaign_id: int,
+                      quality: Mapping[str, Mapping[str, float]]) -> "SlotOracle":
+        """Build from a campaign's slots and ``quality[system][question id]`` (truth.json)."""
+        original = aliased(Slot)
+        rows = session.execute(
+            select(Slot.public_id, Slot.slot_type, System.name, Question.external_id)
+            .join(Hit, Slot.hit_id == Hit.id)
+            .outerjoin(original, Slot.original_slot_id == original.id)
+            .join(System, System.id == Slot.system_id)
+            .join(Question, Question.id == Slot.question_id)
+            .where(Hit.campaign_id == campaign_id)
+        ).all()
+        qualities = {}
+        for public_id, slot_type, system, question in rows:
+            answer_quality = quality.get(system, {}).get(question)
+            if answer_quality is None:
+                raise CrowdError(f"no true quality for system {system!r}, question {question!r}")
+            qualities[public_id] = slot_quality(slot_type.value, float(answer_quality))
+        return cls(qualities)
+
+    def __call__(self, slot_public_id: str) -> float:
+        return self._qualities[slot_public_id]
+
+
+@dataclass(frozen=True)
+class SimulatedWorker:
+    """One member of the crowd: a name, how it rates, its invite link and how many HITs it takes."""
+
+    name: str
+    profile: WorkerProfile
+    invite_url: str
+    max_hits: int
+
+
+@dataclass(frozen=True)
+class WorkerOutcome:
+    name: str
+    kind: str
+    hits: int
+    ratings: int
+
+
+def rate_one_hit(http: requests.Session, invite_url: str, oracle: SlotOracle, profile: WorkerProfile,
+                 rng: np.random.Generator, *, fetch_images: bool = True,
+                 on_rating: Callable[[], None] | None = None) -> int | None:
+    """Follow the invite link and rate a whole HIT; the number of ratings, or None when none is offered."""
+    page = http.get(invite_url, timeout=30)
+    if page.status_code == 409:
+        return None  # the campaign has nothing (more) for this worker
+    _check(page, invite_url)
+    assignment = _ASSIGNMENT_URL.match(page.url)
+    if assignment is None:
+        raise CrowdError(f"the invite link led to {page.url}, not to a task")
+    slot_url = assignment.group(1) + "/slot"
+    ratings = 0
+    for _ in range(MAX_PAGES_PER_HIT):
+        page = http.get(slot_url, timeout=30)
+        _check(page, slot_url)
+        if page.url.endswith("/done"):
+            return ratings
+        found = _SLOT_FIELD.search(page.text)
+        if found is None:
+            raise CrowdError(f"no rating form on {page.url}")
+        if fetch_images:
+            for src in _IMAGE.findall(page.text):
+                _check(http.get(requests.compat.urljoin(page.url, src.replace("&amp;", "&")), timeout=30), src)
+        score = profile.rate(oracle(found.group(1)), rng)
+        posted = http.post(slot_url, data={"slot": found.group(1), "score": str(score)}, timeout=30)
+        _check(posted, slot_url)
+        ratings += 1
+        if on_rating is not None:
+            on_rating()
+    raise CrowdError(f"{slot_url} never reached the completion page")
+
+
+def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, threads: int = 4,
+              fetch_images: bool = True, on_rating: Callable[[], None] | None = None) -> list[WorkerOutcome]:
+    """Let every worker take HITs until it reaches its limit or the campaign has none left.
+
+    Workers run concurrently (``threads`` at a time), as a crowd does.
+    """
+    lock = threading.Lock()
+
+    def counted() -> None:
+        if on_rating is not None:
+            with lock:
+                on_rating()
+
+    def work(index: int, worker: SimulatedWorker) -> WorkerOutcome:
+        rng = np.random.default_rng([seed, index])
+        hits = ratings = 0
+        with requests.Session() as http:
+            while hits < worker.max_hits:
+                done = rate_one_hit(http, worker.invite_url, oracle, worker.profile, rng,
+                                    fetch_images=fetch_images, on_rating=counted)
+                if done is None:
+                    break
+                hits, ratings = hits + 1, ratings + done
+        return WorkerOutcome(worker.name, worker.profile.kind, hits, ratings)
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        return list(pool.map(work, range(len(workers)), workers))
+
+
+def _check(response: requests.Response, what: str) -> None:
+    if response.status_code >= 400:
+        message = re.sub(r"<[^>]+>", " ", response.text)
+        raise CrowdError(f"HTTP {response.status_code} from {what}: {' '.join(message.split())[:300]}")
