@@ -150,7 +150,7 @@ def test_validate_metrics_from_score_files_and_errors(tmp_path):
     result = runner.invoke(main, ["validate-metrics", "--human-scores", str(human), "--metric-scores", str(scores),
                                   "--out", str(tmp_path / "v")], env=env)
     assert result.exit_code == 0, result.output
-    assert "| rouge-l | 1.000 | 1.000 | 1.000 |" in result.output
+    assert "| ROUGE-L | 1.000 | 1.000 | 1.000 |" in result.output
     assert (tmp_path / "v" / "metric-validation-williams.png").is_file()
     human.write_text("system,z\nA,0.5\nB,oops\n")
     result = runner.invoke(main, ["validate-metrics", "--human-scores", str(human), "--metric-scores", str(scores)],

@@ -212,6 +212,9 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
             if unknown:
                 raise click.ClickException(f"{metric_scores} has no column {', '.join(unknown)}")
             by_metric = {m: by_metric[m] for m in metric_names}
+        from analysis.metrics import METRICS
+
+        labels = {m: METRICS[m].label for m in by_metric if m in METRICS}
     else:
         scores = _score(_corpora_from_database(context, test_set, list(human)), _metrics(metric_names))
         by_metric, labels = scores.by_metric(), dict(scores.labels)
