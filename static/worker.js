@@ -31,6 +31,8 @@
     if (KEYS.indexOf(event.key) >= 0) { window.setTimeout(moved, 0); }
   });
 
+  form.setAttribute("data-ready", "1"); // listeners attached (tests wait for this)
+
   form.addEventListener("submit", function (event) {
     if (score.value === "" || form.getAttribute("data-sent") === "1") {
       event.preventDefault();

@@ -56,13 +56,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 def register_blueprints(app: Flask) -> None:
     """The worker blueprint at ``/``; the admin blueprint at ``/admin`` once it exists.
 
-    H-dashboard: provide ``da_platform/web/admin.py`` (or package) with ``bp = Blueprint("admin", …)``;
-    it is registered with ``url_prefix="/admin"`` here.
+    The admin module (``da_platform/web/admin.py`` or package) provides ``bp``, a Blueprint named
+    ``admin``, registered with ``url_prefix="/admin"``, and optionally ``init_admin(app)`` for its
+    app-wide set-up (session cookie, CSRF, rate limits), called before registration. Worker pages use
+    no cookie and no session: admin set-up must leave the ``worker`` blueprint alone (CSRF-exempt).
     """
     from da_platform.web.worker import bp as worker
 
     app.register_blueprint(worker)
     if importlib.util.find_spec("da_platform.web.admin") is not None:
-        from da_platform.web.admin import bp as admin
-
-        app.register_blueprint(admin, url_prefix="/admin")
+        admin = importlib.import_module("da_platform.web.admin")
+        if hasattr(admin, "init_admin"):
+            admin.init_admin(app)
+        app.register_blueprint(admin.bp, url_prefix="/admin")

@@ -10,7 +10,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask, render_template_string, request
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,15 @@ def create_fake_mturk(ledger: MTurkLedger | None = None) -> Flask:
         return (
             "<!doctype html><meta charset=utf-8><title>Submitted</title>"
             "<h1 id=fake-mturk-submitted>HIT submitted</h1>"
+        )
+
+    @app.get("/worker/frame")
+    def worker_frame():
+        """What a worker sees on MTurk: the ExternalQuestion page inside an iframe."""
+        return render_template_string(
+            "<!doctype html><meta charset=utf-8><title>Fake MTurk</title>"
+            '<iframe id="external-question" src="{{ url }}" width="900" height="900"></iframe>',
+            url=request.args.get("url", "about:blank"),
         )
 
     return app
