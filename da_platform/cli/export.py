@@ -1,4 +1,164 @@
-"""CLI commands: filled in by its area (see da_platform/cli/__init__.py)."""
+"""``da-platform export ranking|ratings|wmt|bundle`` and ``da-platform admin`` (dashboard accounts).
+
+The exports are the dashboard's (``da_platform.exports``): an empty campaign is refused, an
+unfinished one unless ``--partial`` is given, and then the files say so.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
 import click
 
-COMMANDS: list[click.Command] = []
+from da_platform.cli import CliContext, pass_context
+
+PARTIAL_HELP = "Export an unfinished campaign anyway (the files are marked 'unfinished: k of n HITs')."
+
+
+def _campaign(session, name: str):
+    from sqlalchemy import select
+
+    from da_platform.models import Campaign
+
+    campaign = session.scalar(select(Campaign).where(Campaign.name == name))
+    if campaign is None and name.isdigit():
+        campaign = session.get(Campaign, int(name))
+    if campaign is None:
+        raise click.ClickException(f"no campaign named {name!r}")
+    return campaign
+
+
+def _export(context: CliContext, kind: str, campaign_name: str, out: Path, **options) -> None:
+    from da_platform import exports
+
+    with context.sessions() as session:
+        campaign = _campaign(session, campaign_name)
+        try:
+            made = getattr(exports, kind)(session, campaign, **options)
+        except exports.ExportError as error:
+            raise click.ClickException(str(error)) from None
+    if kind == "wmt" and out.suffix != ".zip":
+        import io
+        import zipfile
+
+        out.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(io.BytesIO(made.content)) as archive:
+            archive.extractall(out)
+            names = archive.namelist()
+        click.echo(f"wrote {len(names)} WMT files to {out}/")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(made.content)
+    click.echo(f"wrote {out} ({len(made.content)} bytes)")
+
+
+_out = click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="File to write.")
+_partial = click.option("--partial", is_flag=True, help=PARTIAL_HELP)
+
+
+@click.group()
+def export() -> None:
+    """Export a campaign's ranking, ratings, WMT files or reproducibility bundle."""
+
+
+@export.command("ranking")
+@click.argument("campaign")
+@_out
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "latex"]), default=None,
+              help="Default: from the file name (.csv, .json, .tex), else csv.")
+@_partial
+@pass_context
+def export_ranking(context: CliContext, campaign: str, out: Path, fmt: str | None, partial: bool) -> None:
+    """The human ranking (System | raw | z | N | n, clusters) as CSV, JSON or LaTeX."""
+    fmt = fmt or {".json": "json", ".tex": "latex"}.get(out.suffix.lower(), "csv")
+    _export(context, "ranking", campaign, out, fmt=fmt, partial=partial)
+
+
+@export.command("ratings")
+@click.argument("campaign")
+@_out
+@_partial
+@pass_context
+def export_ratings(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
+    """Every rating as the platform's long CSV (readable by 'da-platform analyze')."""
+    _export(context, "ratings", campaign, out, partial=partial)
+
+
+@export.command("wmt")
+@click.argument("campaign")
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+              help="Folder to write the files into, or a .zip file.")
+@_partial
+@pass_context
+def export_wmt(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
+    """The WMT release files: ad-sys-scores, ad-seg-scores, adwilcox, clusters."""
+    _export(context, "wmt", campaign, out, partial=partial)
+
+
+@export.command("bundle")
+@click.argument("campaign")
+@_out
+@_partial
+@pass_context
+def export_bundle(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
+    """A reproducibility zip: settings, seed, HIT composition, degradation, QC, exclusions, versions, results."""
+    _export(context, "bundle", campaign, out, partial=partial)
+
+
+@click.group()
+def admin() -> None:
+    """Accounts of the researchers' dashboard (/admin)."""
+
+
+def _password() -> str:
+    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+
+
+@admin.command("create-user")
+@click.argument("name")
+@pass_context
+def create_user(context: CliContext, name: str) -> None:
+    """Create a dashboard account; asks for the password twice (stored as a salted scrypt hash)."""
+    from da_platform.db import transaction
+    from da_platform.web.admin.accounts import AccountError, check_username, create_user as create
+
+    try:
+        check_username(name)
+        password = _password()
+        with transaction(context.sessions) as session:
+            create(session, name, password)
+    except AccountError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"user {name} created")
+
+
+@admin.command("set-password")
+@click.argument("name")
+@pass_context
+def set_password(context: CliContext, name: str) -> None:
+    """Change a dashboard account's password (asks twice)."""
+    from da_platform.db import transaction
+    from da_platform.web.admin.accounts import AccountError, set_password as change
+
+    try:
+        password = _password()
+        with transaction(context.sessions) as session:
+            change(session, name, password)
+    except AccountError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"password of {name} changed")
+
+
+@admin.command("list-users")
+@pass_context
+def list_users(context: CliContext) -> None:
+    """List the dashboard accounts."""
+    from sqlalchemy import select
+
+    from da_platform.models import AdminUser
+
+    with context.sessions() as session:
+        for user in session.scalars(select(AdminUser).order_by(AdminUser.username)):
+            click.echo(f"{user.username}\tcreated {user.created_at:%Y-%m-%d %H:%M}")
+
+
+COMMANDS: list[click.Command] = [export, admin]

@@ -5,12 +5,11 @@
     DA_SECRET_KEY=… DA_DATABASE_URL=postgresql+psycopg://… da-platform init
     gunicorn --workers 4 --threads 8 --bind 127.0.0.1:8000 "da_platform.web:create_app()"
 
-(see docs/deploy.md). Blueprints: ``worker`` (arrival, the slots, completion) and, later, ``admin``,
-registered by :func:`register_blueprints` when ``da_platform.web.admin`` exists.
+(see docs/deploy.md). Blueprints: ``worker`` (arrival, the slots, completion) and ``admin`` (the
+researchers' dashboard at ``/admin``), registered by :func:`register_blueprints`.
 """
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -54,18 +53,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def register_blueprints(app: Flask) -> None:
-    """The worker blueprint at ``/``; the admin blueprint at ``/admin`` once it exists.
+    """The worker blueprint at ``/`` and the researchers' dashboard at ``/admin``.
 
-    The admin module (``da_platform/web/admin.py`` or package) provides ``bp``, a Blueprint named
-    ``admin``, registered with ``url_prefix="/admin"``, and optionally ``init_admin(app)`` for its
-    app-wide set-up (session cookie, CSRF, rate limits), called before registration. Worker pages use
-    no cookie and no session: admin set-up must leave the ``worker`` blueprint alone (CSRF-exempt).
+    ``init_admin`` sets up what the dashboard needs app-wide (session cookie, CSRF protection with
+    the token-authenticated ``worker`` blueprint exempt, the login rate limiter).
     """
+    from da_platform.web.admin import bp as admin, init_admin
     from da_platform.web.worker import bp as worker
 
     app.register_blueprint(worker)
-    if importlib.util.find_spec("da_platform.web.admin") is not None:
-        admin = importlib.import_module("da_platform.web.admin")
-        if hasattr(admin, "init_admin"):
-            admin.init_admin(app)
-        app.register_blueprint(admin.bp, url_prefix="/admin")
+    init_admin(app)
+    app.register_blueprint(admin, url_prefix="/admin")

@@ -1,0 +1,129 @@
+"""A campaign's analysis as the dashboard and the exports show it: the ratings, minus workers whose
+data a review decision excluded, through ``analysis.analyze`` with the campaign's QC settings.
+
+Payment is separate from data use (SPEC §6). A worker's data use is what their most recent data
+decision in the campaign says (``approve`` with or without ``use_data``, ``reject`` = excluded, or a
+data-only ``use_data`` / ``exclude_data`` record from the dashboard); failed decisions do not count.
+A worker without such a decision is judged by quality control alone. "Use" never overrides quality
+control: only workers who pass it count in the scores (SPEC §7).
+
+Everything is computed from the database on each call (no cache across requests).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from analysis.errors import InputError
+from analysis.report import AnalysisResult, GroupAnalysis, analyze
+from analysis.table import RatingsTable
+from da_platform.models import Campaign, ReviewDecision, Worker
+from da_platform.operations.review import ReviewPolicy
+from da_platform.ratings import load_ratings, worker_label
+
+DATA_ACTIONS = ("approve", "reject", "use_data", "exclude_data")
+"""Decisions that say whether a worker's data is used (bonus, block and exclude do not)."""
+
+
+@dataclass(frozen=True)
+class DataUse:
+    """The latest data decision about one worker in one campaign."""
+
+    worker_id: int
+    worker: str  # analysis label, ``source:external_id``
+    use: bool
+    action: str
+    reason: str
+    decided_at: datetime
+
+
+def data_use(session: Session, campaign: Campaign) -> dict[str, DataUse]:
+    """Each decided worker's latest data decision, by analysis label."""
+    rows = session.execute(
+        select(ReviewDecision, Worker.source, Worker.external_id)
+        .join(Worker, Worker.id == ReviewDecision.worker_id)
+        .where(ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(DATA_ACTIONS),
+               ReviewDecision.status != "failed")
+        .order_by(ReviewDecision.id)
+    ).all()
+    latest: dict[str, DataUse] = {}
+    for decision, source, external in rows:
+        label = worker_label(source, external)
+        use = bool(decision.use_data) and decision.action != "reject"
+        latest[label] = DataUse(decision.worker_id, label, use, decision.action, decision.reason,
+                                decision.created_at)
+    return latest
+
+
+def qc_settings(campaign: Campaign) -> tuple[str, float]:
+    """(method, alpha) of quality control: the campaign's review policy, else the defaults."""
+    policy = ReviewPolicy.from_dict((campaign.settings or {}).get("review"))
+    return policy.qc_method, policy.qc_alpha
+
+
+def without_workers(table: RatingsTable, workers: set[str]) -> RatingsTable:
+    """The table without the rows of ``workers`` (analysis labels)."""
+    if not workers or len(table) == 0:
+        return table
+    drop = np.array([label in workers for label in table.worker.labels], dtype=bool)
+    return table.select(~drop[table.worker.codes])
+
+
+class CampaignAnalysis:
+    """Ratings, data decisions and the analysis of one campaign (computed lazily, once)."""
+
+    def __init__(self, session: Session, campaign: Campaign) -> None:
+        self.campaign_name = campaign.name
+        self.load_error: str | None = None
+        try:
+            self.table = load_ratings(session, campaign)
+        except InputError as error:  # the ratings cannot be tabled: say why instead of failing the page
+            self.load_error = str(error)
+            self.table = RatingsTable.from_records([])
+        self.decisions = data_use(session, campaign)
+        self.qc_method, self.qc_alpha = qc_settings(campaign)
+
+    @property
+    def excluded(self) -> dict[str, str]:
+        """Workers excluded by a decision: label -> reason."""
+        return {w: d.reason for w, d in self.decisions.items() if not d.use}
+
+    @cached_property
+    def used(self) -> RatingsTable:
+        """The ratings analysed: all of them minus the workers excluded by a decision."""
+        return without_workers(self.table, set(self.excluded))
+
+    @cached_property
+    def result(self) -> AnalysisResult | None:
+        """QC → z → scores → ranking of the used ratings; None when there are none."""
+        if len(self.used) == 0:
+            return None
+        return analyze(self.used, qc_method=self.qc_method, qc_alpha=self.qc_alpha)
+
+    @property
+    def group(self) -> GroupAnalysis | None:
+        """This campaign's group of the result (None without ratings)."""
+        return None if self.result is None else self.result.groups.get(self.campaign_name)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether there is a ranking to show: at least one system kept after quality control."""
+        return self.group is not None and len(self.group.ranking.systems) > 0
+
+    @cached_property
+    def worker_qc(self) -> dict:
+        """Quality control of every worker, excluded ones too: label -> ``analysis.quality.WorkerQC``."""
+        from analysis.quality import quality_control
+
+        if len(self.table) == 0:
+            return {}
+        if not self.excluded and self.group is not None:
+            report = self.group.qc
+        else:
+            report = quality_control(self.table, method=self.qc_method, alpha=self.qc_alpha)[self.campaign_name]
+        return {w.worker: w for w in report.workers}

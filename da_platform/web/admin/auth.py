@@ -1,0 +1,95 @@
+"""Logging in and out, the ``login_required`` guard, and the dashboard's error pages."""
+from __future__ import annotations
+
+import time
+from functools import wraps
+from typing import Callable
+from urllib.parse import urlsplit
+
+from flask import current_app, g, redirect, render_template, request, session, url_for
+from flask_limiter.errors import RateLimitExceeded
+from flask_wtf.csrf import CSRFError
+
+from da_platform.models import AdminUser
+from da_platform.web.admin import bp
+from da_platform.web.admin.accounts import authenticate
+from da_platform.web.database import get_session
+
+
+def safe_next(target: str | None) -> str:
+    """``target`` if it is a path on this site (``/admin/…``), else the dashboard's start page."""
+    default = url_for("admin.campaigns")
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or any(ord(c) < 32 for c in target):
+        return default
+    return target
+
+
+def current_user() -> AdminUser | None:
+    """The logged-in researcher (checked against the database on every request), or None."""
+    if "admin_user" not in g:
+        user = None
+        user_id, since = session.get("admin_user_id"), session.get("admin_since", 0)
+        max_age = float(current_app.config["ADMIN_SESSION_HOURS"]) * 3600
+        if user_id is not None and time.time() - since < max_age:
+            user = get_session().get(AdminUser, user_id)
+        g.admin_user = user
+    return g.admin_user
+
+
+def login_required(view: Callable) -> Callable:
+    """Redirect to the login page (with ``next``) unless a researcher is logged in."""
+    @wraps(view)
+    def guarded(*args, **kwargs):
+        if current_user() is None:
+            return redirect(url_for("admin.login", next=request.full_path.rstrip("?")))
+        return view(*args, **kwargs)
+
+    return guarded
+
+
+def _login_key() -> str:
+    """Rate-limit key: the client's address and the user name tried."""
+    return f"{request.remote_addr}|{request.form.get('username', '')[:100].lower()}"
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """The login form; a POST checks the password (rate limited per IP address and user name)."""
+    error = None
+    target = safe_next(request.values.get("next"))
+    if request.method == "POST":
+        limiter = current_app.extensions["da_admin_limiter"]
+        with limiter.limit(current_app.config["ADMIN_LOGIN_LIMIT"], key_func=_login_key, scope="admin-login"):
+            name = request.form.get("username", "")
+            user = authenticate(get_session(), name, request.form.get("password", ""))
+        if user is not None:
+            session.clear()
+            session["admin_user_id"] = user.id
+            session["admin_since"] = time.time()
+            return redirect(target, code=303)
+        error = "Wrong user name or password."
+    status = 401 if error else 200
+    return render_template("admin/login.html", error=error, next=target), status
+
+
+@bp.post("/logout")
+def logout():
+    session.clear()
+    return redirect(url_for("admin.login"), code=303)
+
+
+@bp.errorhandler(CSRFError)
+def _csrf_error(error: CSRFError):
+    return render_template("admin/message.html", title="Form expired or forged",
+                           message=f"The form was refused ({error.description}). Nothing was changed. "
+                                   "Go back, reload the page and try again."), 400
+
+
+@bp.errorhandler(RateLimitExceeded)
+def _rate_limited(error: RateLimitExceeded):
+    return render_template("admin/message.html", title="Too many login attempts",
+                           message=f"Too many login attempts ({error.description}). Wait a minute and try "
+                                   "again."), 429

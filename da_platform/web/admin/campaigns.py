@@ -1,0 +1,100 @@
+"""Campaign pages: the list, one campaign (progress, ranking, p-values, planning), its exports."""
+from __future__ import annotations
+
+import io
+import tempfile
+from pathlib import Path
+
+from flask import Response, render_template, request, send_file
+from sqlalchemy import select
+
+from da_platform import exports
+from da_platform.models import Campaign
+from da_platform.progress import campaign_progress
+from da_platform.web.admin import bp
+from da_platform.web.admin.auth import login_required
+from da_platform.web.admin.context import campaign_analysis, campaign_or_404
+from da_platform.web.database import get_session
+
+
+@bp.get("/")
+@login_required
+def campaigns():
+    """Every campaign with its status and progress."""
+    session = get_session()
+    rows = [(c, campaign_progress(session, c)) for c in session.scalars(select(Campaign).order_by(Campaign.id))]
+    return render_template("admin/campaigns.html", rows=rows)
+
+
+def ranking_rows(group) -> list[dict]:
+    """Rows of System | raw | z | N | n (with wins and rank range), flagged where a new cluster starts."""
+    by_system = group.scores.by_system()
+    cluster = group.ranking.cluster_index()
+    rows, previous = [], None
+    for i, name in enumerate(group.ranking.systems):
+        s = by_system[name]
+        rows.append({"rank": i + 1, "system": name, "raw": s.raw, "z": s.z, "N": s.n_ratings, "n": s.n_items,
+                     "wins": group.ranking.wins[i], "rank_range": group.ranking.rank_ranges[i],
+                     "cluster": cluster[name] + 1, "new_cluster": previous is not None and cluster[name] != previous})
+        previous = cluster[name]
+    return rows
+
+
+@bp.get("/campaigns/<int:campaign_id>")
+@login_required
+def campaign(campaign_id: int):
+    """Progress, the live ranking with clusters, the p-value heatmap and the planning panel."""
+    from analysis.planning import separation_progress
+
+    item = campaign_or_404(campaign_id)
+    analysis = campaign_analysis(item)
+    progress = campaign_progress(get_session(), item)
+    rows = planning = planning_error = None
+    if analysis.ranked:
+        rows = ranking_rows(analysis.group)
+        try:
+            planning = separation_progress(analysis.group.ranking, analysis.group.scores)
+        except ValueError as error:  # a numerical failure of the planner: show it, keep the page
+            planning_error = str(error)
+    return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
+                           planning=planning, planning_error=planning_error, formats=exports.RANKING_FORMATS)
+
+
+@bp.get("/campaigns/<int:campaign_id>/pvalues.png")
+@login_required
+def pvalues_png(campaign_id: int):
+    """The p-value heatmap (``analysis.plots.pvalue_heatmap``), rendered on each request."""
+    from analysis.plots import pvalue_heatmap
+
+    analysis = campaign_analysis(campaign_or_404(campaign_id))
+    if not analysis.ranked:
+        return Response("no ranking yet", status=404, mimetype="text/plain")
+    with tempfile.TemporaryDirectory() as folder:
+        png = pvalue_heatmap(analysis.group, Path(folder) / "pvalues.png").read_bytes()
+    return Response(png, mimetype="image/png")
+
+
+@bp.get("/campaigns/<int:campaign_id>/export/<kind>")
+@login_required
+def export(campaign_id: int, kind: str):
+    """Download an export; an empty or (without ``partial=1``) unfinished campaign gets a message instead."""
+    item = campaign_or_404(campaign_id)
+    partial = request.args.get("partial") == "1"
+    session = get_session()
+    try:
+        if kind == "ranking":
+            made = exports.ranking(session, item, request.args.get("format", "csv"), partial=partial)
+        elif kind == "ratings":
+            made = exports.ratings(session, item, partial=partial)
+        elif kind == "wmt":
+            made = exports.wmt(session, item, partial=partial)
+        elif kind == "bundle":
+            made = exports.bundle(session, item, partial=partial)
+        else:
+            return render_template("admin/message.html", title="Unknown export",
+                                   message=f"There is no export called {kind!r}."), 404
+    except exports.ExportError as error:
+        return render_template("admin/message.html", title="Nothing exported", message=str(error),
+                               campaign=item), 409
+    return send_file(io.BytesIO(made.content), mimetype=made.media_type, as_attachment=True,
+                     download_name=made.name)

@@ -1,0 +1,198 @@
+"""Decisions taken by a researcher on the dashboard, recorded through the operations' review code.
+
+The buttons map onto the review policy's actions (``da_platform.operations.review``): approve and
+use, approve but exclude the data, reject (excludes the data), bonus, block. Each becomes one
+``ReviewDecision`` per affected assignment, stored with its reason by ``review.store`` (which also
+writes the audit row), plus an audit row naming the researcher. Tokens are the policy's own for
+approve / reject / block, so neither the policy nor a second click can decide an assignment twice.
+
+MTurk and Prolific decisions are stored ``pending`` and sent by the next ``da-platform mturk review``
+(or ``prolific review``), which sends every pending decision. Own-pool workers have no provider to
+call: their decisions are carried out at once (assignment status, blocked flag) and marked done.
+When every finished assignment has a decision already, "approve and use" / "approve but exclude"
+record a data-only decision (``use_data`` / ``exclude_data``, nothing to send).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker, utcnow
+from da_platform.operations.audit import audit
+from da_platform.operations.decisions import DONE, FAILED
+from da_platform.operations.money import amount_string, parse_amount
+from da_platform.operations.review import PlannedDecision, ReviewPolicy, Verdict, judge, store
+from da_platform.operations.tokens import request_token
+from da_platform.ratings import worker_label
+
+
+@dataclass(frozen=True)
+class Action:
+    key: str
+    label: str
+    decision: str  # ReviewDecision.action
+    use_data: bool | None  # None: leaves the data decision as it is
+    explanation: str
+
+
+ACTIONS = {a.key: a for a in (
+    Action("approve_use", "Approve & use", "approve", True,
+           "Pay the reward and use the ratings (if the worker passes quality control)."),
+    Action("approve_exclude", "Approve but exclude", "approve", False,
+           "Pay the reward but leave the ratings out of every score and ranking."),
+    Action("reject", "Reject", "reject", False,
+           "Do not pay; the ratings are left out. The worker sees the rejection message."),
+    Action("bonus", "Bonus", "bonus", None, "Pay a bonus on top of the reward (exact amount)."),
+    Action("block", "Block", "block", None, "Keep the worker from any further work in this campaign."),
+)}
+NO_PROVIDER = ("pool",)  # sources paid outside the platform: decisions are carried out at once
+
+
+class DecisionError(ValueError):
+    """The decision cannot be taken (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a decision will record: the planned rows and what the confirmation page says."""
+
+    action: Action
+    worker: Worker
+    planned: tuple[PlannedDecision, ...]
+    data_only: bool  # no assignment to decide: a data decision is recorded alone
+    notes: tuple[str, ...]
+
+
+def policy_of(campaign: Campaign) -> ReviewPolicy:
+    return ReviewPolicy.from_dict((campaign.settings or {}).get("review"))
+
+
+def recommendation(session: Session, campaign: Campaign, worker: Worker, qc) -> Verdict:
+    """What the campaign's review policy would decide for this worker's work."""
+    given = session.scalar(
+        select(Rating.id).join(Assignment, Assignment.id == Rating.assignment_id)
+        .join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id).limit(1))
+    return judge(policy_of(campaign), qc, 0 if given is None else 1)
+
+
+def _assignments(session: Session, campaign: Campaign, worker: Worker) -> list[Assignment]:
+    return list(session.scalars(
+        select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id).order_by(Assignment.id)))
+
+
+def _decided(session: Session, campaign: Campaign, actions: tuple[str, ...]) -> set[int]:
+    return set(session.scalars(
+        select(ReviewDecision.assignment_id).where(
+            ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(actions),
+            ReviewDecision.status != FAILED, ReviewDecision.assignment_id.is_not(None))))
+
+
+def _awaiting(assignment: Assignment) -> bool:
+    """Finished work a decision can be taken on (providers must have reported it submitted)."""
+    if assignment.source in NO_PROVIDER:
+        return assignment.status in (AssignmentStatus.completed, AssignmentStatus.submitted)
+    return assignment.status is AssignmentStatus.submitted
+
+
+def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amount: str | None = None,
+         reason: str = "", nonce: str = "") -> Plan:
+    """The decisions ``key`` would record for ``worker`` (nothing is written)."""
+    if key not in ACTIONS:
+        raise DecisionError(f"unknown decision {key!r}")
+    action = ACTIONS[key]
+    source = worker.source
+    assignments = _assignments(session, campaign, worker)
+    notes: list[str] = []
+
+    def planned(a: Assignment | None, kind: str, use: bool, money: Decimal | None, *token_parts) -> PlannedDecision:
+        return PlannedDecision(
+            assignment_id=a.id if a else None, worker_id=worker.id, worker=worker.external_id,
+            provider_assignment_id=a.provider_assignment_id if a else None, action=kind, use_data=use,
+            amount=money, reason=reason, request_token=request_token(f"{source}-{kind}", campaign.id, *token_parts))
+
+    if action.decision in ("approve", "reject"):
+        decided = _decided(session, campaign, ("approve", "reject"))
+        open_ = [a for a in assignments if a.id not in decided and _awaiting(a)]
+        waiting = [a for a in assignments if a.id not in decided and not _awaiting(a)]
+        if waiting:
+            notes.append(f"{len(waiting)} assignment(s) not finished (or not yet reported submitted): "
+                         "left for a later decision")
+        rows = tuple(planned(a, action.decision, bool(action.use_data), None, a.public_id) for a in open_)
+        if rows:
+            return Plan(action, worker, rows, False, tuple(notes))
+        if action.decision == "reject":
+            raise DecisionError("no finished assignment without a decision: nothing to reject (to stop using "
+                                "the data, choose 'approve but exclude')")
+        kind = "use_data" if action.use_data else "exclude_data"
+        notes.append("every finished assignment has a payment decision already: only the data decision is recorded")
+        row = PlannedDecision(None, worker.id, worker.external_id, None, kind, bool(action.use_data), None, reason,
+                              request_token(f"dashboard-{kind}", campaign.id, worker.id, nonce))
+        return Plan(action, worker, (row,), True, tuple(notes))
+    finished = [a for a in assignments if a.status not in (AssignmentStatus.in_progress, AssignmentStatus.abandoned)]
+    latest = finished[-1] if finished else (assignments[-1] if assignments else None)
+    if action.decision == "bonus":
+        try:
+            money = parse_amount(amount or "", field="amount")
+        except ValueError as error:
+            raise DecisionError(str(error)) from None
+        if money <= 0:
+            raise DecisionError("a bonus needs a positive amount such as '0.50'")
+        if not finished:
+            raise DecisionError("the worker has no finished assignment to pay a bonus on")
+        return Plan(action, worker, (planned(latest, "bonus", True, money, latest.public_id, nonce),), False,
+                    (f"paid on assignment {latest.public_id}",))
+    blocked = session.scalar(select(ReviewDecision.id).where(
+        ReviewDecision.campaign_id == campaign.id, ReviewDecision.worker_id == worker.id,
+        ReviewDecision.action == "block", ReviewDecision.status != FAILED).limit(1))
+    if blocked is not None:
+        raise DecisionError("the worker is blocked already")
+    return Plan(action, worker, (planned(latest, "block", True, None, worker.id),), False, ())
+
+
+def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> list[ReviewDecision]:
+    """Store the plan's decisions with their reason (``review.store``) and an audit row for the actor.
+
+    The caller commits. A reason is required.
+    """
+    if not any(p.reason.strip() for p in plan_.planned):
+        raise DecisionError("give a reason: it is stored with the decision")
+    worker = plan_.worker
+    provider = worker.source
+    data_only = [p for p in plan_.planned if p.action in ("use_data", "exclude_data")]
+    to_store = [p for p in plan_.planned if p not in data_only]
+    # Data-only and block decisions keep the worker's current data use; block rows store use_data=True
+    # only because the column is not nullable; campaign_analysis ignores block for data use.
+    store(session, campaign, to_store, provider=provider)
+    for p in data_only:
+        session.add(ReviewDecision(campaign_id=campaign.id, worker_id=p.worker_id, action=p.action,
+                                   use_data=p.use_data, reason=p.reason, request_token=p.request_token, status=DONE,
+                                   outcome="data decision: nothing to send"))
+    session.flush()
+    tokens = [p.request_token for p in plan_.planned]
+    rows = list(session.scalars(select(ReviewDecision).where(ReviewDecision.request_token.in_(tokens))))
+    if provider in NO_PROVIDER:
+        for decision in rows:
+            if decision.status != DONE:
+                _carry_out(session, decision)
+    audit(session, f"dashboard.decide.{plan_.action.key}", campaign_id=campaign.id,
+          target=worker_label(worker.source, worker.external_id), reason=plan_.planned[0].reason,
+          details={"decisions": [d.id for d in rows], "request_tokens": tokens,
+                   "amount": amount_string(plan_.planned[0].amount) if plan_.planned[0].amount else None},
+          actor=actor)
+    return rows
+
+
+def _carry_out(session: Session, decision: ReviewDecision) -> None:
+    """An own-pool decision: nothing to send; its effect is applied here and it is marked done."""
+    if decision.action in ("approve", "reject") and decision.assignment_id is not None:
+        assignment = session.get(Assignment, decision.assignment_id)
+        assignment.status = AssignmentStatus.approved if decision.action == "approve" else AssignmentStatus.rejected
+    if decision.action == "block":
+        session.get(Worker, decision.worker_id).blocked = True
+    decision.status, decision.updated_at = DONE, utcnow()
+    decision.outcome = "own pool: no provider to call; recorded (pay outside the platform)"

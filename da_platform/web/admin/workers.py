@@ -1,0 +1,174 @@
+"""Worker pages: every worker's quality control, one worker's plots and the decision buttons."""
+from __future__ import annotations
+
+import math
+import secrets
+
+import numpy as np
+from flask import Response, flash, redirect, render_template, request, url_for
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import aliased
+
+from da_platform.models import Assignment, Campaign, Hit, Question, Rating, ReviewDecision, Slot, SlotType, System, Worker
+from da_platform.ratings import worker_label
+from da_platform.web.admin import bp
+from da_platform.web.admin.auth import current_user, login_required
+from da_platform.web.admin.context import campaign_analysis, campaign_or_404, worker_or_404
+from da_platform.web.admin.decisions import ACTIONS, DecisionError, plan, policy_of, recommendation, record
+from da_platform.web.admin.plots import scatter_png, timeline_png, worker_rows
+from da_platform.web.database import get_session
+
+FAST_SECONDS = 2.0  # median time per item below this is flagged
+
+
+def _campaign_workers(campaign: Campaign) -> dict[str, Worker]:
+    """Workers with an assignment in the campaign, by analysis label."""
+    workers = get_session().scalars(
+        select(Worker).join(Assignment, Assignment.worker_id == Worker.id).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id).distinct())
+    return {worker_label(w.source, w.external_id): w for w in workers}
+
+
+def _decisions(campaign: Campaign) -> dict[int, list[ReviewDecision]]:
+    by_worker: dict[int, list[ReviewDecision]] = {}
+    for d in get_session().scalars(select(ReviewDecision).where(ReviewDecision.campaign_id == campaign.id)
+                                   .order_by(ReviewDecision.id)):
+        by_worker.setdefault(d.worker_id, []).append(d)
+    return by_worker
+
+
+def _median_seconds(analysis, label: str) -> float:
+    seconds = analysis.table.seconds[worker_rows(analysis.table, label)]
+    seconds = seconds[~np.isnan(seconds)]
+    return float(np.median(seconds)) if len(seconds) else math.nan
+
+
+def _flags(qc, median: float, worker: Worker, excluded: bool, policy) -> list[str]:
+    flags = []
+    if qc is not None and qc.status != "passed":
+        flags.append(f"QC {qc.status.replace('_', ' ')}")
+    if qc is not None and policy.reject_identical_run and qc.longest_identical_run >= policy.reject_identical_run:
+        flags.append(f"{qc.longest_identical_run} identical in a row")
+    if median < FAST_SECONDS:
+        flags.append(f"fast ({median:.1f} s per item)")
+    if excluded:
+        flags.append("data excluded")
+    if worker.blocked:
+        flags.append("blocked")
+    return flags
+
+
+def _summary(analysis, label: str, worker: Worker, decisions: list[ReviewDecision], policy) -> dict:
+    qc = analysis.worker_qc.get(label)
+    median = _median_seconds(analysis, label)
+    data = analysis.decisions.get(label)
+    return {"label": label, "worker": worker, "qc": qc, "median_seconds": median,
+            "flags": _flags(qc, median, worker, label in analysis.excluded, policy),
+            "data": data, "decisions": decisions}
+
+
+@bp.get("/campaigns/<int:campaign_id>/workers")
+@login_required
+def workers(campaign_id: int):
+    """Every worker: QC p-value, pairs, mean scores, repeat consistency, time per item, flags, decision."""
+    campaign = campaign_or_404(campaign_id)
+    analysis = campaign_analysis(campaign)
+    by_label = _campaign_workers(campaign)
+    decisions = _decisions(campaign)
+    policy = policy_of(campaign)
+    rows = [_summary(analysis, label, by_label[label], decisions.get(by_label[label].id, []), policy)
+            for label in sorted(by_label, key=lambda w: (w not in analysis.worker_qc, w))]
+    return render_template("admin/workers.html", campaign=campaign, rows=rows, analysis=analysis)
+
+
+def _check_pairs(campaign: Campaign, worker: Worker) -> list[dict]:
+    """The worker's BAD_REF pairs with the question, both answers and both scores."""
+    original, original_rating = aliased(Slot), aliased(Rating)
+    rows = get_session().execute(
+        select(Question.text, System.name, original.candidate_text, original_rating.score, Slot.candidate_text,
+               Rating.score)
+        .select_from(Rating).join(Assignment, Assignment.id == Rating.assignment_id)
+        .join(Slot, Slot.id == Rating.slot_id).join(Hit, Hit.id == Slot.hit_id)
+        .join(original, original.id == Slot.original_slot_id)
+        .join(original_rating, (original_rating.slot_id == original.id)
+              & (original_rating.assignment_id == Rating.assignment_id))
+        .join(Question, Question.id == Slot.question_id).join(System, System.id == Slot.system_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id,
+               Slot.slot_type == SlotType.BAD_REF)
+        .order_by(Assignment.id, Slot.position)
+    ).all()
+    return [{"question": q, "system": s, "original": o, "original_score": os_, "degraded": d, "degraded_score": ds}
+            for q, s, o, os_, d, ds in rows]
+
+
+@bp.get("/campaigns/<int:campaign_id>/workers/<int:worker_id>")
+@login_required
+def worker(campaign_id: int, worker_id: int):
+    """One worker: QC, plots, the policy's recommendation, decision buttons and history, check pairs."""
+    campaign = campaign_or_404(campaign_id)
+    person = worker_or_404(campaign, worker_id)
+    analysis = campaign_analysis(campaign)
+    label = worker_label(person.source, person.external_id)
+    policy = policy_of(campaign)
+    decisions = _decisions(campaign).get(person.id, [])
+    summary = _summary(analysis, label, person, decisions, policy)
+    assignments = get_session().scalars(
+        select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.worker_id == person.id).order_by(Assignment.id)).all()
+    return render_template(
+        "admin/worker.html", campaign=campaign, summary=summary, actions=ACTIONS.values(),
+        verdict=recommendation(get_session(), campaign, person, summary["qc"]), assignments=assignments,
+        pairs=_check_pairs(campaign, person), has_ratings=label in analysis.table.worker.labels)
+
+
+@bp.get("/campaigns/<int:campaign_id>/workers/<int:worker_id>/<any(scatter, timeline):kind>.png")
+@login_required
+def worker_plot(campaign_id: int, worker_id: int, kind: str):
+    campaign = campaign_or_404(campaign_id)
+    person = worker_or_404(campaign, worker_id)
+    table = campaign_analysis(campaign).table
+    label = worker_label(person.source, person.external_id)
+    png = (scatter_png if kind == "scatter" else timeline_png)(table, label)
+    return Response(png, mimetype="image/png")
+
+
+@bp.route("/campaigns/<int:campaign_id>/workers/<int:worker_id>/decide", methods=["GET", "POST"])
+@login_required
+def decide(campaign_id: int, worker_id: int):
+    """GET: the confirmation page for one decision; POST (from that page): record it with its reason."""
+    campaign = campaign_or_404(campaign_id)
+    person = worker_or_404(campaign, worker_id)
+    session = get_session()
+    key = request.values.get("action", "")
+    amount = request.values.get("amount", "").strip() or None
+    back = url_for("admin.worker", campaign_id=campaign.id, worker_id=person.id)
+    if request.method == "GET":
+        analysis = campaign_analysis(campaign)
+        qc = analysis.worker_qc.get(worker_label(person.source, person.external_id))
+        verdict = recommendation(session, campaign, person, qc)
+        try:
+            proposal = plan(session, campaign, person, key, amount=amount, reason=verdict.reason)
+        except DecisionError as error:
+            return render_template("admin/message.html", title="Cannot take this decision", message=str(error),
+                                   back=back), 409
+        return render_template("admin/confirm.html", campaign=campaign, worker=person, plan=proposal,
+                               verdict=verdict, amount=amount, nonce=secrets.token_hex(8), back=back)
+    reason = request.form.get("reason", "").strip()
+    try:
+        proposal = plan(session, campaign, person, key, amount=amount, reason=reason,
+                        nonce=request.form.get("nonce", ""))
+        if request.form.get("confirm") != "yes":
+            raise DecisionError("the decision was not confirmed")
+        rows = record(session, campaign, proposal, actor=f"admin:{current_user().username}")
+        session.commit()
+    except DecisionError as error:
+        session.rollback()
+        return render_template("admin/message.html", title="Nothing recorded", message=str(error), back=back), 409
+    except IntegrityError:
+        session.rollback()
+        return render_template("admin/message.html", title="Already recorded",
+                               message="This decision was recorded already (the form was sent twice).",
+                               back=back), 409
+    flash(f"Recorded: {ACTIONS[key].label} ({len(rows)} decision(s)).")
+    return redirect(back, code=303)
