@@ -341,7 +341,8 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
     client = _mturk(context, row.id, live, endpoint_url)
     with context.sessions() as session:
         hits = work_ids(session, session.get(Campaign, row.id), "mturk")
-    for hit_id in hits:
+    deleted = set((row.settings or {}).get("mturk_launch", {}).get("deleted_hits", []))
+    for hit_id in [h for h in hits if h not in deleted]:
         if extend_hours:
             until = datetime.now(timezone.utc) + timedelta(hours=extend_hours)
             _provider_errors(lambda: client.extend(hit_id, until))
@@ -353,10 +354,14 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
             try:
                 client.delete(hit_id)
                 outcome += ", deleted"
+                deleted.add(hit_id)
             except ProviderError as error:
                 outcome += f", not deleted ({error})"
         with context.sessions.begin() as session:
             audit(session, action, campaign_id=row.id, target=hit_id, outcome=outcome)
+            stored = session.get(Campaign, row.id)
+            launch_state = {**stored.settings.get("mturk_launch", {}), "deleted_hits": sorted(deleted)}
+            stored.settings = {**stored.settings, "mturk_launch": launch_state}
         click.echo(f"{hit_id}: {outcome}")
     if not extend_hours:
         with context.sessions.begin() as session:

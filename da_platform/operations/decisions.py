@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from da_platform.models import Assignment, AssignmentStatus, Hit, ReviewDecision, Worker, utcnow
 from da_platform.operations.audit import audit
 from da_platform.operations.money import parse_amount
-from da_platform.operations.provider import Provider, ProviderError, ProviderStatus
+from da_platform.operations.provider import OutcomeUnknown, Provider, ProviderError, ProviderStatus
 from da_platform.operations.retry import RetriesExhausted
 
 PENDING, SENT, DONE, FAILED = "pending", "sent", "done", "failed"
@@ -125,7 +125,7 @@ def _send(sessions: sessionmaker[Session], campaign_id: int, provider: Provider,
               details={"decision": target.decision_id, "request_token": target.token, "amount": decision.amount})
     try:
         outcome = _call(provider, target, messages)
-    except RetriesExhausted as error:
+    except (RetriesExhausted, OutcomeUnknown) as error:
         with sessions.begin() as session:  # may or may not have reached the provider: reconcile later
             _finish(session, target, SENT, f"{UNVERIFIED}{error}", campaign_id, provider)
         report.unverified += 1

@@ -35,6 +35,7 @@ _STATUS = {
     "Rejected": ProviderStatus.rejected,
 }
 _HIT_ID = re.compile(r"\b[A-Z0-9]{30}\b")
+_THROTTLED = re.compile(r"\b(rate exceeded|throttled|throttling)\b", re.IGNORECASE)
 NOTIFY_BATCH = 100  # NotifyWorkers takes at most 100 worker ids
 
 
@@ -78,8 +79,7 @@ def is_transient(error: BaseException) -> bool:
     if code in TRANSIENT_CODES:
         return True
     status = getattr(error, "response", {}).get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-    message = error_message(error).lower()
-    return status >= 500 or "rate exceeded" in message or "throttl" in message
+    return status >= 500 or _THROTTLED.search(error_message(error)) is not None
 
 
 class MTurk:

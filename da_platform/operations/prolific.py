@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 from urllib.parse import urlencode, urljoin
 
 from da_platform.operations.money import amount_string, from_cents, parse_amount, to_cents
-from da_platform.operations.provider import ProviderAssignment, ProviderError, ProviderStatus
+from da_platform.operations.provider import OutcomeUnknown, ProviderAssignment, ProviderError, ProviderStatus
 from da_platform.operations.retry import Backoff, call_with_retry
 
 PROLIFIC_API = "https://api.prolific.com"
@@ -154,9 +154,12 @@ class Prolific:
             except (requests.ConnectionError, requests.Timeout) as error:
                 if retry_unsafe:
                     raise _Transient(error) from error
-                raise ProviderError(f"Prolific {method} {path}: {error} (not retried: it may have been applied)")
+                raise OutcomeUnknown(f"Prolific {method} {path}: {error} (not retried: it may have been applied)")
             if response.status_code == 429 or (retry_unsafe and response.status_code >= 500):
                 raise _Transient(ProlificError(method, path, response.status_code, response.text[:300]))
+            if response.status_code >= 500:
+                raise OutcomeUnknown(f"Prolific {method} {path} answered HTTP {response.status_code} "
+                                     "(not retried: it may have been applied)")
             if response.status_code >= 400:
                 try:
                     detail = response.json()

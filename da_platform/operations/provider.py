@@ -16,6 +16,10 @@ class ProviderError(RuntimeError):
     """A provider refused a request (the message says which and why)."""
 
 
+class OutcomeUnknown(ProviderError):
+    """A request that must not be repeated blindly may or may not have been applied."""
+
+
 class ProviderStatus(str, enum.Enum):
     """A provider's assignment / submission status, in the platform's words."""
 

@@ -4,7 +4,8 @@ For every launched HIT (MTurk) or study (Prolific): list every assignment (all p
 matching ``Assignment`` (by provider assignment id) — status and provider data — and record
 assignments the platform never saw in the audit log. MTurk workers who finished as many HITs as
 the campaign allows get an ``exclude`` decision (the exclusion qualification). Finally every
-``sent`` decision is reconciled with the provider (see :mod:`.decisions`).
+``sent`` decision is reconciled with the provider (see :mod:`.decisions`) and every ``pending``
+one (stored by a review that stopped before sending it) is sent.
 """
 from __future__ import annotations
 
@@ -123,4 +124,6 @@ def sync_campaign(sessions: sessionmaker[Session], campaign_id: int, provider: P
         result.reconciled.add(execute_pending(sessions, campaign_id, provider, messages, only=("exclude",)))
     result.reconciled.add(reconcile(sessions, campaign_id, provider, messages,
                                     resend_unverified_bonuses=resend_unverified_bonuses))
+    # Decisions stored by an interrupted review (decided, never sent) are carried out now.
+    result.reconciled.add(execute_pending(sessions, campaign_id, provider, messages))
     return result
