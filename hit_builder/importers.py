@@ -2,7 +2,8 @@
 
 Each function reads and checks a whole file first and adds nothing unless every record is good,
 so a caller that runs it inside :func:`da_platform.db.transaction` leaves the database exactly as
-it was on any :class:`~analysis.errors.InputError`. Objects are added and flushed, not committed.
+it was on any :class:`~analysis.errors.InputError`. Rows are inserted (bulk, flushed), not committed;
+the returned objects load their questions and answers lazily.
 
 File formats and field names: ``docs/input-formats.md``.
 """
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
 from da_platform.models import Answer, Question, Reference, System, TestSet
 from hit_builder.readers import Table, read_table
@@ -29,20 +30,14 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
     if session.scalar(select(TestSet.id).where(TestSet.name == name)) is not None:
         raise table.error(f"a test set named {name!r} already exists; choose another name", field="name")
     test_set = TestSet(name=name, source_file=table.file)
-    test_set.questions = [
-        Question(
-            external_id=record.id,
-            text=record.question,
-            context=record.context,
-            answer_type=record.answer_type,
-            yes_no_label=record.yes_no,
-            gold_entities=list(record.entities) if record.entities else None,
-            references=[Reference(position=i, text=text) for i, text in enumerate(record.references)],
-        )
-        for record in records
-    ]
     session.add(test_set)
     session.flush()
+    _insert(session, Question, [{"test_set_id": test_set.id, "external_id": r.id, "text": r.question,
+                                 "context": r.context, "answer_type": r.answer_type, "yes_no_label": r.yes_no,
+                                 "gold_entities": list(r.entities) if r.entities else None} for r in records])
+    question_ids = _question_ids(session, test_set)
+    _insert(session, Reference, [{"question_id": question_ids[r.id], "position": position, "text": text}
+                                 for r in records for position, text in enumerate(r.references)])
     return test_set
 
 
@@ -66,26 +61,24 @@ def import_system_answers(
     for record in records:
         groups.setdefault(record.system or default, []).append(record)
 
-    questions = {q.external_id: q for q in _questions(session, test_set)}
+    question_ids = _question_ids(session, test_set)
     _check_new_systems(session, test_set, table, groups, long_table)
     for record in records:
-        if record.id not in questions:
+        if record.id not in question_ids:
             raise table.error(f"no question with id {record.id!r} in test set {test_set.name!r}",
                               line=record.line, field="id")
     for name, answers in groups.items():
         answered = {a.id for a in answers}
-        missing = [qid for qid in questions if qid not in answered]
+        missing = [qid for qid in question_ids if qid not in answered]
         if missing:
             raise table.error(f"system {name!r} has no answer for {_count(missing, 'question')} of test set "
                               f"{test_set.name!r}: {_listing(missing)}", field="id")
 
-    systems = []
-    for name, answers in groups.items():
-        new = System(test_set=test_set, name=name, is_human=False, source_file=table.file)
-        new.answers = [Answer(question=questions[a.id], text=a.answer) for a in answers]
-        systems.append(new)
+    systems = [System(test_set=test_set, name=name, is_human=False, source_file=table.file) for name in groups]
     session.add_all(systems)
     session.flush()
+    _insert(session, Answer, [{"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer}
+                              for new, answers in zip(systems, groups.values()) for a in answers])
     return systems
 
 
@@ -97,17 +90,35 @@ def import_second_reference_as_human(session: Session, test_set: TestSet, *, nam
     source = Table(test_set.source_file or f"test set {test_set.name}", "", (), ())
     name = check_name(name, source, field="system", what="system")
     _check_new_systems(session, test_set, source, {name: []}, long_table=False)
-    questions = _questions(session, test_set, with_references=True)
-    lacking = [q.external_id for q in questions if len(q.references) < 2]
+    rows = session.execute(
+        select(Question.id, Question.external_id, Reference.text)
+        .outerjoin(Reference, (Reference.question_id == Question.id) & (Reference.position == 1))
+        .where(Question.test_set_id == test_set.id)
+        .order_by(Question.id)
+    ).all()
+    lacking = [external_id for _, external_id, text in rows if text is None]
     if lacking:
         raise source.error(f"{_count(lacking, 'question')} of test set {test_set.name!r} "
                            f"{'has' if len(lacking) == 1 else 'have'} no second reference, which a "
                            f"{name} system needs: {_listing(lacking)}", field="references")
     human = System(test_set=test_set, name=name, is_human=True, source_file=test_set.source_file)
-    human.answers = [Answer(question=q, text=q.references[1].text) for q in questions]
     session.add(human)
     session.flush()
+    _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text}
+                              for question_id, _, text in rows])
     return human
+
+
+def _question_ids(session: Session, test_set: TestSet) -> dict[str, int]:
+    """Database id of each question by its id in the file, in file order."""
+    query = select(Question.external_id, Question.id).where(Question.test_set_id == test_set.id)
+    return {external_id: question_id for external_id, question_id in session.execute(query.order_by(Question.id))}
+
+
+def _insert(session: Session, model: type, rows: list[dict]) -> None:
+    """Bulk INSERT (one statement per batch, no ORM objects): imports of 100,000 answers stay fast."""
+    if rows:
+        session.execute(insert(model), rows)
 
 
 def _check_new_systems(session: Session, test_set: TestSet, table: Table, groups: dict[str, list[AnswerRecord]],
@@ -118,13 +129,6 @@ def _check_new_systems(session: Session, test_set: TestSet, table: Table, groups
             how = "" if long_table else " (give another name)"
             raise table.error(f"test set {test_set.name!r} already has a system named {name!r}{how}",
                               line=answers[0].line if long_table and answers else None, field="system")
-
-
-def _questions(session: Session, test_set: TestSet, *, with_references: bool = False) -> list[Question]:
-    query = select(Question).where(Question.test_set_id == test_set.id).order_by(Question.id)
-    if with_references:
-        query = query.options(selectinload(Question.references))
-    return list(session.scalars(query))
 
 
 def _count(items: list[str], noun: str) -> str:

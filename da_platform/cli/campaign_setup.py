@@ -4,16 +4,15 @@ Each command group appends itself to ``COMMANDS``.
 """
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Callable
 
 import click
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_platform.cli import CliContext, pass_context
-from da_platform.models import System, TestSet
+from da_platform.models import Answer, Question, Reference, System, TestSet
 
 COMMANDS: list[click.Command] = []
 
@@ -44,20 +43,25 @@ def _run_import(context: CliContext, work: Callable[[Session], list[str]]) -> No
         click.echo(line)
 
 
-def _describe_test_set(test_set: TestSet) -> str:
-    questions = test_set.questions
-    types = Counter(q.answer_type.value if q.answer_type else "unset" for q in questions)
-    references = Counter(len(q.references) for q in questions)
-    with_context = sum(q.context is not None for q in questions)
-    return (f"test set {test_set.name!r}: {len(questions)} questions; references per question: "
-            + ", ".join(f"{n}×{count}" for n, count in sorted(references.items()))
+def _describe_test_set(session: Session, test_set: TestSet) -> str:
+    """One line: how many questions, references per question, contexts and answer types."""
+    questions = select(Question).where(Question.test_set_id == test_set.id).subquery()
+    types = session.execute(select(questions.c.answer_type, func.count()).group_by(questions.c.answer_type)).all()
+    with_context = session.scalar(select(func.count()).where(questions.c.context.is_not(None)))
+    per_question = (select(func.count(Reference.id).label("n")).join(questions, Reference.question_id == questions.c.id)
+                    .group_by(Reference.question_id).subquery())
+    references = session.execute(select(per_question.c.n, func.count()).group_by(per_question.c.n)).all()
+    total = sum(count for _, count in types)
+    type_counts = sorted((t.value if t else "unset", count) for t, count in types)
+    return (f"test set {test_set.name!r}: {total} questions; references per question: "
+            + ", ".join(f"{n}×{count}" for n, count in sorted(references))
             + f"; {with_context} with context; answer types: "
-            + ", ".join(f"{t} {count}" for t, count in sorted(types.items())))
+            + ", ".join(f"{t} {count}" for t, count in type_counts))
 
 
-def _describe_system(system: System) -> str:
-    human = " (human)" if system.is_human else ""
-    return f"system {system.name!r}{human}: {len(system.answers)} answers"
+def _describe_system(session: Session, system: System) -> str:
+    answers = session.scalar(select(func.count()).where(Answer.system_id == system.id))
+    return f"system {system.name!r}{' (human)' if system.is_human else ''}: {answers} answers"
 
 
 @click.group("import")
@@ -77,7 +81,7 @@ def import_test_set_command(context: CliContext, file: Path, name: str | None) -
     from hit_builder.importers import import_test_set
 
     def work(session: Session) -> list[str]:
-        return [f"imported {_describe_test_set(import_test_set(session, file, name=name))}"]
+        return [f"imported {_describe_test_set(session, import_test_set(session, file, name=name))}"]
 
     _run_import(context, work)
 
@@ -101,7 +105,7 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
 
     def work(session: Session) -> list[str]:
         test_set = find_test_set(session, test_set_name)
-        return [f"imported {_describe_system(imported)} from {file}"
+        return [f"imported {_describe_system(session, imported)} from {file}"
                 for file in files for imported in import_system_answers(session, test_set, file, system=system)]
 
     _run_import(context, work)
@@ -120,7 +124,7 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
 
     def work(session: Session) -> list[str]:
         human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name)
-        return [f"imported {_describe_system(human)} into test set {test_set_name!r}"]
+        return [f"imported {_describe_system(session, human)} into test set {test_set_name!r}"]
 
     _run_import(context, work)
 
@@ -136,8 +140,8 @@ def import_sample_command(context: CliContext, name: str, human: bool) -> None:
 
     def work(session: Session) -> list[str]:
         test_set = import_sample(session, name=name, human=human)
-        return ([f"imported {_describe_test_set(test_set)}"]
-                + [f"imported {_describe_system(system)}" for system in test_set.systems]
+        return ([f"imported {_describe_test_set(session, test_set)}"]
+                + [f"imported {_describe_system(session, system)}" for system in test_set.systems]
                 + [f"known quality of every answer: {sample_data_dir() / 'truth.json'}"])
 
     _run_import(context, work)
