@@ -19,11 +19,10 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from da_platform.cli import main
-from da_platform.db import upgrade
 from da_platform.models import Assignment, AuditLog, Campaign, Hit, ReviewDecision, Worker
 from da_platform.operations.mturk import MTurk, make_boto_client
 from da_platform.operations.retry import Backoff
-from tests.fakes.crowd import adversarial, constant, good, indifferent, quality_campaign, rate_hit, submit_form
+from tests.fakes.crowd import adversarial, constant, good, indifferent, quality_campaign, rate_hit, sqlite_database, submit_form
 from tests.fakes.fake_mturk import create_fake_mturk
 from tests.fakes.mturk_requester import Fault
 from tests.fakes.server import serve_wsgi
@@ -81,9 +80,7 @@ def world(database_url, tmp_path):
 @pytest.fixture
 def sqlite_world(tmp_path):
     """Checks of the command line's refusals: one database engine is enough."""
-    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
-    upgrade(url)
-    yield from _world(url, tmp_path)
+    yield from _world(sqlite_database(tmp_path), tmp_path)
 
 
 def launched(world: World, hits: int, name: str = "mturk-e2e") -> int:

@@ -14,10 +14,9 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from da_platform.cli import main
-from da_platform.db import upgrade
 from da_platform.models import ReviewDecision, Worker
 from da_platform.operations.prolific import Prolific, validate_rejection
-from tests.fakes.crowd import adversarial, good, indifferent, quality_campaign, rate_hit
+from tests.fakes.crowd import adversarial, good, indifferent, quality_campaign, rate_hit, sqlite_database
 from tests.fakes.fake_prolific import create_fake_prolific
 from tests.fakes.mturk_requester import Fault
 from tests.fakes.server import serve_wsgi
@@ -76,9 +75,7 @@ def world(database_url, tmp_path):
 @pytest.fixture
 def sqlite_world(tmp_path):
     """Checks of the command line's refusals: one database engine is enough."""
-    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
-    upgrade(url)
-    yield from _world(url, tmp_path)
+    yield from _world(sqlite_database(tmp_path), tmp_path)
 
 
 def published(world: World, hits: int, name: str) -> None:

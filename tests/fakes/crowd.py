@@ -18,6 +18,15 @@ from tests.web_factories import WebEnv
 Behaviour = Callable[[Slot], int]
 
 
+def sqlite_database(tmp_path) -> str:
+    """A freshly migrated SQLite file (for checks where one database engine is enough)."""
+    from da_platform.db import upgrade
+
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    upgrade(url)
+    return url
+
+
 def good(slot: Slot) -> int:
     """Rates originals high (varied), degraded copies low, repeats consistently."""
     base = slot.original_slot if slot.slot_type is SlotType.REPEAT else slot
