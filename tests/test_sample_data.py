@@ -97,3 +97,7 @@ def test_bundled_sample_imports_cleanly(session: Session) -> None:
     assert all(len(s.answers) == 300 for s in test_set.systems)
     question = next(q for q in test_set.questions if q.external_id == QUESTIONS[0]["id"])
     assert [r.text for r in question.references] == QUESTIONS[0]["references"]
+    small = import_sample(session, name="small", questions=20)
+    session.commit()
+    assert [q.external_id for q in small.questions] == [q["id"] for q in QUESTIONS[:20]]
+    assert len(small.systems) == 8 and all(len(s.answers) == 20 for s in small.systems)
