@@ -12,7 +12,9 @@ misses the entities, so both metrics add a bonus to the matched and the total co
 So ROUGE-L P = (LCS + B)/(|hyp| + B), R = (LCS + B)/(|ref| + B) with P and R maximised over the
 references (as for ``RougeL``); BLEU's modified precision p_n = (matches + B_n)/(n-grams + B_n). The
 yes/no bonus applies when the question has a gold label and its answer type is ``yes_no`` (or
-unknown); the entity bonus when it has gold entities and its type is ``entity`` (or unknown).
+unknown); the entity bonus when it has gold entities and its type is ``entity`` (or unknown). With
+the type unknown and both annotations present, ROUGE-L adds both bonuses and BLEU the yes/no one
+(as DuReader's reference scorer does).
 
 The platform stores answers as text only, so the hypothesis' opinion label is read from the answer
 by ``infer_yes_no_label`` (its opening words); pass another ``label_hypothesis`` to change that.

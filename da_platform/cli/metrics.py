@@ -106,7 +106,10 @@ def _score(corpora, metrics):
 
     total = sum(len(c.hypotheses) for c in corpora) * len(metrics)
     with click.progressbar(length=total, label="scoring", file=click.get_text_stream("stderr")) as bar:
-        return score_systems(corpora, metrics, progress=bar.update)
+        try:
+            return score_systems(corpora, metrics, progress=bar.update)
+        except ValueError as error:  # e.g. a question without references
+            raise click.ClickException(str(error))
 
 
 def _write(path: Path, text: str) -> None:
@@ -133,7 +136,8 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
 
     ROUGE-L (γ = 1.2), BLEU-1, BLEU-4, METEOR, exact match, token F1 and the adapted ROUGE-L / BLEU-4
     of Yang et al. 2018 (yes/no and entity bonuses from the test set's annotations). Chinese,
-    Japanese and Thai are compared character by character. Scores are in [0, 1].
+    Japanese and Thai are compared character by character. Scores are in [0, 1]. A human system
+    (e.g. HUMAN, the second references) is scored against the other references, not itself.
     """
     if list_metrics:
         from analysis.metrics import DEFAULT_METRICS, METRICS
