@@ -4,7 +4,7 @@ Answers are shown as images so that bots cannot read them and workers cannot pas
 language model. One image per text and role: the reference is drawn in grey, the candidate in black.
 
 Line breaking: at spaces for space-separated scripts and between characters for CJK/Thai (using
-:func:`analysis.text.is_character_token`), never before closing punctuation such as ``，`` ``。``
+:func:`analysis.text.tokenize` tokens), never before closing punctuation such as ``，`` ``。``
 ``)`` nor after opening brackets; a word wider than the line is broken between characters; ``\\n`` is
 a hard break.
 
@@ -31,7 +31,7 @@ import zlib
 from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
-from analysis.text import is_character_token
+from hit_builder.degrade import token_spans
 from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.storage import ImageStorage
@@ -146,8 +146,6 @@ class Renderer:
         self.space_width = self.fonts[space_face or 0].getlength(" ")
         self.text_width = style.width - 2 * style.padding
         self._units: dict[str, _Unit] = {}
-        self._lut = [round(v * (GREY_LEVELS - 1) / 255) for v in range(256)]
-        self._palette = [round(i * 255 / (GREY_LEVELS - 1)) for i in range(GREY_LEVELS) for _ in range(3)]
 
     # -- layout ----------------------------------------------------------------------------------
     def _runs(self, text: str) -> list[tuple[int, str]]:
@@ -166,16 +164,15 @@ class Renderer:
     def _unit(self, text: str) -> _Unit:
         unit = self._units.get(text)
         if unit is None:
-            from PIL import Image, ImageDraw
-
             x = 0.0
             pieces = []
             for face, run in self._runs(text):
                 font = self.fonts[face]
-                left, top, right, bottom = font.getbbox(run, anchor="ls")
-                if right > left and bottom > top:
-                    mask = Image.new("L", (right - left, bottom - top), 0)
-                    ImageDraw.Draw(mask).text((-left, -top), run, font=font, fill=255, anchor="ls")
+                # One call lays out and rasterises the run: an 8-bit coverage mask and its offset
+                # from the baseline origin (the same mask ImageDraw.text would paste).
+                mask, (left, top) = font.getmask2(run, mode="L", anchor="ls")
+                width, height = mask.size
+                if width and height:
                     pieces.append((round(x) + left, top, mask))
                 x += font.getlength(run)
             if len(self._units) >= _WORD_CACHE_LIMIT:
@@ -187,25 +184,10 @@ class Renderer:
     def units(paragraph: str) -> list[tuple[str, bool]]:
         """Break units of a paragraph as ``(text, space_before)``: words and CJK characters."""
         raw: list[tuple[str, bool]] = []
-        word, word_space, space = "", False, False
-        for character in paragraph:
-            if character.isspace():
-                if word:
-                    raw.append((word, word_space))
-                    word = ""
-                space = True
-            elif is_character_token(character):
-                if word:
-                    raw.append((word, word_space))
-                    word = ""
-                raw.append((character, space))
-                space = False
-            else:
-                if not word:
-                    word_space, space = space, False
-                word += character
-        if word:
-            raw.append((word, word_space))
+        previous_end = 0
+        for start, end in token_spans(paragraph):
+            raw.append((paragraph[start:end], start > previous_end))
+            previous_end = end
         merged: list[tuple[str, bool]] = []
         for text, space_before in raw:
             glued = merged and not space_before and (
@@ -286,7 +268,7 @@ class Renderer:
 
         self.chain.check(text, where)
         check_shaping(text, where, available=self.shaping)
-        grey = self.style.grey(Role(role))
+        level = round(self.style.grey(Role(role)) * (GREY_LEVELS - 1) / 255)
         rows: list[tuple] = []  # ("units", [(x, unit)]) or ("shaped", font, line, rtl)
         if complex_script(text):
             for paragraph in _paragraphs(text):
@@ -299,8 +281,9 @@ class Renderer:
         else:
             rows = [("units", line) for line in self.wrap(text)]
         padding = self.style.padding
-        image = Image.new("L", (self.style.width, 2 * padding + len(rows) * self.line_height), 255)
-        draw = None
+        # Drawn straight in the 16 output levels: background 15 (white), text the role's level; the
+        # antialiased edges are blended between the two by the paste itself.
+        image = Image.new("P", (self.style.width, 2 * padding + len(rows) * self.line_height), GREY_LEVELS - 1)
         core = image.im
         for number, row in enumerate(rows):
             baseline = padding + self.ascent + number * self.line_height
@@ -308,20 +291,18 @@ class Renderer:
                 for x, unit_text in row[1]:
                     for dx, dy, mask in self._unit(unit_text).pieces:
                         left, top = padding + round(x) + dx, baseline + dy
+                        width, height = mask.size
                         # The core paste (what Image.paste calls) clips at the edges; calling it
                         # directly saves half of the drawing time.
-                        core.paste(grey, (left, top, left + mask.width, top + mask.height), mask.im)
+                        core.paste(level, (left, top, left + width, top + height), mask)
             else:
                 _, font, line, rtl = row
-                draw = draw or ImageDraw.Draw(image)
+                mask = Image.new("L", (self.style.width, self.line_height), 0)
                 x = padding + (self.text_width - font.getlength(line) if rtl else 0)
-                draw.text((x, baseline), line, font=font, fill=grey, anchor="ls")
-        return self._png(image)
-
-    def _png(self, image) -> bytes:
-        indexed = image.point(self._lut)
-        indexed.putpalette(self._palette)  # only so that Pillow packs two pixels a byte ("P;4")
-        return encode_grey4_png(indexed.tobytes("raw", "P;4"), image.width, image.height)
+                ImageDraw.Draw(mask).text((x, self.ascent), line, font=font, fill=255, anchor="ls")
+                top = baseline - self.ascent
+                core.paste(level, (0, top, self.style.width, top + self.line_height), mask.im)
+        return encode_grey4_png(image.tobytes("raw", "P;4"), image.width, image.height)
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -335,11 +316,13 @@ def encode_grey4_png(packed: bytes, width: int, height: int, level: int = PNG_CO
     palette writer spends most of its time choosing row filters that do not pay on text images:
     unfiltered rows at zlib level 4 take half the time and come out a few per cent smaller.
     """
+    import numpy
+
     row = (width + 1) // 2
-    view = memoryview(packed)
-    rows = b"".join(b"\x00" + view[y * row:(y + 1) * row] for y in range(height))
+    rows = numpy.zeros((height, row + 1), numpy.uint8)  # each row: filter byte 0 (none), pixels
+    rows[:, 1:] = numpy.frombuffer(packed, numpy.uint8).reshape(height, row)
     header = struct.pack(">IIBBBBB", width, height, 4, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows, level))
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows.tobytes(), level))
             + _chunk(b"IEND", b""))
 
 
@@ -375,6 +358,8 @@ def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]],
         processes = (os.cpu_count() or 1) if total >= PARALLEL_THRESHOLD else 1
     jobs = [(text, Role(role).value, where) for text, role, where in jobs]
     keys: list[str] = []
+    if progress:
+        progress(0, total)
     chunk = 250
     chunks = [jobs[i:i + chunk] for i in range(0, total, chunk)]
     if processes <= 1:
