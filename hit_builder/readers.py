@@ -100,7 +100,8 @@ def _reject_duplicate_keys(file: str, line: int):
 def _read_jsonl(text: str, file: str) -> Table:
     records: list[Record] = []
     fields: dict[str, None] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Split on "\n" only: str.splitlines() would also split inside a string at U+2028, U+0085, ...
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:

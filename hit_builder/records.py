@@ -28,8 +28,7 @@ YES_NO_LABELS = ("yes", "no", "depends")
 ENTITY_SEPARATOR = ";"
 
 TEST_SET_FIELDS_JSONL = ("id", "question", "references", "context", "answer_type", "yes_no", "entities")
-TEST_SET_FIELDS_TABLE = ("id", "question", "reference", "reference_2", "...", "context", "answer_type",
-                         "yes_no", "entities")
+TEST_SET_FIELDS_TABLE = ("id", "question", "reference", "context", "answer_type", "yes_no", "entities")
 ANSWER_FIELDS = ("id", "answer", "system")
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -152,7 +151,7 @@ def _json_type(value: Any) -> str:
 def _check_fields(table: Table, allowed: set[str], required: tuple[str, ...], accepted: tuple[str, ...]) -> None:
     """Unknown or missing fields: for CSV/TSV at the header, for JSONL at the first record concerned."""
     hint_format = "jsonl" if table.format == "jsonl" else "csv"
-    listing = ", ".join(accepted)
+    listing = ", ".join(accepted).replace("reference,", "reference, reference_2, ...,")
     if table.format != "jsonl":
         for name in table.fields:
             if name not in allowed:

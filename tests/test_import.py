@@ -6,10 +6,15 @@ file is checked).
 """
 from __future__ import annotations
 
+import csv
+import io
+import json
 import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -108,11 +113,15 @@ CSV_TEST_SET = (
 )
 
 
-@pytest.mark.parametrize("name,content", [
-    ("qa.csv", CSV_TEST_SET),
-    ("qa.tsv", CSV_TEST_SET.replace(",", "\t").replace('"Why\t exactly?"', '"Why, exactly?"')
-     .replace('rains\t\r\n', 'rains,\r\n').replace('"Yes\t ""very"" wet."', '"Yes, ""very"" wet."')),
-])
+TSV_TEST_SET = (
+    "\ufeffid\tquestion\treference\treference_2\tcontext\tanswer_type\tyes_no\tentities\r\n"
+    'q1\tWhy, exactly?\t"Because it rains,\r\nand then it pours."\tRain.\t\tdescription\t\t\r\n'
+    'q2\tIs it wet?\t"Yes, ""very"" wet."\t\tWater is wet.\tyes_no\tno\t\r\n'
+    "q3\tWho said it?\tAda said it.\tAda.\t\tentity\t\tAda Lovelace; Charles Babbage;\r\n"
+)
+
+
+@pytest.mark.parametrize("name,content", [("qa.csv", CSV_TEST_SET), ("qa.tsv", TSV_TEST_SET)])
 def test_csv_and_tsv_test_sets(session: Session, tmp_path: Path, name: str, content: str) -> None:
     import_test_set(session, write(tmp_path, name, content), name="qa")
     session.commit()
@@ -183,8 +192,6 @@ def test_chinese_text_round_trips_exactly(sessions, tmp_path: Path) -> None:
 
 
 def json_line(question: str, reference: str) -> str:
-    import json
-
     return json.dumps({"id": "问1", "question": question, "references": [reference], "entities": ["绿萝"]},
                       ensure_ascii=False) + "\n"
 
@@ -204,6 +211,34 @@ def test_second_reference_as_human_system(sessions, tmp_path: Path) -> None:
             ("q1", "Second answer."), ("q2", "第二个。")]
         # The reference shown to workers stays position 0.
         assert [q.references[0].text for q in test_set.questions] == ["First answer.", "第一个。"]
+
+
+# Any text without control characters: Latin, CJK, emoji, combining marks, right-to-left scripts.
+TEXTS = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=30).filter(str.strip)
+
+
+@example(rows=[("line\u2028separator", "next\x85line", ""), ("\u00e9\u0301 e\u0301", "\u202eright-to-left", "")])
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(TEXTS, TEXTS, TEXTS), min_size=1, max_size=4))
+def test_any_unicode_text_round_trips_through_every_format(tmp_path_factory, rows) -> None:
+    """Whatever a researcher's tool writes (json.dumps, csv.writer) reads back as the NFC text."""
+    from hit_builder.readers import read_table
+    from hit_builder.records import normalize_text, parse_test_set
+
+    folder = tmp_path_factory.mktemp("unicode")
+    expected = [(f"q{i}", normalize_text(q), (normalize_text(r),)) for i, (q, r, _) in enumerate(rows)]
+    jsonl = "".join(json.dumps({"id": f"q{i}", "question": q, "references": [r]}, ensure_ascii=ascii_only) + "\n"
+                    for i, (q, r, _) in enumerate(rows) for ascii_only in [i % 2 == 0])
+    files = [write(folder, "t.jsonl", jsonl)]
+    for name, delimiter in (("t.csv", ","), ("t.tsv", "\t")):
+        buffer = io.StringIO(newline="")
+        writer = csv.writer(buffer, delimiter=delimiter)
+        writer.writerow(["id", "question", "reference"])
+        writer.writerows((f"q{i}", q, r) for i, (q, r, _) in enumerate(rows))
+        files.append(write(folder, name, buffer.getvalue()))
+    for path in files:
+        parsed = [(r.id, r.question, r.references) for r in parse_test_set(read_table(path))]
+        assert parsed == expected, path.name
 
 
 # --- bad input: test sets --------------------------------------------------------------------
