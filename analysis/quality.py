@@ -141,7 +141,7 @@ def signed_rank_test(differences: np.ndarray) -> TestResult:
     n = len(d)
     if n == 0:
         return TestResult(math.nan, math.nan, "no non-zero differences")
-    ranks = stats.rankdata(np.abs(d))
+    ranks = midranks(np.abs(d))
     w_plus = float(ranks[d > 0].sum())
     if n <= EXACT_MAX_PAIRS:
         doubled = np.rint(2 * ranks).astype(np.int64)  # mid-ranks are multiples of 1/2
@@ -153,17 +153,26 @@ def signed_rank_test(differences: np.ndarray) -> TestResult:
     return TestResult(w_plus, float(special.ndtr(-z)), "normal approximation")
 
 
+def midranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties getting the mean of the ranks they span (as scipy.stats.rankdata)."""
+    unique, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return (ends - (counts - 1) / 2.0)[inverse]
+
+
 def _upper_tail(doubled_ranks: np.ndarray, observed: int) -> float:
-    """P(sum of randomly signed ranks' positive part >= observed), every sign pattern equally likely."""
-    dist = np.zeros(int(doubled_ranks.sum()) + 1)
-    dist[0] = 1.0
+    """P(sum of randomly signed ranks' positive part >= observed), every sign pattern equally likely.
+
+    Counts the sign patterns by polynomial multiplication, one rank at a time; numpy evaluates the
+    overlapping in-place addition as if from a copy, so each step is one vector operation.
+    """
+    counts = np.zeros(int(doubled_ranks.sum()) + 1)
+    counts[0] = 1.0
     top = 0
     for r in doubled_ranks.tolist():
-        shifted = dist[: top + 1].copy()
-        dist[: top + 1] *= 0.5
-        dist[r: r + top + 1] += 0.5 * shifted
+        counts[r: r + top + 1] += counts[: top + 1]
         top += r
-    return float(min(1.0, dist[observed:].sum()))
+    return float(min(1.0, counts[observed:].sum() / 2.0 ** len(doubled_ranks)))
 
 
 def paired_ttest(original: np.ndarray, degraded: np.ndarray) -> TestResult:
@@ -294,9 +303,13 @@ def _mean(values: np.ndarray) -> float:
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
     """Pearson r of the repeat pairs; NaN with fewer than 2 pairs or no variance."""
-    if len(a) < 2 or np.std(a) == 0 or np.std(b) == 0:
+    if len(a) < 2:
         return math.nan
-    return float(np.corrcoef(a, b)[0, 1])
+    x, y = a - a.mean(), b - b.mean()
+    sxx, syy = float(np.dot(x, x)), float(np.dot(y, y))
+    if sxx == 0 or syy == 0:
+        return math.nan
+    return float(np.dot(x, y)) / math.sqrt(sxx * syy)
 
 
 def _longest_runs(table: RatingsTable, workers) -> np.ndarray:

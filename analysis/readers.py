@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 from analysis.errors import InputError
-from analysis.table import RatingRecord, RatingsTable
+from analysis.table import RatingRecord, RatingsTable, paused_gc
 
 LONG_CSV_COLUMNS: tuple[str, ...] = RatingRecord._fields
 """group, worker, hit, system, item, slot_type, slot, original_slot, score, seconds."""
@@ -31,13 +31,22 @@ def read_ratings(path: str | Path, format: str | None = None) -> RatingsTable:
     """Read a ratings file; ``format`` is ``csv``, ``jsonl`` or ``wmt`` (guessed when None)."""
     path = Path(path)
     format = format or guess_format(path)
-    if format == "csv":
-        return read_long_csv(path)
-    if format == "jsonl":
-        return read_jsonl(path)
-    if format == "wmt":
-        return read_wmt(path)
+    readers = {"csv": read_long_csv, "jsonl": read_jsonl, "wmt": read_wmt}
+    if format in readers:
+        return readers[format](path)
     raise ValueError(f"unknown ratings format {format!r}; expected one of {', '.join(FORMATS)}")
+
+
+def _without_gc(reader):
+    """Run a reader with the cyclic garbage collector paused (see ``analysis.table.paused_gc``)."""
+    import functools
+
+    @functools.wraps(reader)
+    def wrapper(path: str | Path) -> RatingsTable:
+        with paused_gc():
+            return reader(path)
+
+    return wrapper
 
 
 def guess_format(path: Path) -> str:
@@ -56,6 +65,7 @@ def _open(path: Path):
         raise InputError(f"cannot open: {error.strerror}", file=str(path)) from None
 
 
+@_without_gc
 def read_long_csv(path: str | Path) -> RatingsTable:
     """Read the platform's long CSV (comma separated, UTF-8, header line first)."""
     path = Path(path)
@@ -71,15 +81,16 @@ def read_long_csv(path: str | Path) -> RatingsTable:
     if missing:
         raise InputError(f"missing column(s) {', '.join(missing)}; the header must name "
                          f"{', '.join(LONG_CSV_COLUMNS)}", file=str(path), line=1, field=missing[0])
-    body = rows[1:]
     width = len(header)
-    for i, row in enumerate(body):
-        if len(row) != width:
-            raise InputError(f"expected {width} fields, found {len(row)}", file=str(path), line=i + 2)
-    columns = dict(zip(header, zip(*body))) if body else {h: () for h in header}
+    if set(map(len, rows)) - {width}:
+        i, row = next((i, row) for i, row in enumerate(rows) if len(row) != width)
+        raise InputError(f"expected {width} fields, found {len(row)}", file=str(path), line=i + 1)
+    columns = dict(zip(header, zip(*rows[1:]))) if len(rows) > 1 else {h: () for h in header}
+    del rows  # the row lists are no longer needed; the columns hold the strings
     return _table_from_text_columns(columns, str(path), first_line=2)
 
 
+@_without_gc
 def read_jsonl(path: str | Path) -> RatingsTable:
     """Read one JSON object per line with the long CSV's fields (``seconds`` optional)."""
     path = Path(path)
@@ -121,6 +132,7 @@ def read_jsonl(path: str | Path) -> RatingsTable:
     return _table_from_text_columns(columns, str(path), first_line=1, lines=lines)
 
 
+@_without_gc
 def read_wmt(path: str | Path) -> RatingsTable:
     """Read a WMT DA release table (whitespace separated, header ``WMT_COLUMNS``).
 
@@ -190,7 +202,7 @@ def _table_from_text_columns(columns, source: str, *, first_line: int, lines: li
     try:
         return RatingsTable.from_columns(
             group=columns["group"], worker=columns["worker"], hit=columns["hit"], system=columns["system"],
-            item=columns["item"], slot_type=[t.strip() for t in columns["slot_type"]], slot=columns["slot"],
+            item=columns["item"], slot_type=columns["slot_type"], slot=columns["slot"],
             original_slot=columns["original_slot"], score=columns["score"],
             seconds=columns.get("seconds"), source=source, first_line=0,
         )
