@@ -1,9 +1,9 @@
 """Campaigns with ratings for the dashboard and export tests.
 
 Campaigns are built by the real builder (``hit_builder.build.build_campaign``) from a small test set
-made with ``tests.factories``; ratings go through the worker flow's own functions
-(``da_platform.web.flow.mark_shown`` / ``record_rating``) with chosen server times, so time on
-item and completion times are known. Systems have a known quality order.
+made with ``tests.factories``; ratings are stored directly with the models, as the worker flow
+stores them (in slot order, with server times chosen here, so time on item and completion times
+are known). Systems have a known quality order.
 """
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ import random
 import secrets
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, Campaign, Hit, Slot, SlotType, Worker
-from da_platform.web.flow import load_state, mark_shown, record_rating
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, SlotType, Worker
 from hit_builder.build import build_campaign
 from hit_builder.storage import LocalImageStorage
 from tests.factories import make_test_set
@@ -64,24 +63,29 @@ def careless(slot: Slot, rng: random.Random) -> int:
 def rate_hit(session: Session, campaign: Campaign, hit_index: int, worker_id: str, behaviour=good, *,
              source: str = "pool", start: datetime = START, seconds: int = 6, slots: int | None = None,
              seed: int = 0) -> Assignment:
-    """``worker_id`` rates HIT ``hit_index`` (all of it, or the first ``slots`` slots). Commits."""
+    """``worker_id`` rates HIT ``hit_index`` in order (all of it, or its first ``slots`` slots),
+    ``seconds`` per item from ``start``; stored as the worker flow stores it, in one go. Commits."""
     rng = random.Random(seed)
     worker = session.scalar(select(Worker).where(Worker.source == source, Worker.external_id == worker_id))
     if worker is None:
         worker = Worker(source=source, external_id=worker_id)
         session.add(worker)
     hit = session.scalar(select(Hit).where(Hit.campaign_id == campaign.id, Hit.index == hit_index))
-    assignment = Assignment(hit=hit, worker=worker, public_id=secrets.token_urlsafe(16), source=source,
-                            provider_assignment_id=None if source == "pool" else f"A{secrets.token_hex(6).upper()}",
-                            started_at=start)
-    session.add(assignment)
-    session.commit()
     ordered = session.scalars(select(Slot).where(Slot.hit_id == hit.id).order_by(Slot.position)).all()
-    now = start
-    mark_shown(session, load_state(session, assignment.public_id), now)
-    for slot in ordered[:slots]:
-        now += timedelta(seconds=seconds)
-        record_rating(session, assignment.public_id, slot.public_id, str(behaviour(slot, rng)), now=now)
+    rated = ordered[:slots]
+    finished = len(rated) == len(ordered)
+    end = start + timedelta(seconds=seconds * len(rated))
+    assignment = Assignment(
+        hit=hit, worker=worker, public_id=secrets.token_urlsafe(16), source=source,
+        provider_assignment_id=None if source == "pool" else f"A{secrets.token_hex(6).upper()}",
+        started_at=start, next_position=len(rated),
+        status=AssignmentStatus.completed if finished else AssignmentStatus.in_progress,
+        completed_at=end if finished else None, current_shown_at=None if finished else end)
+    session.add(assignment)
+    session.flush()
+    session.execute(insert(Rating), [
+        {"assignment_id": assignment.id, "slot_id": slot.id, "score": behaviour(slot, rng),
+         "shown_at": start + timedelta(seconds=seconds * i), "rated_at": start + timedelta(seconds=seconds * (i + 1))}
+        for i, slot in enumerate(rated)])
     session.commit()
-    session.refresh(assignment)
     return assignment
