@@ -93,9 +93,9 @@ def rate_one_hit(http: requests.Session, invite_url: str, oracle: SlotOracle, pr
     if assignment is None:
         raise CrowdError(f"the invite link led to {page.url}, not to a task")
     slot_url = assignment.group(1) + "/slot"
+    page = http.get(slot_url, timeout=30)
     ratings = 0
     for _ in range(MAX_PAGES_PER_HIT):
-        page = http.get(slot_url, timeout=30)
         _check(page, slot_url)
         if page.url.endswith("/done"):
             return ratings
@@ -106,8 +106,8 @@ def rate_one_hit(http: requests.Session, invite_url: str, oracle: SlotOracle, pr
             for src in _IMAGE.findall(page.text):
                 _check(http.get(requests.compat.urljoin(page.url, src.replace("&amp;", "&")), timeout=30), src)
         score = profile.rate(oracle(found.group(1)), rng)
-        posted = http.post(slot_url, data={"slot": found.group(1), "score": str(score)}, timeout=30)
-        _check(posted, slot_url)
+        # The answer is a 303 to the next slot (or the completion page), which requests follows.
+        page = http.post(slot_url, data={"slot": found.group(1), "score": str(score)}, timeout=30)
         ratings += 1
         if on_rating is not None:
             on_rating()
