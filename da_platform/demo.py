@@ -267,3 +267,30 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
         statement, held = f"the known order was NOT recovered: {pairs} across clusters", False
     facts.append(Fact(held=held, statement=statement))
     return facts
+
+
+DEMO_ADMIN = "demo"
+
+
+def demo_server_config(out: Path) -> tuple[dict, str]:
+    """App configuration serving an existing demo's database and images, and a fresh password for the
+    dashboard account ``demo`` (created on first use)."""
+    from da_platform.db import make_engine, session_factory, transaction, upgrade
+    from da_platform.web.admin.accounts import create_user, find_user, set_password
+
+    database = out.resolve() / "demo.sqlite"
+    if not database.exists():
+        raise FileNotFoundError(f"no demo database at {database}: run `da-platform demo --out {out}` first")
+    url = f"sqlite:///{database}"
+    upgrade(url)
+    engine = make_engine(url)
+    password = secrets.token_urlsafe(12)
+    with transaction(session_factory(engine)) as session:
+        if find_user(session, DEMO_ADMIN) is None:
+            create_user(session, DEMO_ADMIN, password)
+        else:
+            set_password(session, DEMO_ADMIN, password)
+    engine.dispose()
+    config = {"DATABASE_URL": url, "IMAGE_FOLDER": str(out.resolve() / "images"),
+              "SECRET_KEY": secrets.token_hex(32), "ENVIRONMENT": "development"}
+    return config, password
