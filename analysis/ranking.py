@@ -138,3 +138,37 @@ def clusters_from_wins(names: Sequence[str], wins: Sequence[int]) -> tuple[tuple
     if current:
         clusters.append(tuple(current))
     return tuple(clusters)
+
+
+@dataclass(frozen=True)
+class TieBrokenRanking:
+    """Adequacy clusters kept, systems inside each cluster ordered by fluency (SPEC §8)."""
+
+    systems: tuple[str, ...]
+    adequacy_cluster: tuple[int, ...]  # 0-based, best cluster first
+    adequacy_z: tuple[float, ...]
+    fluency_z: tuple[float, ...]  # NaN where the system had no fluency score
+
+
+def break_ties_by_fluency(adequacy: Ranking, fluency_z: Mapping[str, float]) -> TieBrokenRanking:
+    """Order the systems of each adequacy cluster by their fluency z (the secondary ranking).
+
+    Clusters never move: a system is only reordered among those adequacy cannot separate from it.
+    Inside a cluster, systems with a fluency score come first by fluency z, then any without one,
+    each group in adequacy order.
+    """
+    adequacy_z = dict(zip(adequacy.systems, adequacy.z))
+    order: list[tuple[str, int]] = []
+    for index, members in enumerate(adequacy.clusters):
+        def key(system: str) -> tuple[bool, float, float]:
+            fluency = fluency_z.get(system, math.nan)
+            missing = math.isnan(fluency)
+            return missing, 0.0 if missing else -fluency, -adequacy_z[system]
+
+        order.extend((system, index) for system in sorted(members, key=key))
+    return TieBrokenRanking(
+        systems=tuple(s for s, _ in order),
+        adequacy_cluster=tuple(c for _, c in order),
+        adequacy_z=tuple(adequacy_z[s] for s, _ in order),
+        fluency_z=tuple(float(fluency_z.get(s, math.nan)) for s, _ in order),
+    )

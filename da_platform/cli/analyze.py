@@ -25,9 +25,13 @@ from da_platform.cli import CliContext, pass_context
               help="Folder for the report files (default: ./analysis-<campaign or file name>).")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the p-value heatmap and "
               "ranking plot.")
+@click.option("--fluency-campaign", metavar="NAME",
+              help="A fluency campaign of the same systems: order systems inside each adequacy cluster by "
+                   "its z-scores (SPEC §8).")
 @pass_context
 def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path | None, file_format: str | None,
-            qc_method: str, alpha: float, z_digits: int | None, out_dir: Path | None, plots: bool) -> None:
+            qc_method: str, alpha: float, z_digits: int | None, out_dir: Path | None, plots: bool,
+            fluency_campaign: str | None) -> None:
     """Rank systems: QC per worker, z-scores, system scores, significance clusters (SPEC §6-§8).
 
     Prints the ranking table of each campaign / language pair (lines between clusters) and a QC
@@ -69,10 +73,30 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
         summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(report.summary().items()))
         click.echo(f"QC ({result.settings.qc.method}, {result.settings.qc.pass_rule} with alpha {result.settings.qc.alpha}): "
                    f"{len(report.workers)} workers: {summary}")
+    if fluency_campaign is not None:
+        _print_fluency_tie_break(context, result, fluency_campaign, qc_method, alpha, z_digits)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"\nwrote {len(written)} files to {out_dir}/ (analysis.json, system-scores.csv, qc-workers.csv, "
                f"ranking-*.md/.tex{', plots' if plots else ''}, wmt/)")
+
+
+def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, qc_method: str, alpha: float,
+                             z_digits: int | None) -> None:
+    """Print each adequacy ranking with its clusters' systems ordered by the fluency campaign's z."""
+    from analysis.ranking import break_ties_by_fluency
+    from analysis.report import analyze as run_analysis
+
+    fluency = run_analysis(_load_campaign(context, fluency_name), qc_method=qc_method, alpha=alpha,
+                           z_digits=z_digits)
+    fluency_z = {s.system: s.z for scores in fluency.system_scores.values() for s in scores}
+    for group, group_result in adequacy.groups.items():
+        ordered = break_ties_by_fluency(group_result.ranking, fluency_z)
+        click.echo(f"\n{group}, ties inside adequacy clusters broken by fluency ({fluency_name}):")
+        click.echo(f"{'rank':>4}  {'system':<20} {'cluster':>7} {'adequacy z':>10} {'fluency z':>9}")
+        for rank, (system, cluster, a_z, f_z) in enumerate(zip(ordered.systems, ordered.adequacy_cluster,
+                                                              ordered.adequacy_z, ordered.fluency_z), start=1):
+            click.echo(f"{rank:>4}  {system:<20} {cluster + 1:>7} {a_z:>10.3f} {f_z:>9.3f}")
 
 
 def _load_campaign(context: CliContext, name: str):
