@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from da_platform.models import (
@@ -87,28 +87,87 @@ def parse_score(raw: object) -> int:
     return int(raw)
 
 
-def _total_slots():
-    return (
-        select(func.count(Slot.id)).where(Slot.hit_id == Assignment.hit_id).correlate(Assignment).scalar_subquery()
+# The hot path uses Core statements built once (with bind parameters): building SQLAlchemy statements
+# per request costs more than running them.
+_A, _S, _H, _C, _Q, _R = (m.__table__ for m in (Assignment, Slot, Hit, Campaign, Question, Rating))
+
+_TOTAL = select(func.count()).where(_S.c.hit_id == _A.c.hit_id).correlate(_A).scalar_subquery()
+
+_STATE = (
+    select(
+        _A.c.id,
+        _A.c.public_id,
+        _A.c.hit_id,
+        _H.c.campaign_id,
+        _A.c.source,
+        _A.c.status,
+        _A.c.next_position,
+        _TOTAL.label("total"),
+        _A.c.current_shown_at,
     )
+    .join_from(_A, _H, _H.c.id == _A.c.hit_id)
+    .where(_A.c.public_id == bindparam("public_id"))
+)
+
+_SCREEN = (
+    select(_S.c.public_id, _S.c.reference_image, _Q.c.text, _C.c.statement, _C.c.show_reference)
+    .join_from(_S, _Q, _Q.c.id == _S.c.question_id)
+    .join(_H, _H.c.id == _S.c.hit_id)
+    .join(_C, _C.c.id == _H.c.campaign_id)
+    .where(_S.c.hit_id == bindparam("hit_id"), _S.c.position == bindparam("position"))
+)
+
+_MARK_SHOWN = (
+    update(_A)
+    .where(
+        _A.c.id == bindparam("assignment_id"),
+        _A.c.next_position == bindparam("position"),
+        _A.c.current_shown_at.is_(None),
+    )
+    .values(current_shown_at=bindparam("now"))
+)
+
+_SLOT = select(_S.c.id, _S.c.position).where(
+    _S.c.public_id == bindparam("slot_public_id"), _S.c.hit_id == bindparam("hit_id")
+)
+
+_CLAIM = (
+    update(_A)
+    .where(
+        _A.c.id == bindparam("assignment_id"),
+        _A.c.next_position == bindparam("position"),
+        _A.c.status == AssignmentStatus.in_progress,
+    )
+    .values(next_position=bindparam("next_position"), current_shown_at=bindparam("next_shown_at"))
+)
+
+_CLAIM_LAST = _CLAIM.values(status=AssignmentStatus.completed, completed_at=bindparam("now"))
+
+_INSERT_RATING = insert(_R).values(
+    assignment_id=bindparam("assignment_id"),
+    slot_id=bindparam("slot_id"),
+    score=bindparam("score"),
+    shown_at=bindparam("shown_at"),
+    rated_at=bindparam("now"),
+)
+
+_PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"), _R.c.slot_id == bindparam("slot_id"))
+
+_IMAGE = (
+    select(_S.c.candidate_image, _S.c.reference_image, _C.c.show_reference)
+    .join_from(_A, _S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
+    .join(_H, _H.c.id == _A.c.hit_id)
+    .join(_C, _C.c.id == _H.c.campaign_id)
+    .where(
+        _A.c.public_id == bindparam("assignment_public_id"),
+        _A.c.status == AssignmentStatus.in_progress,
+        _S.c.public_id == bindparam("slot_public_id"),
+    )
+)
 
 
 def load_state(session: Session, public_id: str) -> AssignmentState | None:
-    row = session.execute(
-        select(
-            Assignment.id,
-            Assignment.public_id,
-            Assignment.hit_id,
-            Hit.campaign_id,
-            Assignment.source,
-            Assignment.status,
-            Assignment.next_position,
-            _total_slots().label("total"),
-            Assignment.current_shown_at,
-        )
-        .join(Hit, Hit.id == Assignment.hit_id)
-        .where(Assignment.public_id == public_id)
-    ).first()
+    row = session.connection().execute(_STATE, {"public_id": public_id}).first()
     return AssignmentState(**row._asdict()) if row is not None else None
 
 
@@ -116,13 +175,7 @@ def current_screen(session: Session, state: AssignmentState) -> Screen | None:
     """The current slot's screen, or None when the assignment is complete."""
     if state.complete:
         return None
-    row = session.execute(
-        select(Slot.public_id, Slot.reference_image, Question.text, Campaign.statement, Campaign.show_reference)
-        .join(Question, Question.id == Slot.question_id)
-        .join(Hit, Hit.id == Slot.hit_id)
-        .join(Campaign, Campaign.id == Hit.campaign_id)
-        .where(Slot.hit_id == state.hit_id, Slot.position == state.next_position)
-    ).one()
+    row = session.connection().execute(_SCREEN, {"hit_id": state.hit_id, "position": state.next_position}).one()
     return Screen(
         slot_public_id=row.public_id,
         number=state.next_position + 1,
@@ -138,15 +191,8 @@ def mark_shown(session: Session, state: AssignmentState, now: datetime | None = 
     if state.current_shown_at is not None or state.complete:
         return
     begin_write(session)
-    session.execute(
-        update(Assignment)
-        .where(
-            Assignment.id == state.id,
-            Assignment.next_position == state.next_position,
-            Assignment.current_shown_at.is_(None),
-        )
-        .values(current_shown_at=now or utcnow())
-        .execution_options(synchronize_session=False)
+    session.connection().execute(
+        _MARK_SHOWN, {"assignment_id": state.id, "position": state.next_position, "now": now or utcnow()}
     )
 
 
@@ -161,61 +207,49 @@ def record_rating(
     score = parse_score(raw_score)
     now = now or utcnow()
     begin_write(session)
+    connection = session.connection()
     state = load_state(session, public_id)
     if state is None:
         raise RatingRefused("This task does not exist.", status=404)
-    slot = session.execute(
-        select(Slot.id, Slot.position).where(Slot.public_id == slot_public_id, Slot.hit_id == state.hit_id)
-    ).first()
+    slot = connection.execute(_SLOT, {"slot_public_id": slot_public_id, "hit_id": state.hit_id}).first()
     if slot is None:
         raise RatingRefused("That item is not part of your task.", status=409)
     if not state.complete and slot.position == state.next_position:
         last = slot.position + 1 >= state.total
-        values: dict = {"next_position": slot.position + 1, "current_shown_at": None if last else now}
-        if last:
-            values.update(status=AssignmentStatus.completed, completed_at=now)
-        claimed = session.execute(
-            update(Assignment)
-            .where(
-                Assignment.id == state.id,
-                Assignment.next_position == slot.position,
-                Assignment.status == AssignmentStatus.in_progress,
-            )
-            .values(**values)
-            .execution_options(synchronize_session=False)
+        claimed = connection.execute(
+            _CLAIM_LAST if last else _CLAIM,
+            {
+                "assignment_id": state.id,
+                "position": slot.position,
+                "next_position": slot.position + 1,
+                "next_shown_at": None if last else now,
+                "now": now,
+            },
         )
         if claimed.rowcount == 1:
-            session.execute(
-                insert(Rating).values(
-                    assignment_id=state.id,
-                    slot_id=slot.id,
-                    score=score,
-                    shown_at=state.current_shown_at,
-                    rated_at=now,
-                )
+            connection.execute(
+                _INSERT_RATING,
+                {
+                    "assignment_id": state.id,
+                    "slot_id": slot.id,
+                    "score": score,
+                    "shown_at": state.current_shown_at,
+                    "now": now,
+                },
             )
             return RatingOutcome.STORED
-    prior = session.scalar(select(Rating.score).where(Rating.assignment_id == state.id, Rating.slot_id == slot.id))
+    prior = connection.execute(_PRIOR, {"assignment_id": state.id, "slot_id": slot.id}).scalar()
     if prior is not None and prior == score:
         return RatingOutcome.REPEATED
     raise RatingRefused("Items are rated one at a time, in order; that item is not the current one.", status=409)
 
 
 def current_image_key(
-    session: Session, state: AssignmentState, slot_public_id: str, role: Literal["reference", "candidate"]
+    session: Session, assignment_public_id: str, slot_public_id: str, role: Literal["reference", "candidate"]
 ) -> str | None:
-    """Storage key of an image of the *current* slot of this assignment, else None."""
-    if state.complete:
-        return None
-    row = session.execute(
-        select(Slot.candidate_image, Slot.reference_image, Campaign.show_reference)
-        .join(Hit, Hit.id == Slot.hit_id)
-        .join(Campaign, Campaign.id == Hit.campaign_id)
-        .where(
-            Slot.public_id == slot_public_id,
-            Slot.hit_id == state.hit_id,
-            Slot.position == state.next_position,
-        )
+    """Storage key of an image of the *current* slot of an unfinished assignment, else None (one query)."""
+    row = session.connection().execute(
+        _IMAGE, {"assignment_public_id": assignment_public_id, "slot_public_id": slot_public_id}
     ).first()
     if row is None:
         return None

@@ -93,12 +93,15 @@ def _arrive(source_name: str, path_token: str | None):
 # The assignment ----------------------------------------------------------------------------------------
 
 
-def _state(session: Session, token: str) -> AssignmentState:
+def _assignment_public_id(token: str) -> str:
     try:
-        public_id = services().tokens.read_assignment(token)
+        return services().tokens.read_assignment(token)
     except TokenError as error:
         raise WorkerPageError("This link has expired." if error.expired else "This link is not valid.", 403) from None
-    state = load_state(session, public_id)
+
+
+def _state(session: Session, token: str) -> AssignmentState:
+    state = load_state(session, _assignment_public_id(token))
     if state is None:
         raise WorkerPageError("This task does not exist.", 404)
     return state
@@ -148,7 +151,7 @@ def rate(token: str):
 @bp.get("/a/<token>/image/<slot_id>/<any(reference, candidate):role>")
 def image(token: str, slot_id: str, role: str):
     session = get_session()
-    key = current_image_key(session, _state(session, token), slot_id, role)  # type: ignore[arg-type]
+    key = current_image_key(session, _assignment_public_id(token), slot_id, role)  # type: ignore[arg-type]
     if key is None:
         abort(404)
     try:
