@@ -33,12 +33,12 @@ def build(session: Session, storage: LocalImageStorage, *, name: str = "dash", q
     4 systems x 35 questions = 140 items = 2 HITs per pass. Commits.
     """
     test_set = make_test_set(session, name=f"{name} set", questions=questions, systems=tuple(QUALITY))
-    if hostile:
-        test_set.questions[0].text = f"Why {SCRIPT} and {IMG}?"
+    if hostile:  # every question and every answer carries an HTML payload
+        for question in test_set.questions:
+            question.text = f"Why {SCRIPT} and {IMG}?"
         for system in test_set.systems:
             for answer in system.answers:
-                if answer.question is test_set.questions[0]:
-                    answer.text = f"It is {IMG} because"
+                answer.text = f"{answer.text} {IMG}"
     session.flush()
     campaign = build_campaign(session, name=name, test_set=test_set, storage=storage, passes=passes, seed=1)
     session.commit()
