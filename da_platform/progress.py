@@ -119,28 +119,22 @@ def project_cost(campaign: Campaign, needed: int, remaining: int) -> CostProject
     Bonuses are not included (they depend on review decisions still to be taken). None when the
     campaign has no MTurk or Prolific settings (own pool: paid outside the platform).
     """
+    from functools import partial
+
+    from da_platform.operations.money import mturk_cost, rate_cost
+    from da_platform.operations.mturk_settings import MTurkSettings
+    from da_platform.operations.prolific import ProlificSettings
+
     settings = campaign.settings or {}
     if "mturk" in settings:
-        from da_platform.operations.money import mturk_cost
-        from da_platform.operations.mturk_settings import MTurkSettings
-
         mturk = MTurkSettings.from_dict(settings["mturk"])
-
-        def estimate(n: int):
-            return mturk_cost(assignments=n, assignments_per_hit=mturk.assignments_per_hit, reward=mturk.reward,
-                              masters=mturk.masters)
-        provider = "mturk"
+        provider, estimate = "mturk", partial(mturk_cost, assignments_per_hit=mturk.assignments_per_hit,
+                                              reward=mturk.reward, masters=mturk.masters)
     elif "prolific" in settings:
-        from da_platform.operations.money import rate_cost
-        from da_platform.operations.prolific import ProlificSettings
-
         prolific = ProlificSettings.from_dict(settings["prolific"])
-
-        def estimate(n: int):
-            return rate_cost(assignments=n, reward=prolific.reward, fee_rate=prolific.fee_rate,
-                             currency=prolific.currency)
-        provider = "prolific"
+        provider, estimate = "prolific", partial(rate_cost, reward=prolific.reward, fee_rate=prolific.fee_rate,
+                                                 currency=prolific.currency)
     else:
         return None
-    total, rest = estimate(needed), estimate(max(0, remaining))
+    total, rest = estimate(assignments=needed), estimate(assignments=max(0, remaining))
     return CostProjection(provider, total.currency, total.total, rest.total, total.describe())

@@ -89,3 +89,12 @@ def rate_hit(session: Session, campaign: Campaign, hit_index: int, worker_id: st
         for i, slot in enumerate(rated)])
     session.commit()
     return assignment
+
+
+def three_workers(session: Session, campaign: Campaign) -> dict[str, int]:
+    """HITs 0-2 rated by a careful worker whose id is an HTML payload, a careful one and a careless
+    one, an hour apart (HIT 3 stays open); returns worker ids by external id. Commits."""
+    rate_hit(session, campaign, 0, IMG, seed=1)
+    rate_hit(session, campaign, 1, "careful", seed=2, start=START + timedelta(hours=1))
+    rate_hit(session, campaign, 2, "careless", careless, seed=3, start=START + timedelta(hours=2))
+    return {w.external_id: w.id for w in session.scalars(select(Worker))}

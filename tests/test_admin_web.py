@@ -57,12 +57,8 @@ def rated(env):
     """A campaign of 4 HITs: two careful workers (one with an HTML payload as id), one careless, one HIT open."""
     with env.sessions() as session:
         campaign = factories.build(session, env.storage, passes=2)
-        factories.rate_hit(session, campaign, 0, factories.IMG, seed=1)
-        factories.rate_hit(session, campaign, 1, "careful", seed=2, start=factories.START.replace(hour=10))
-        factories.rate_hit(session, campaign, 2, "careless", factories.careless, seed=3,
-                           start=factories.START.replace(hour=11))
+        env.workers = factories.three_workers(session, campaign)
         env.campaign_id = campaign.id
-        env.workers = {w.external_id: w.id for w in session.scalars(select(Worker))}
     return env
 
 

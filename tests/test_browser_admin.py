@@ -10,27 +10,17 @@ import pytest
 from sqlalchemy import select
 
 from da_platform.db import upgrade
-from da_platform.models import ReviewDecision, Worker
+from da_platform.models import ReviewDecision
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
 from tests.fakes.server import serve_wsgi
+from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
 from tests.web_factories import make_web_env
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 PASSWORD = "correct horse battery staple"
 SCREENSHOTS = os.environ.get("DA_ADMIN_SCREENSHOTS")  # a folder: keep screenshots of the pages for a look
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
@@ -40,14 +30,10 @@ def site(tmp_path):
     env = make_web_env(database_url, tmp_path)
     with env.sessions() as session:
         campaign = factories.build(session, env.storage, passes=2)
-        factories.rate_hit(session, campaign, 0, factories.IMG, seed=1)
-        factories.rate_hit(session, campaign, 1, "careful", seed=2, start=factories.START.replace(hour=10))
-        factories.rate_hit(session, campaign, 2, "careless", factories.careless, seed=3,
-                           start=factories.START.replace(hour=11))
+        env.workers = factories.three_workers(session, campaign)
         create_user(session, "ana", PASSWORD)
         session.commit()
         env.campaign_id = campaign.id
-        env.workers = {w.external_id: w.id for w in session.scalars(select(Worker))}
     with serve_wsgi(env.app) as url:
         env.url = url
         yield env

@@ -51,7 +51,6 @@ def _export(context: CliContext, kind: str, campaign_name: str, out: Path, **opt
     click.echo(f"wrote {out} ({len(made.content)} bytes)")
 
 
-_out = click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="File to write.")
 _partial = click.option("--partial", is_flag=True, help=PARTIAL_HELP)
 
 
@@ -62,7 +61,7 @@ def export() -> None:
 
 @export.command("ranking")
 @click.argument("campaign")
-@_out
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="File to write.")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "latex"]), default=None,
               help="Default: from the file name (.csv, .json, .tex), else csv.")
 @_partial
@@ -73,35 +72,24 @@ def export_ranking(context: CliContext, campaign: str, out: Path, fmt: str | Non
     _export(context, "ranking", campaign, out, fmt=fmt, partial=partial)
 
 
-@export.command("ratings")
-@click.argument("campaign")
-@_out
-@_partial
-@pass_context
-def export_ratings(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
-    """Every rating as the platform's long CSV (readable by 'da-platform analyze')."""
-    _export(context, "ratings", campaign, out, partial=partial)
+def _file_export(kind: str, help_text: str, out_help: str = "File to write.") -> click.Command:
+    """``da-platform export <kind> CAMPAIGN --out PATH [--partial]``."""
+    @click.argument("campaign")
+    @click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help=out_help)
+    @_partial
+    @pass_context
+    def command(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
+        _export(context, kind, campaign, out, partial=partial)
+
+    command.__doc__ = help_text
+    return export.command(kind)(command)
 
 
-@export.command("wmt")
-@click.argument("campaign")
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
-              help="Folder to write the files into, or a .zip file.")
-@_partial
-@pass_context
-def export_wmt(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
-    """The WMT release files: ad-sys-scores, ad-seg-scores, adwilcox, clusters."""
-    _export(context, "wmt", campaign, out, partial=partial)
-
-
-@export.command("bundle")
-@click.argument("campaign")
-@_out
-@_partial
-@pass_context
-def export_bundle(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
-    """A reproducibility zip: settings, seed, HIT composition, degradation, QC, exclusions, versions, results."""
-    _export(context, "bundle", campaign, out, partial=partial)
+_file_export("ratings", "Every rating as the platform's long CSV (readable by 'da-platform analyze').")
+_file_export("wmt", "The WMT release files: ad-sys-scores, ad-seg-scores, adwilcox, clusters.",
+             "Folder to write the files into, or a .zip file.")
+_file_export("bundle", "A reproducibility zip: settings, seed, HIT composition, degradation, QC, exclusions, "
+                       "versions, results.")
 
 
 @click.group()
@@ -109,8 +97,18 @@ def admin() -> None:
     """Accounts of the researchers' dashboard (/admin)."""
 
 
-def _password() -> str:
-    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+def _with_new_password(context: CliContext, name: str, change) -> None:
+    """Ask for a password twice and apply ``change(session, name, password)`` in one transaction."""
+    from da_platform.db import transaction
+    from da_platform.web.admin.accounts import AccountError, check_username
+
+    try:
+        check_username(name)
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+        with transaction(context.sessions) as session:
+            change(session, name, password)
+    except AccountError as error:
+        raise click.ClickException(str(error)) from None
 
 
 @admin.command("create-user")
@@ -118,16 +116,9 @@ def _password() -> str:
 @pass_context
 def create_user(context: CliContext, name: str) -> None:
     """Create a dashboard account; asks for the password twice (stored as a salted scrypt hash)."""
-    from da_platform.db import transaction
-    from da_platform.web.admin.accounts import AccountError, check_username, create_user as create
+    from da_platform.web.admin.accounts import create_user as create
 
-    try:
-        check_username(name)
-        password = _password()
-        with transaction(context.sessions) as session:
-            create(session, name, password)
-    except AccountError as error:
-        raise click.ClickException(str(error)) from None
+    _with_new_password(context, name, create)
     click.echo(f"user {name} created")
 
 
@@ -136,15 +127,9 @@ def create_user(context: CliContext, name: str) -> None:
 @pass_context
 def set_password(context: CliContext, name: str) -> None:
     """Change a dashboard account's password (asks twice)."""
-    from da_platform.db import transaction
-    from da_platform.web.admin.accounts import AccountError, set_password as change
+    from da_platform.web.admin.accounts import set_password as change
 
-    try:
-        password = _password()
-        with transaction(context.sessions) as session:
-            change(session, name, password)
-    except AccountError as error:
-        raise click.ClickException(str(error)) from None
+    _with_new_password(context, name, change)
     click.echo(f"password of {name} changed")
 
 
