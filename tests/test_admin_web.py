@@ -260,3 +260,20 @@ def test_reject_block_and_bonus_for_an_own_pool_worker_each_confirmed_once(rated
     assert twice.status_code == 409 and "recorded already" in twice.text
     with rated.sessions() as session:
         assert session.scalar(select(func.count(ReviewDecision.id))) == 4
+
+
+def test_pages_stay_up_while_a_hit_is_half_rated(rated):
+    """A worker in the middle of a HIT: progress counts it, no page fails (its checks may lack originals)."""
+    with rated.sessions() as session:
+        campaign = session.get(Campaign, rated.campaign_id)
+        factories.rate_hit(session, campaign, 3, "midway", slots=30, start=factories.START.replace(hour=12))
+        midway = session.scalar(select(Worker.id).where(Worker.external_id == "midway"))
+    client = rated.app.test_client()
+    login(client)
+    html = client.get(f"/admin/campaigns/{rated.campaign_id}").text
+    assert re.findall(r'<span class="big">(\d+)</span>', html) == ["3", "1", "0", "330"]
+    assert "unfinished: 3 of 4 HITs done" in html
+    base = f"/admin/campaigns/{rated.campaign_id}"
+    for path in (f"{base}/workers", f"{base}/workers/{midway}", f"{base}/workers/{midway}/timeline.png"):
+        assert client.get(path).status_code == 200, path
+    assert ">midway</a>" in client.get(f"{base}/workers").text
