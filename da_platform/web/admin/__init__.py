@@ -41,8 +41,8 @@ def init_admin(app: Flask) -> None:
     from da_platform.web.worker import bp as worker_bp
 
     csrf.exempt(worker_bp)
-    app.extensions["da_admin_limiter"] = Limiter(
-        get_remote_address, app=app, storage_uri=app.config["ADMIN_RATELIMIT_STORAGE_URI"], default_limits=[],
-        headers_enabled=False,
-    )
+    limiter = Limiter(get_remote_address, app=app, storage_uri=app.config["ADMIN_RATELIMIT_STORAGE_URI"],
+                      default_limits=[], headers_enabled=False)
+    limiter.exempt(worker_bp)  # the worker hot path does no rate-limit bookkeeping at all
+    app.extensions["da_admin_limiter"] = limiter
 
