@@ -158,6 +158,13 @@ def _campaign_page_shows_progress_ranking_and_planning_escaped(rated, client):
     assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
     png = client.get(f"/admin/campaigns/{rated.campaign_id}/pvalues.png")
     assert png.status_code == 200 and png.data.startswith(b"\x89PNG")
+    bundle_link = re.search(r'href="([^"]+)" id="export-bundle"', html).group(1).replace("&amp;", "&")
+    assert bundle_link.endswith("/export/bundle?partial=1")  # the campaign is unfinished
+    bundle = client.get(bundle_link)
+    assert bundle.status_code == 200 and bundle.mimetype == "application/zip"
+    assert "dash-partial-bundle.zip" in bundle.headers["Content-Disposition"]
+    refused = client.get(f"/admin/campaigns/{rated.campaign_id}/export/ranking?format=json")
+    assert refused.status_code == 409 and "unfinished: 3 of 4 HITs done" in refused.text
 
 
 def _workers_page_lists_qc_and_flags_the_careless_worker(rated, client):

@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from analysis.readers import read_long_csv
 from da_platform import exports
+from da_platform.campaign_analysis import CampaignAnalysis
 from da_platform.cli import main
 from da_platform.models import Campaign, ReviewDecision, Worker
 from da_platform.progress import campaign_progress
@@ -92,7 +93,7 @@ def test_a_complete_campaign_exports_everything(sessions, tmp_path, run):
         result = run("export", *args)
         assert result.exit_code == 0, result.output
     with sessions() as session:
-        analysis = exports.CampaignAnalysis(session, session.get(Campaign, campaign_id))
+        analysis = CampaignAnalysis(session, session.get(Campaign, campaign_id))
     order = list(analysis.group.ranking.systems)
     assert order == list(factories.QUALITY)  # the known quality order
     rows = list(csv.DictReader((out / "ranking.csv").open()))
