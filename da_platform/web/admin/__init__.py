@@ -7,10 +7,12 @@ Security (set up on the app by :func:`init_admin`, which ``create_app`` calls be
 - every form carries a CSRF token (Flask-WTF ``CSRFProtect``); a POST without one gets 400;
 - login attempts are rate limited per IP address and user name (Flask-Limiter, default 5 per
   minute). The default storage is in memory: per process, so with N gunicorn workers the effective
-  limit is N times higher and restarts reset it; set ``ADMIN_RATELIMIT_STORAGE_URI`` (for example
-  ``redis://…``) for a shared limit.
+  limit is N times higher and restarts reset it; set ``$DA_ADMIN_RATELIMIT_STORAGE_URI`` (for
+  example ``redis://…``) for a shared limit (see docs/dashboard.md).
 """
 from __future__ import annotations
+
+import os
 
 from flask import Blueprint, Flask
 
@@ -26,7 +28,7 @@ def init_admin(app: Flask) -> None:
     from flask_wtf.csrf import CSRFProtect
 
     app.config.setdefault("ADMIN_LOGIN_LIMIT", "5 per minute")
-    app.config.setdefault("ADMIN_RATELIMIT_STORAGE_URI", "memory://")
+    app.config.setdefault("ADMIN_RATELIMIT_STORAGE_URI", os.environ.get("DA_ADMIN_RATELIMIT_STORAGE_URI", "memory://"))
     app.config.setdefault("ADMIN_SESSION_HOURS", 12)
     app.config.update(
         SESSION_COOKIE_NAME="da_admin",
