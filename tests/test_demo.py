@@ -8,6 +8,9 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, func, select
 
 from da_platform.cli import main
+from da_platform.demo import DEMO_ADMIN, demo_server_config
+from da_platform.web import create_app
+from tests.test_admin_web import login
 from da_platform.models import Rating, Worker
 
 
@@ -36,6 +39,13 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
     analysis = json.loads((out / "report" / "analysis.json").read_text(encoding="utf-8"))
     assert "demo" in json.dumps(analysis)
     assert any(p.suffix == ".png" for p in (out / "report").rglob("*"))
+
+    # `serve --demo` serves the dashboard on this demo: log in with the printed account, see the campaign.
+    config, password = demo_server_config(out)
+    client = create_app(config).test_client()
+    login(client, name=DEMO_ADMIN, password=password)
+    page = client.get("/admin/")
+    assert page.status_code == 200 and "demo" in page.text
 
 
 def test_demo_help_lists_its_options() -> None:

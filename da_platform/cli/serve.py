@@ -11,6 +11,7 @@ in ``config``) and run it with :func:`run_development_server`; add the option to
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import click
@@ -44,8 +45,12 @@ def run_development_server(app, host: str, port: int, debug: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535), help="Port.")
 @click.option("--debug", is_flag=True, help="Flask debugger and auto-reload (never on a public interface).")
+@click.option("--demo", "demo_out", is_flag=False, flag_value="demo-output", default=None,
+              type=click.Path(file_okay=False, path_type=Path), metavar="[FOLDER]",
+              help="Serve the dashboard on the demo campaign in FOLDER [default: demo-output], running "
+                   "`da-platform demo` first if it has not been run there.")
 @pass_context
-def serve(context: CliContext, host: str, port: int, debug: bool) -> None:
+def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path | None) -> None:
     """Serve the worker pages for development.
 
     Without $DA_SECRET_KEY a random key is used, so links stop working when the server restarts and
@@ -54,11 +59,34 @@ def serve(context: CliContext, host: str, port: int, debug: bool) -> None:
     """
     if debug and host not in ("127.0.0.1", "localhost", "::1"):
         raise click.ClickException("--debug exposes an interactive debugger: use it on 127.0.0.1 only")
-    try:
-        app = development_app(context)
-    except RuntimeError as error:
-        raise click.ClickException(str(error)) from None
+    if demo_out is not None:
+        app = _demo_app(demo_out, host, port)
+    else:
+        try:
+            app = development_app(context)
+        except RuntimeError as error:
+            raise click.ClickException(str(error)) from None
     run_development_server(app, host, port, debug)
+
+
+def _demo_app(out: Path, host: str, port: int):
+    """The app on the demo's database, after running the demo there if needed; prints the login."""
+    from da_platform.demo import DEMO_ADMIN, DEMO_CAMPAIGN, demo_server_config
+    from da_platform.web import create_app
+
+    if not (out / "demo.sqlite").exists():
+        click.echo(f"no demo in {out}/ yet: running `da-platform demo --out {out}` first", err=True)
+        from da_platform.cli.demo import demo
+
+        try:
+            demo.main(["--out", str(out)], standalone_mode=False)
+        except SystemExit as stop:  # the demo's facts did not all hold: still worth looking at
+            if stop.code:
+                click.echo("the demo reported a problem (above); serving it anyway", err=True)
+    config, password = demo_server_config(out)
+    click.echo(f"dashboard: http://{host}:{port}/admin/  (user {DEMO_ADMIN}, password {password}); "
+               f"campaign {DEMO_CAMPAIGN!r}")
+    return create_app(config)
 
 
 @click.command()
