@@ -56,7 +56,8 @@ class _Item:
 
     system: System
     question: Question
-    answer: Answer
+    answer_id: int
+    answer: str
     reference: str
 
 
@@ -82,10 +83,16 @@ def resolve_criterion(criterion: str, statement: str | None,
     raise BuildError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
 
 
-def opaque_id(salt: str, *parts: object) -> str:
-    """An unguessable, deterministic id: HMAC-SHA256 keyed by the salt over the parts."""
-    message = "\x1f".join(str(p) for p in parts).encode("utf-8")
-    return hmac.new(salt.encode("utf-8"), message, hashlib.sha256).hexdigest()[:ID_HEX_DIGITS]
+class OpaqueIds:
+    """Unguessable, deterministic ids: HMAC-SHA256 keyed by the salt over the parts, 32 hex digits."""
+
+    def __init__(self, salt: str) -> None:
+        self._keyed = hmac.new(salt.encode("utf-8"), digestmod=hashlib.sha256)
+
+    def __call__(self, *parts: object) -> str:
+        mac = self._keyed.copy()  # the keyed state is computed once
+        mac.update("\x1f".join(str(p) for p in parts).encode("utf-8"))
+        return mac.hexdigest()[:ID_HEX_DIGITS]
 
 
 def _resolve_systems(session: Session, test_set: TestSet,
@@ -120,8 +127,9 @@ def _load_items(session: Session, test_set: TestSet, systems: list[System]) -> t
             raise BuildError(f"question {question.external_id!r} of test set {test_set.name!r} has no "
                              "reference answer (needed for REF checks, adequacy and degradation)")
         references[question.id] = question.references[0].text
-    answers = {(a.system_id, a.question_id): a for a in session.scalars(
-        select(Answer).where(Answer.system_id.in_([s.id for s in systems])))}
+    answers = {(row.system_id, row.question_id): row for row in session.execute(
+        select(Answer.id, Answer.system_id, Answer.question_id, Answer.text)
+        .where(Answer.system_id.in_([s.id for s in systems])))}
     items = []
     for system in systems:
         for question in questions:
@@ -129,7 +137,7 @@ def _load_items(session: Session, test_set: TestSet, systems: list[System]) -> t
             if answer is None or not answer.text.strip():
                 problem = "no answer" if answer is None else "an empty answer"
                 raise BuildError(f"system {system.name!r} has {problem} to question {question.external_id!r}")
-            items.append(_Item(system, question, answer, references[question.id]))
+            items.append(_Item(system, question, answer.id, answer.text, references[question.id]))
     return items, references
 
 
@@ -171,7 +179,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
         for slot in hit.slots:
             if slot.slot_type is SlotType.BAD_REF:
                 item = by_key[slot.item]
-                result = degrade(item.answer.text, question=item.question.id, donors=donors, rng=rng)
+                result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
                 record = result.record()
                 record["donor_question_external_id"] = external.get(result.donor_question)
                 degraded[hit.index, slot.position] = (result.text, record)
@@ -190,7 +198,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             elif slot.slot_type is SlotType.REF:
                 candidate, candidate_where = item.reference, f"reference of question {item.question.external_id!r}"
             else:
-                candidate, candidate_where = item.answer.text, f"answer of {where}"
+                candidate, candidate_where = item.answer, f"answer of {where}"
             jobs.setdefault((candidate, Role.candidate), candidate_where)
             reference = item.reference if show_reference else None
             if reference is not None:
@@ -231,33 +239,34 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     campaign.systems = chosen
     session.add(campaign)
     session.flush()
-    hit_ids = list(session.scalars(
-        insert(Hit).returning(Hit.id, sort_by_parameter_order=True),
-        [{"campaign_id": campaign.id, "index": hit.index, "public_id": opaque_id(salt, name, "hit", hit.index),
-          "max_assignments": 1} for hit in plan.hits]))
+    ids = OpaqueIds(salt)
+    # Core inserts (executemany, no RETURNING: row-at-a-time on SQLite), ids read back in one query.
+    session.execute(insert(Hit.__table__), [
+        {"campaign_id": campaign.id, "index": hit.index, "public_id": ids(name, "hit", hit.index),
+         "max_assignments": 1} for hit in plan.hits])
+    hit_ids = dict(session.execute(select(Hit.index, Hit.id).where(Hit.campaign_id == campaign.id)).all())
 
     def slot_row(hit, slot, item, candidate, reference, record) -> dict:
         return {
             "hit_id": hit_ids[hit.index], "position": slot.position, "set_index": slot.set_index,
-            "slot_type": slot.slot_type,
-            "public_id": opaque_id(salt, name, "slot", hit.index, slot.position),
-            "question_id": item.question.id, "system_id": item.system.id, "answer_id": item.answer.id,
-            "candidate_text": candidate, "reference_text": reference,
+            "slot_type": slot.slot_type, "public_id": ids(name, "slot", hit.index, slot.position),
+            "question_id": item.question.id, "system_id": item.system.id, "answer_id": item.answer_id,
+            "original_slot_id": None, "candidate_text": candidate, "reference_text": reference,
             "candidate_image": image_of[candidate, Role.candidate],
             "reference_image": image_of[reference, Role.reference] if reference is not None else None,
             "degradation": record,
         }
 
-    ordinary = [r for r in rows if r[1].slot_type is SlotType.SYSTEM]
-    ordinary_ids = list(session.scalars(
-        insert(Slot).returning(Slot.id, sort_by_parameter_order=True), [slot_row(*r) for r in ordinary]))
-    slot_id = {(r[0].index, r[1].position): i for r, i in zip(ordinary, ordinary_ids)}
+    session.execute(insert(Slot.__table__), [slot_row(*r) for r in rows if r[1].slot_type is SlotType.SYSTEM])
+    slot_id = {(index, position): id_ for index, position, id_ in session.execute(
+        select(Hit.index, Slot.position, Slot.id).join(Hit, Slot.hit_id == Hit.id)
+        .where(Hit.campaign_id == campaign.id))}
     checks = []
     for row in rows:
         hit, slot = row[0], row[1]
         if slot.slot_type is not SlotType.SYSTEM:
             checks.append({**slot_row(*row), "original_slot_id": slot_id[hit.index, slot.original_position]})
-    session.execute(insert(Slot), checks)
+    session.execute(insert(Slot.__table__), checks)
 
     # 5. Verify what was stored, then mark the campaign built.
     verify_campaign(session, campaign)

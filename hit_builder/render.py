@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import re
 import struct
+import threading
 import unicodedata
 import zlib
 from dataclasses import asdict, dataclass
@@ -344,14 +345,23 @@ def _render_chunk(jobs: list[tuple[str, str, str]]) -> list[str]:
     return [storage.put(renderer.render(text, role, where)) for text, role, where in jobs]
 
 
+def _start_method() -> str:
+    """``fork`` (fast, and no re-import of the caller's main module) unless threads are running,
+    which a forked child could inherit in a locked state; then ``spawn``, which needs the caller's
+    script to be import-safe (``if __name__ == "__main__":``)."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
 def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]], storage: ImageStorage, *,
                 processes: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Render and store every ``(text, role, where)`` job; returns the storage keys in order.
 
     ``processes`` None means all cores when there are at least ``PARALLEL_THRESHOLD`` jobs, else 1.
-    Worker processes are started with ``spawn`` (safe whatever threads the caller runs) and build
-    their own renderer from the same fonts and style.
+    Worker processes build their own renderer from the same fonts and style; see
+    :func:`_start_method` for how they are started.
     """
     total = len(jobs)
     if processes is None:
@@ -373,7 +383,7 @@ def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]],
         finally:
             _worker = None
         return keys
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(_start_method())
     with context.Pool(processes, _init_worker,
                       (renderer.chain.specs, renderer.style, renderer.shaping, storage)) as pool:
         for part in pool.imap(_render_chunk, chunks):
