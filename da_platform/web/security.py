@@ -7,8 +7,9 @@ allow-listed ``turkSubmitTo`` origin (``g.csp_form_targets``).
 """
 from __future__ import annotations
 
-from flask import Flask, Response, current_app, g, request
 from urllib.parse import urlsplit
+
+from flask import Flask, Response, current_app, g, request
 
 
 def origin_of(url: str) -> str:
@@ -17,8 +18,18 @@ def origin_of(url: str) -> str:
 
 
 def content_security_policy() -> str:
-    config = current_app.config
-    form_targets = ["'self'", origin_of(config["PROLIFIC_COMPLETE_URL"]), *g.get("csp_form_targets", [])]
+    """The policy for this response (computed once per app unless the page adds a form target)."""
+    extra = g.get("csp_form_targets")
+    if extra is None:
+        cached = current_app.extensions.get("da_csp")
+        if cached is None:
+            cached = current_app.extensions["da_csp"] = _policy(current_app.config, [])
+        return cached
+    return _policy(current_app.config, extra)
+
+
+def _policy(config, extra_form_targets: list[str]) -> str:
+    form_targets = ["'self'", origin_of(config["PROLIFIC_COMPLETE_URL"]), *extra_form_targets]
     frame_ancestors = ["'self'", *config["FRAME_ANCESTORS"]]
     return "; ".join(
         [

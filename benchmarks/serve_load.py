@@ -1,0 +1,361 @@
+"""Load test of the worker pages under gunicorn, on SQLite and on PostgreSQL (loopback only).
+
+For each database: build a campaign from the bundled sample data, start gunicorn, then
+
+1. ``healthz``: C clients call the trivial endpoint ``/healthz`` back to back (the baseline);
+2. ``saturate``: C pool workers rate back to back (GET slot, POST rating), no images, no pause;
+3. ``crowd``: N workers (default 200) arrive at once and each rates one whole HIT (100 slots) like a
+   browser would — GET the slot page, GET its two images, pause (think time), POST the rating.
+
+Reports requests/s, ratings/s, p50/p99 latency per request kind, the ratio of the rating path's
+throughput to the trivial endpoint's, and checks in the database that every rating the clients saw
+accepted is stored exactly once (zero lost, zero duplicated). Targets: p99 ≤ 50 ms with 200
+concurrent workers on PostgreSQL, and rating-path throughput ≥ half the trivial endpoint's.
+
+    python benchmarks/serve_load.py                       # both databases, defaults below
+    python benchmarks/serve_load.py --databases postgres --workers 200 --think 1.0
+
+PostgreSQL: a throw-away database is created on the server at --postgres-url (default
+$DA_TEST_POSTGRES_URL, else postgresql+psycopg://postgres@127.0.0.1:54330/postgres) and dropped after.
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import math
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "benchmark-secret-key"
+SLOT_RE = re.compile(r'name="slot" value="([^"]+)"')
+IMAGE_RE = re.compile(r'<img id="answer-[ab]" src="([^"]+)"')
+
+
+# Set-up -------------------------------------------------------------------------------------------------
+
+
+def prepare_database(kind: str, postgres_url: str, folder: Path) -> tuple[str, callable]:
+    """A fresh, migrated database URL and a function that removes it."""
+    from da_platform.db import upgrade
+
+    if kind == "sqlite":
+        url = f"sqlite:///{folder / 'load.sqlite'}"
+        upgrade(url)
+        return url, lambda: None
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"da_bench_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
+    upgrade(url)
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return url, drop
+
+
+def build(url: str, images: Path, places: int) -> int:
+    """Sample campaign, opened, with enough places for ``places`` workers; returns the campaign id."""
+    from sqlalchemy import update
+
+    from da_platform.db import make_engine, session_factory, transaction
+    from da_platform.models import CampaignStatus, Hit
+    from hit_builder.build import build_campaign
+    from hit_builder.sample_data import import_sample
+    from hit_builder.storage import LocalImageStorage
+
+    engine = make_engine(url)
+    with transaction(session_factory(engine)) as session:
+        campaign = build_campaign(session, name="load", test_set=import_sample(session), seed=1,
+                                  storage=LocalImageStorage(images))
+        campaign.status = CampaignStatus.running
+        per_hit = math.ceil(places / len(campaign.hits))
+        session.execute(update(Hit).where(Hit.campaign_id == campaign.id).values(max_assignments=per_hit))
+        campaign_id = campaign.id
+    engine.dispose()
+    return campaign_id
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int) -> subprocess.Popen:
+    env = {**os.environ, "DA_DATABASE_URL": url, "DA_SECRET_KEY": SECRET, "DA_IMAGE_FOLDER": str(images),
+           "DA_ENV": "production", "DA_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--threads", str(threads),
+         "--worker-class", "gthread", "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
+         "--log-level", "warning", "da_platform.web:create_app()"],
+        env=env, cwd=ROOT, start_new_session=True,
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            connection.request("GET", "/healthz")
+            if connection.getresponse().status == 200:
+                return process
+        except OSError:
+            time.sleep(0.2)
+    stop(process)
+    raise RuntimeError("gunicorn did not start")
+
+
+def stop(process: subprocess.Popen) -> None:
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+# Clients --------------------------------------------------------------------------------------------------
+
+
+class Client:
+    """One keep-alive HTTP connection that times every request."""
+
+    def __init__(self, port: int, samples: list) -> None:
+        self.port, self.samples = port, samples
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def request(self, kind: str, method: str, path: str, body: str | None = None) -> tuple[int, str, str]:
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
+        for attempt in (0, 1):
+            try:
+                started = time.perf_counter()
+                self.connection.request(method, path, body=body, headers=headers)
+                response = response_ = self.connection.getresponse()
+                data = response_.read()
+                self.samples.append((kind, time.perf_counter() - started, response.status))
+                return response.status, response.getheader("Location", ""), data.decode("utf-8", "replace")
+            except (http.client.HTTPException, ConnectionError):
+                self.connection.close()
+                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def path_of(location: str) -> str:
+    return urlsplit(location).path or location
+
+
+def rate_until(port: int, invite: str, deadline: float, think: float, images: bool, whole_hit: bool,
+               seed: int, samples: list, accepted: list) -> None:
+    """One simulated worker: arrive, then rate until the HIT ends (or the deadline passes)."""
+    rng = random.Random(seed)
+    client = Client(port, samples)
+    status, location, _ = client.request("arrive", "GET", path_of(invite))
+    if status != 303:
+        raise RuntimeError(f"arrival refused: {status}")
+    base = path_of(location)
+    client.request("instructions", "GET", base)
+    while whole_hit or time.time() < deadline:
+        status, location, page = client.request("slot page", "GET", base + "slot")
+        if status == 303:  # complete
+            return
+        slot = SLOT_RE.search(page).group(1)
+        if images:
+            for src in IMAGE_RE.findall(page):
+                client.request("image", "GET", src)
+        if think:
+            time.sleep(rng.uniform(0.5 * think, 1.5 * think))
+        score = rng.randint(0, 100)
+        status, _, _ = client.request("rate (POST)", "POST", base + "slot", f"slot={slot}&score={score}")
+        if status != 303:
+            raise RuntimeError(f"rating refused: {status}")
+        accepted.append((slot, score))
+
+
+def hammer_healthz(port: int, deadline: float, samples: list) -> None:
+    client = Client(port, samples)
+    while time.time() < deadline:
+        client.request("healthz", "GET", "/healthz")
+
+
+def client_process(job: dict) -> dict:
+    """Run ``job["threads"]`` simulated clients in threads; return their samples and accepted ratings."""
+    samples: list = []
+    accepted: list = []
+    errors: list = []
+    start = job["start_at"]
+    time.sleep(max(0.0, start - time.time()))
+
+    def run(index: int) -> None:
+        try:
+            if job["kind"] == "healthz":
+                hammer_healthz(job["port"], job["deadline"], samples)
+            else:
+                rate_until(job["port"], job["invites"][index], job["deadline"], job["think"], job["images"],
+                           job["whole_hit"], job["seed"] + index, samples, accepted)
+        except Exception as error:  # reported, never hidden
+            errors.append(repr(error))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(job["threads"])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {"samples": samples, "accepted": accepted, "errors": errors}
+
+
+def run_phase(kind: str, port: int, clients: int, processes: int, seconds: float, invites: list[str] | None,
+              think: float = 0.0, images: bool = False, whole_hit: bool = False) -> dict:
+    start_at = time.time() + 1.0
+    deadline = start_at + seconds
+    jobs, offset = [], 0
+    for p in range(processes):
+        count = clients // processes + (1 if p < clients % processes else 0)
+        jobs.append({"kind": kind, "port": port, "threads": count, "deadline": deadline, "start_at": start_at,
+                     "think": think, "images": images, "whole_hit": whole_hit, "seed": 1000 * p,
+                     "invites": (invites or [])[offset:offset + count]})
+        offset += count
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        results = pool.map(client_process, jobs)
+    elapsed = time.time() - start_at
+    merged = {"samples": [], "accepted": [], "errors": [], "elapsed": elapsed}
+    for result in results:
+        for key in ("samples", "accepted", "errors"):
+            merged[key] += result[key]
+    return merged
+
+
+# Reporting ------------------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def latency_rows(phase: str, result: dict) -> list[str]:
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    for kind, seconds, _status in result["samples"]:
+        by_kind[kind].append(seconds * 1000)
+    rows = []
+    everything = [s * 1000 for _, s, _ in result["samples"]]
+    for kind, values in [*sorted(by_kind.items()), ("all requests", everything)]:
+        rows.append(f"| {phase} | {kind} | {len(values)} | {len(values) / result['elapsed']:.0f} | "
+                    f"{statistics.median(values):.1f} | {percentile(values, 0.99):.1f} | {max(values):.1f} |")
+    return rows
+
+
+def verify(url: str, campaign_id: int, accepted: list[tuple[str, int]]) -> str:
+    """Every accepted rating stored exactly once, nothing else stored."""
+    from sqlalchemy import func, select
+
+    from da_platform.db import make_engine
+    from da_platform.models import Rating, Slot
+
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        stored = Counter(connection.execute(select(Slot.public_id, Rating.score).join(Slot, Slot.id == Rating.slot_id)).all())
+        duplicates = connection.execute(
+            select(func.count()).select_from(
+                select(Rating.assignment_id, Rating.slot_id).group_by(Rating.assignment_id, Rating.slot_id)
+                .having(func.count() > 1).subquery()
+            )
+        ).scalar_one()
+    engine.dispose()
+    sent = Counter(accepted)
+    lost = sum((sent - Counter({tuple(k): v for k, v in stored.items()})).values())
+    extra = sum((Counter({tuple(k): v for k, v in stored.items()}) - sent).values())
+    return f"{sum(stored.values())} ratings stored, {len(accepted)} accepted: {lost} lost, {extra} unexpected, {duplicates} duplicated"
+
+
+def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
+    from da_platform.sources.pool import mint_invites
+    from da_platform.sources.tokens import Tokens
+
+    folder = Path(tempfile.mkdtemp(prefix=f"da-serve-load-{kind}-"))
+    url, drop = prepare_database(kind, args.postgres_url, folder)
+    process = None
+    try:
+        images = folder / "images"
+        campaign_id = build(url, images, places=args.workers + args.clients)
+        port = free_port()
+        process = start_gunicorn(url, images, port, args.gunicorn_workers, args.threads)
+        invites = mint_invites(Tokens(SECRET), f"http://127.0.0.1:{port}", campaign_id,
+                               args.workers + args.clients, 1)
+        lines = [f"**{kind}** (gunicorn gthread, {args.gunicorn_workers} workers × {args.threads} threads)", "",
+                 "| phase | request | count | per s | p50 ms | p99 ms | max ms |", "|---|---|---|---|---|---|---|"]
+        health = run_phase("healthz", port, args.clients, args.processes, args.seconds, None)
+        saturate = run_phase("rate", port, args.clients, args.processes, args.seconds, invites[:args.clients])
+        crowd = run_phase("rate", port, args.workers, args.processes, 0, invites[args.clients:],
+                          think=args.think, images=True, whole_hit=True)
+        lines += latency_rows(f"healthz ({args.clients} clients)", health)
+        lines += latency_rows(f"saturate ({args.clients} clients)", saturate)
+        lines += latency_rows(f"crowd ({args.workers} workers)", crowd)
+        health_rate = len(health["samples"]) / health["elapsed"]
+        rating_path = sum(1 for k, _, _ in saturate["samples"] if k in ("slot page", "rate (POST)"))
+        path_rate = rating_path / saturate["elapsed"]
+        crowd_all = [s * 1000 for _, s, _ in crowd["samples"]]
+        errors = health["errors"] + saturate["errors"] + crowd["errors"]
+        lines += [
+            "",
+            f"- saturation: {len(saturate['accepted']) / saturate['elapsed']:.0f} ratings/s; rating path "
+            f"(slot page + POST) {path_rate:.0f} req/s = **{path_rate / health_rate:.2f} ×** /healthz "
+            f"({health_rate:.0f} req/s)",
+            f"- crowd: {args.workers} workers × 100 slots, think time {args.think} s ± 50 %: "
+            f"{len(crowd['accepted']) / crowd['elapsed']:.0f} ratings/s, all requests p50 "
+            f"{statistics.median(crowd_all):.1f} ms, **p99 {percentile(crowd_all, 0.99):.1f} ms**, "
+            f"{crowd['elapsed']:.0f} s",
+            f"- check: {verify(url, campaign_id, saturate['accepted'] + crowd['accepted'])}; "
+            f"client errors: {len(errors)}{' ' + errors[0] if errors else ''}",
+            "",
+        ]
+        return lines
+    finally:
+        if process is not None:
+            stop(process)
+        drop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--databases", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
+    parser.add_argument("--postgres-url", default=os.environ.get(
+        "DA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:54330/postgres"))
+    parser.add_argument("--workers", type=int, default=200, help="simulated crowd workers (whole HITs)")
+    parser.add_argument("--think", type=float, default=3.0,
+                        help="mean seconds a crowd worker spends on an item (real DA workers: 10-30 s)")
+    parser.add_argument("--clients", type=int, default=16, help="back-to-back clients (healthz, saturate)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of the healthz and saturate phases")
+    parser.add_argument("--processes", type=int, default=2, help="client processes")
+    parser.add_argument("--gunicorn-workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=4)
+    args = parser.parse_args()
+    print(f"command: python benchmarks/serve_load.py {' '.join(sys.argv[1:])}".rstrip())
+    for kind in args.databases:
+        print("\n".join(bench_database(kind, args)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
