@@ -21,10 +21,15 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     group = campaign name; worker = ``source:external_id``; HIT = its public id; system = system
     name; item = question external id; slot = slot id, checks linked to their original slot;
     time on item = rated_at − shown_at in seconds (NaN when shown_at is unknown).
+
+    A check (REPEAT, BAD_REF, REF) whose original the same assignment has not rated yet is left out
+    until it has: checks sit in the other half of the HIT from their originals, so a HIT being rated
+    right now, or one a worker abandoned halfway, holds checks that cannot be paired.
     """
     rows = session.execute(
         select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
-               Slot.slot_type, Slot.id, Slot.original_slot_id, Rating.score, Rating.shown_at, Rating.rated_at)
+               Slot.slot_type, Slot.id, Slot.original_slot_id, Rating.score, Rating.shown_at, Rating.rated_at,
+               Rating.assignment_id)
         .join(Assignment, Rating.assignment_id == Assignment.id)
         .join(Worker, Assignment.worker_id == Worker.id)
         .join(Slot, Rating.slot_id == Slot.id)
@@ -34,6 +39,8 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         .where(Hit.campaign_id == campaign.id)
         .order_by(Assignment.id, Slot.position)
     ).all()
+    rated = {(r.assignment_id, r.id) for r in rows}
+    rows = [r for r in rows if r.original_slot_id is None or (r.assignment_id, r.original_slot_id) in rated]
     seconds = [(r.rated_at - r.shown_at).total_seconds() if r.shown_at is not None and r.rated_at is not None
                else math.nan for r in rows]
     return RatingsTable.from_columns(

@@ -87,3 +87,24 @@ def test_cli_analyze_campaign(database_url, sessions, tmp_path):
     assert "alpha" in result.output and "2 passed" in result.output
     missing = runner.invoke(main, ["analyze", "--campaign", "nope"], env=env)
     assert missing.exit_code != 0 and "no campaign named 'nope'" in missing.output
+
+
+def test_half_rated_hit_loads_with_unpaired_checks_left_out(session):
+    """A HIT being rated right now holds checks whose originals come later: they wait, nothing fails."""
+    campaign = build_campaign(session)
+    session.flush()
+    assignment = session.query(Assignment).filter_by(public_id="a0").one()
+    kept = {r.slot_id for r in assignment.ratings if r.slot.position < 45}
+    for rating in list(assignment.ratings):
+        if rating.slot_id not in kept:
+            session.delete(rating)
+    session.commit()
+    table = load_ratings(session, campaign)
+    from_a0 = table.select(np.asarray(table.worker.labels)[table.worker.codes] == "pool:w0")
+    slots = {int(s) for s in np.asarray(from_a0.slot.labels)[from_a0.slot.codes]}
+    first_half = {r.slot for r in assignment.ratings if r.slot_id in kept}
+    unpaired = {s.id for s in first_half if s.original_slot_id is not None and s.original_slot_id not in kept}
+    assert unpaired, "the first half of a HIT holds checks of originals in the second half"
+    assert slots == {s.id for s in first_half} - unpaired
+    assert len(table) == 200 + len(slots)  # the two complete HITs and what can be paired of this one
+    analyze(table)  # and the analysis runs on it
