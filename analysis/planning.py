@@ -62,8 +62,12 @@ def sample_size_normal(effect_size: float, *, alpha: float = 0.05, power: float 
         raise ValueError("alpha and power must lie strictly between 0 and 1")
     z = stats.norm.isf(_critical(alpha, alternative)) + stats.norm.ppf(power)
     n_normal = 2 * (z / effect_size) ** 2
-    n_t = optimize.brentq(lambda n: t_test_power(n, effect_size, alpha, alternative) - power,
-                          2.0, max(10.0, 10 * n_normal))
+    smallest = 2.0  # the two-sample t-test needs two items per system
+    if t_test_power(smallest, effect_size, alpha, alternative) >= power:
+        n_t = smallest  # a huge effect: the smallest possible experiment already has the power
+    else:
+        n_t = optimize.brentq(lambda n: t_test_power(n, effect_size, alpha, alternative) - power,
+                              smallest, max(10.0, 10 * n_normal))
     return SampleSize(math.ceil(n_t / ARE_RANK_SUM - 1e-9), float(n_t), math.ceil(n_normal / ARE_RANK_SUM - 1e-9),
                       effect_size, alpha, power, alternative)
 

@@ -251,3 +251,12 @@ def test_separation_progress_on_a_simulated_campaign():
     last = progress[-1]
     if not last.separated and last.effect_size > 0:
         assert last.more_items > 0 and last.more_ratings > 0
+
+
+def test_sample_size_for_a_huge_effect_is_the_smallest_experiment() -> None:
+    from analysis.planning import sample_size_normal
+
+    huge = sample_size_normal(10.0)
+    assert huge.n_t_test == 2.0  # two items per system already give the power
+    assert huge.n_per_system == 3  # 2 / (3 / pi), rounded up
+    assert sample_size_normal(4.0).n_per_system <= sample_size_normal(2.0).n_per_system
