@@ -3,8 +3,10 @@
 # Chromium for the browser tests, PostgreSQL for the second database. Installs only what is missing.
 set -euo pipefail
 missing=()
-fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || missing+=(fonts-noto-cjk)
-fc-list 2>/dev/null | grep -qi "DejaVu Sans" || missing+=(fonts-dejavu-core)
+# The files hit_builder/fonts.py uses by default (tests on the files, not `fc-list | grep -q`,
+# which dies of SIGPIPE under pipefail).
+[ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 command -v chromium >/dev/null || missing+=(chromium)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
