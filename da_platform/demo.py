@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import secrets
 import shutil
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -211,24 +210,15 @@ def _crowd_plan(options: DemoOptions, n_hits: int) -> dict[str, str]:
 @contextmanager
 def serving(database_url: str, secret: str, images: Path) -> Iterator[str]:
     """The real worker application on 127.0.0.1 (a free port) in a background thread."""
-    from werkzeug.serving import WSGIRequestHandler, make_server
-
     from da_platform.web import create_app
-
-    class QuietHandler(WSGIRequestHandler):
-        def log_request(self, *args, **kwargs) -> None:  # the progress bar says what happens
-            pass
+    from da_platform.web.background import serve_in_background
 
     app = create_app({"DATABASE_URL": database_url, "SECRET_KEY": secret, "IMAGE_FOLDER": str(images),
                       "ENVIRONMENT": "development"})
-    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, name="demo-server", daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        with serve_in_background(app) as base_url:
+            yield base_url
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
         engine = app.extensions.get("da_engine")
         if engine is not None:
             engine.dispose()
