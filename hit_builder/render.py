@@ -133,7 +133,7 @@ class Renderer:
     """Draws texts with one font chain and one style; cheap to call many times (word cache)."""
 
     def __init__(self, chain: FontChain, style: RenderStyle = RenderStyle(), *,
-                 shaping: bool | None = None) -> None:
+                 shaping: bool | None = None, word_cache: int = _WORD_CACHE_LIMIT) -> None:
         from PIL import ImageFont
 
         self.chain = chain
@@ -147,6 +147,7 @@ class Renderer:
         self.space_width = self.fonts[space_face or 0].getlength(" ")
         self.text_width = style.width - 2 * style.padding
         self._units: dict[str, _Unit] = {}
+        self._word_cache = word_cache  # units kept before the cache is emptied (0: draw every word)
 
     # -- layout ----------------------------------------------------------------------------------
     def _runs(self, text: str) -> list[tuple[int, str]]:
@@ -176,9 +177,11 @@ class Renderer:
                 if width and height:
                     pieces.append((round(x) + left, top, mask))
                 x += font.getlength(run)
-            if len(self._units) >= _WORD_CACHE_LIMIT:
+            unit = _Unit(x, tuple(pieces))
+            if len(self._units) >= self._word_cache:
                 self._units.clear()
-            unit = self._units[text] = _Unit(x, tuple(pieces))
+            if self._word_cache:
+                self._units[text] = unit
         return unit
 
     @staticmethod
