@@ -284,3 +284,14 @@ def test_pages_stay_up_while_a_hit_is_half_rated(rated):
     for path in (f"{base}/workers", f"{base}/workers/{midway}", f"{base}/workers/{midway}/timeline.png"):
         assert client.get(path).status_code == 200, path
     assert ">midway</a>" in client.get(f"{base}/workers").text
+
+
+def test_dashboard_pages_may_not_be_framed_while_worker_pages_may_by_mturk(plain):
+    client = plain.app.test_client()
+    for path in ("/admin/login", "/admin/"):
+        response = client.get(path)
+        assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
+        assert response.headers["X-Frame-Options"] == "DENY"
+    worker_page = client.get("/pool/not-a-valid-invite")  # an error page of the worker blueprint
+    assert "frame-ancestors 'self' https://www.mturk.com" in worker_page.headers["Content-Security-Policy"]
+    assert "X-Frame-Options" not in worker_page.headers

@@ -1,7 +1,7 @@
 """Security headers for every response: a strict Content-Security-Policy and friends.
 
-Scripts and styles come only from our own static files (no inline code). Framing is allowed only to
-MTurk (ExternalQuestion iframe). Forms may post to ourselves, to Prolific's completion page (reached
+Scripts and styles come only from our own static files (no inline code). Only the worker pages may
+be framed, and only by MTurk (ExternalQuestion iframe); the dashboard may not be framed at all. Forms may post to ourselves, to Prolific's completion page (reached
 by redirect at the end of a form submission), and, on the MTurk completion page, to the one
 allow-listed ``turkSubmitTo`` origin (``g.csp_form_targets``).
 """
@@ -17,20 +17,26 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+def frameable() -> bool:
+    """Only the worker pages are shown inside another site's frame (MTurk's ExternalQuestion)."""
+    return request.blueprint == "worker"
+
+
 def content_security_policy() -> str:
     """The policy for this response (computed once per app unless the page adds a form target)."""
     extra = g.get("csp_form_targets")
+    framed = frameable()
     if extra is None:
-        cached = current_app.extensions.get("da_csp")
-        if cached is None:
-            cached = current_app.extensions["da_csp"] = _policy(current_app.config, [])
-        return cached
-    return _policy(current_app.config, extra)
+        cache = current_app.extensions.setdefault("da_csp", {})
+        if framed not in cache:
+            cache[framed] = _policy(current_app.config, [], framed)
+        return cache[framed]
+    return _policy(current_app.config, extra, framed)
 
 
-def _policy(config, extra_form_targets: list[str]) -> str:
+def _policy(config, extra_form_targets: list[str], framed: bool) -> str:
     form_targets = ["'self'", origin_of(config["PROLIFIC_COMPLETE_URL"]), *extra_form_targets]
-    frame_ancestors = ["'self'", *config["FRAME_ANCESTORS"]]
+    frame_ancestors = ["'self'", *config["FRAME_ANCESTORS"]] if framed else ["'none'"]
     return "; ".join(
         [
             "default-src 'self'",
@@ -49,6 +55,8 @@ def _policy(config, extra_form_targets: list[str]) -> str:
 def add_security_headers(response: Response) -> Response:
     response.headers["Content-Security-Policy"] = content_security_policy()
     response.headers["X-Content-Type-Options"] = "nosniff"
+    if not frameable():
+        response.headers["X-Frame-Options"] = "DENY"  # for browsers without CSP frame-ancestors
     response.headers["Referrer-Policy"] = "no-referrer"  # worker links carry tokens
     response.headers["Cross-Origin-Resource-Policy"] = "same-origin"
     if request.endpoint != "static" and "Cache-Control" not in response.headers:
