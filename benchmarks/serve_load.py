@@ -4,8 +4,9 @@ For each database: build a campaign from the bundled sample data, start gunicorn
 
 1. ``healthz``: C clients call the trivial endpoint ``/healthz`` back to back (the baseline);
 2. ``saturate``: C pool workers rate back to back (GET slot, POST rating), no images, no pause;
-3. ``crowd``: N workers (default 200) arrive at once and each rates one whole HIT (100 slots) like a
-   browser would — GET the slot page, GET its two images, pause (think time), POST the rating.
+3. ``crowd``: N workers (default 200) arrive over a ramp (default 30 s) and each rates one whole HIT
+   (100 slots) like a browser would — GET the slot page, GET its two images, pause (think time,
+   default 3 s ± 50 %, several times faster than real DA workers), POST the rating.
 
 Reports requests/s, ratings/s, p50/p99 latency per request kind, the ratio of the rating path's
 throughput to the trivial endpoint's, and checks in the database that every rating the clients saw
@@ -167,9 +168,10 @@ def path_of(location: str) -> str:
 
 
 def rate_until(port: int, invite: str, deadline: float, think: float, images: bool, whole_hit: bool,
-               seed: int, samples: list, accepted: list) -> None:
-    """One simulated worker: arrive, then rate until the HIT ends (or the deadline passes)."""
+               seed: int, samples: list, accepted: list, delay: float = 0.0) -> None:
+    """One simulated worker: arrive (after ``delay`` s), then rate until the HIT ends (or the deadline)."""
     rng = random.Random(seed)
+    time.sleep(delay)
     client = Client(port, samples)
     status, location, _ = client.request("arrive", "GET", path_of(invite))
     if status != 303:
@@ -213,7 +215,8 @@ def client_process(job: dict) -> dict:
                 hammer_healthz(job["port"], job["deadline"], samples)
             else:
                 rate_until(job["port"], job["invites"][index], job["deadline"], job["think"], job["images"],
-                           job["whole_hit"], job["seed"] + index, samples, accepted)
+                           job["whole_hit"], job["seed"] + index, samples, accepted,
+                           delay=random.Random(job["seed"] + index).uniform(0, job["ramp"]))
         except Exception as error:  # reported, never hidden
             errors.append(repr(error))
 
@@ -226,14 +229,14 @@ def client_process(job: dict) -> dict:
 
 
 def run_phase(kind: str, port: int, clients: int, processes: int, seconds: float, invites: list[str] | None,
-              think: float = 0.0, images: bool = False, whole_hit: bool = False) -> dict:
+              think: float = 0.0, images: bool = False, whole_hit: bool = False, ramp: float = 0.0) -> dict:
     start_at = time.time() + 1.0
     deadline = start_at + seconds
     jobs, offset = [], 0
     for p in range(processes):
         count = clients // processes + (1 if p < clients % processes else 0)
         jobs.append({"kind": kind, "port": port, "threads": count, "deadline": deadline, "start_at": start_at,
-                     "think": think, "images": images, "whole_hit": whole_hit, "seed": 1000 * p,
+                     "think": think, "images": images, "whole_hit": whole_hit, "seed": 1000 * p, "ramp": ramp,
                      "invites": (invites or [])[offset:offset + count]})
         offset += count
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
@@ -308,7 +311,7 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
         health = run_phase("healthz", port, args.clients, args.processes, args.seconds, None)
         saturate = run_phase("rate", port, args.clients, args.processes, args.seconds, invites[:args.clients])
         crowd = run_phase("rate", port, args.workers, args.processes, 0, invites[args.clients:],
-                          think=args.think, images=True, whole_hit=True)
+                          think=args.think, images=True, whole_hit=True, ramp=args.ramp)
         lines += latency_rows(f"healthz ({args.clients} clients)", health)
         lines += latency_rows(f"saturate ({args.clients} clients)", saturate)
         lines += latency_rows(f"crowd ({args.workers} workers)", crowd)
@@ -322,7 +325,8 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
             f"- saturation: {len(saturate['accepted']) / saturate['elapsed']:.0f} ratings/s; rating path "
             f"(slot page + POST) {path_rate:.0f} req/s = **{path_rate / health_rate:.2f} ×** /healthz "
             f"({health_rate:.0f} req/s)",
-            f"- crowd: {args.workers} workers × 100 slots, think time {args.think} s ± 50 %: "
+            f"- crowd: {args.workers} workers arriving over {args.ramp:.0f} s, × 100 slots, think time "
+            f"{args.think} s ± 50 %: "
             f"{len(crowd['accepted']) / crowd['elapsed']:.0f} ratings/s, all requests p50 "
             f"{statistics.median(crowd_all):.1f} ms, **p99 {percentile(crowd_all, 0.99):.1f} ms**, "
             f"{crowd['elapsed']:.0f} s",
@@ -346,6 +350,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=200, help="simulated crowd workers (whole HITs)")
     parser.add_argument("--think", type=float, default=3.0,
                         help="mean seconds a crowd worker spends on an item (real DA workers: 10-30 s)")
+    parser.add_argument("--ramp", type=float, default=30.0,
+                        help="crowd workers arrive at random moments over this many seconds")
     parser.add_argument("--clients", type=int, default=16, help="back-to-back clients (healthz, saturate)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of the healthz and saturate phases")
     parser.add_argument("--processes", type=int, default=2, help="client processes")
