@@ -289,7 +289,7 @@ def test_mturk_preview_writes_nothing(env):
     assert client.post(f"/mturk?assignmentId={PREVIEW_ASSIGNMENT_ID}&hitId={hit_id}").status_code == 405
     assert client.get(f"/mturk?assignmentId={PREVIEW_ASSIGNMENT_ID}&hitId=UNKNOWN").status_code == 404
     assert snapshot(env) == before
-    del campaign
+    assert campaign.hit_ids
 
 
 @pytest.mark.parametrize(
@@ -361,6 +361,17 @@ def test_prolific_completion_redirects_with_the_campaign_code(env):
     assert client.get("/prolific/forged", query_string={"PROLIFIC_PID": "a", "STUDY_ID": "s", "SESSION_ID": "t"}
                       ).status_code == 403
     assert snapshot(env) == before
+
+
+def test_prolific_without_a_completion_code_says_so(env):
+    campaign = env.campaign(slots=1, completion_code=None)
+    client = env.app.test_client()
+    path = urlsplit(study_url(tokens(env), "", campaign.campaign_id)).path
+    base = client.get(path, query_string={"PROLIFIC_PID": "p1", "STUDY_ID": "s1", "SESSION_ID": "e1"}).location
+    slot, _ = current(client, base)
+    rate(client, base, slot, 9)
+    done = client.get(base + "done")
+    assert done.status_code == 200 and "No completion code is configured" in done.text
 
 
 def test_blocked_worker_is_refused(env):
