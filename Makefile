@@ -2,7 +2,7 @@
 
 install:
 	bash scripts/install-system-packages.sh
-	python3 -m pip install --quiet -e '.[test]'
+	python3 -m pip install --quiet -e .
 
 # The main job: a whole simulated campaign on the embedded default (SQLite, bundled sample data).
 demo: install
