@@ -40,6 +40,19 @@ class CliContext:
 pass_context = click.make_pass_decorator(CliContext, ensure=True)
 
 
+def find_campaign(session: Session, name: str):
+    """The campaign called ``name``, or a ClickException listing the campaigns there are."""
+    from sqlalchemy import select
+
+    from da_platform.models import Campaign
+
+    campaign = session.scalar(select(Campaign).where(Campaign.name == name))
+    if campaign is None:
+        known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
+        raise click.ClickException(f"no campaign named {name!r} (campaigns: {known})")
+    return campaign
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="da-platform")
 @click.pass_context

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli import CliContext, find_campaign, pass_context
 
 
 @click.command()
@@ -100,17 +100,10 @@ def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, q
 
 
 def _load_campaign(context: CliContext, name: str):
-    from sqlalchemy import select
-
-    from da_platform.models import Campaign
     from da_platform.ratings import load_ratings
 
     with context.sessions() as session:
-        campaign = session.scalars(select(Campaign).where(Campaign.name == name)).one_or_none()
-        if campaign is None:
-            known = session.scalars(select(Campaign.name).order_by(Campaign.name)).all()
-            raise click.ClickException(f"no campaign named {name!r}" + (f"; known: {', '.join(known)}" if known else ""))
-        return load_ratings(session, campaign)
+        return load_ratings(session, find_campaign(session, name))
 
 
 COMMANDS: list[click.Command] = [analyze]

@@ -11,7 +11,7 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli import CliContext, find_campaign, pass_context
 from da_platform.models import Answer, Question, Reference, System, TestSet
 
 COMMANDS: list[click.Command] = []
@@ -237,15 +237,11 @@ def _table(headers: list[str], rows: list[list[object]]) -> str:
 @pass_context
 def inspect_command(context: CliContext, campaign_name: str, hit_index: int | None) -> None:
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
-    from da_platform.models import Campaign
     from hit_builder.errors import BuildError
     from hit_builder.inspection import campaign_summary, hit_composition, verify_campaign
 
     with context.sessions() as session:
-        campaign = session.scalar(select(Campaign).where(Campaign.name == campaign_name))
-        if campaign is None:
-            known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
-            raise click.ClickException(f"no campaign named {campaign_name!r} (campaigns: {known})")
+        campaign = find_campaign(session, campaign_name)
         summary = campaign_summary(session, campaign)
         click.echo(f"campaign {summary.name!r} ({summary.status}) on test set {summary.test_set!r}")
         click.echo(f"criterion: {summary.criterion}: {summary.statement!r}; reference "

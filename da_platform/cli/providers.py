@@ -8,7 +8,6 @@ nothing. Heavy libraries (boto3, requests, scipy) are imported inside the comman
 """
 from __future__ import annotations
 
-import os
 from decimal import Decimal
 from typing import Any, Callable
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli import CliContext, find_campaign, pass_context
 
 COMMANDS: list[click.Command] = []
 
@@ -107,10 +107,8 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     Links are signed with $DA_SECRET_KEY, which must be the server's key. Following a link again
     resumes the person's task, or gives them their next HIT up to the campaign's limit.
     """
-    from sqlalchemy import select
-
     from da_platform.db import transaction
-    from da_platform.models import AuditLog, Campaign, CampaignStatus
+    from da_platform.models import AuditLog, CampaignStatus
     from da_platform.sources.pool import mint_invites
     from da_platform.sources.tokens import Tokens
 
@@ -118,10 +116,7 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     if not secret:
         raise click.ClickException("DA_SECRET_KEY is not set: invite links are signed with the server's key")
     with transaction(context.sessions) as session:
-        found = session.scalar(select(Campaign).where(Campaign.name == campaign))
-        if found is None:
-            known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
-            raise click.ClickException(f"no campaign named {campaign!r} (campaigns: {known})")
+        found = find_campaign(session, campaign)
         if found.status != CampaignStatus.running:
             if not open_campaign:
                 click.echo(f"warning: campaign {campaign!r} is {found.status.value}; the links work once it is "
