@@ -3,7 +3,7 @@ in the API: the HIT type parameters, the qualification requirements, the Externa
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from decimal import Decimal
 from typing import Any
 from xml.sax.saxutils import escape
