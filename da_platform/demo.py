@@ -85,11 +85,24 @@ class DemoSteps:
         """A function advancing a progress bar of ``total`` steps by n; ``done()`` closes it."""
         return self._progress(label, total) if self._progress else (lambda n: None)
 
+    def stage_bars(self) -> Callable[[str, int, int], None]:
+        """A ``(stage, done, total)`` callback (as ``build_campaign`` reports) driving one bar per stage."""
+        bars: dict[str, tuple[Callable[[int], None], list[int]]] = {}
+
+        def report(stage: str, done: int, total: int) -> None:
+            if stage not in bars:
+                bars[stage] = (self.bar("rendering answer images" if stage == "render" else stage, total), [0])
+            advance, reported = bars[stage]
+            advance(done - reported[0])
+            reported[0] = done
+
+        return report
+
 
 def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcome:
     """Run the whole simulated campaign and return what it found."""
     from da_platform.db import make_engine, session_factory, transaction, upgrade
-    from da_platform.models import Campaign, CampaignStatus, Hit
+    from da_platform.models import Campaign, CampaignStatus
     from da_platform.ratings import load_ratings, worker_label
     from hit_builder.build import build_campaign
     from hit_builder.sample_data import import_sample, load_truth
@@ -120,21 +133,10 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
         n_systems = len(test_set.systems)
     steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
     with transaction(sessions) as session:
-        advance = None
-
-        def progress(stage: str, done: int, total: int) -> None:
-            nonlocal advance, reported
-            if advance is None:
-                advance, reported = steps.bar("rendering answer images" if stage == "render" else stage, total), 0
-            advance(done - reported)
-            reported = done
-
-        reported = 0
         campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
                                   seed=options.seed, max_hits_per_worker=options.hits_per_worker,
-                                  storage=LocalImageStorage(images), progress=progress)
-        if advance is not None:
-            steps.done()
+                                  storage=LocalImageStorage(images), progress=steps.stage_bars())
+        steps.done()
         campaign.status = CampaignStatus.running
         campaign_id, n_hits = campaign.id, len(campaign.hits)
     seconds["import and build"] = time.perf_counter() - started
@@ -167,12 +169,6 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     with sessions() as session:
         campaign = session.get(Campaign, campaign_id)
         table = load_ratings(session, campaign)
-        from sqlalchemy import func, select
-
-        from da_platform.models import Assignment, AssignmentStatus
-        hits_rated = session.scalar(select(func.count(func.distinct(Assignment.hit_id))).join(Hit)
-                                    .where(Hit.campaign_id == campaign_id,
-                                           Assignment.status == AssignmentStatus.completed)) or 0
     engine.dispose()
     result = analyze(table)
     report_files = write_report(result, out / "report")
@@ -181,7 +177,8 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     group = result.groups[DEMO_CAMPAIGN]
     facts = check_facts(group, labels, [s for s in truth["order"] if s in {x.system for x in group.system_scores}])
     return DemoOutcome(campaign=DEMO_CAMPAIGN, database_url=url, hits=n_hits,
-                       ratings=sum(o.ratings for o in outcomes), workers=labels, hits_rated=hits_rated,
+                       ratings=sum(o.ratings for o in outcomes), workers=labels,
+                       hits_rated=sum(o.hits for o in outcomes),  # one assignment per HIT
                        result=result, report_files=report_files, facts=facts, seconds=seconds)
 
 
