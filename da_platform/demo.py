@@ -175,7 +175,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     seconds["analysis"] = time.perf_counter() - started
     labels = {worker_label("pool", name): kind for name, kind in crowd_kinds.items()}
     group = result.groups[DEMO_CAMPAIGN]
-    facts = check_facts(group, labels, [s for s in truth["order"] if s in {x.system for x in group.system_scores}])
+    facts = check_facts(group, labels, list(truth["order"]))  # the demo campaign rates every sample system
     return DemoOutcome(campaign=DEMO_CAMPAIGN, database_url=url, hits=n_hits,
                        ratings=sum(o.ratings for o in outcomes), workers=labels,
                        hits_rated=sum(o.hits for o in outcomes),  # one assignment per HIT
@@ -241,9 +241,13 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
     cluster_of = {system: i for i, cluster in enumerate(group.ranking.clusters) for system in cluster}
     position = {system: i for i, system in enumerate(ranked)}
     inverted = [(a, b) for i, a in enumerate(true_order) for b in true_order[i + 1:]
-                if position[a] > position[b]]
+                if a in position and b in position and position[a] > position[b]]
     across = [(a, b) for a, b in inverted if cluster_of[a] != cluster_of[b]]
-    if not inverted:
+    missing = [system for system in true_order if system not in position]
+    if missing:
+        statement, held = (f"the known order was NOT recovered: {len(missing)} of {len(true_order)} systems could not "
+                           "be ranked (no rating from a worker who passed quality control)"), False
+    elif not inverted:
         statement, held = f"the known order of the {len(ranked)} systems was recovered exactly", True
     elif not across:
         pairs = ", ".join(f"{a}/{b}" for a, b in inverted)

@@ -53,3 +53,12 @@ def test_demo_help_lists_its_options() -> None:
     assert result.exit_code == 0
     for option in ("--questions", "--seed", "--criterion", "--random", "--constant", "--bots", "--honest"):
         assert option in result.output
+
+
+def test_demo_says_plainly_when_no_honest_worker_got_a_hit(tmp_path: Path) -> None:
+    """40 questions make 5 HITs; six bad workers arriving first take them all, so nothing can be ranked."""
+    result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "demo"), "--questions", "40", "--no-images"])
+    assert result.exit_code == 1
+    assert "✓ quality control caught 5 of 5 bad workers" in result.output
+    assert "✗ the known order was NOT recovered: 8 of 8 systems could not be ranked" in result.output
+    assert "recovered exactly" not in result.output

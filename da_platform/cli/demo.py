@@ -78,7 +78,7 @@ def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: in
                "ranking tables, p-value heatmap, ranking plot, WMT files)")
     click.echo(f"database: {outcome.database_url}   (browse it: da-platform serve --demo --out {out})\n")
     for fact in outcome.facts:
-        click.echo(f"  {'✓' if fact.held else '✗ NOT:'} {fact.statement}")
+        click.echo(f"  {'✓' if fact.held else '✗'} {fact.statement}")
     if not all(fact.held for fact in outcome.facts):
         raise SystemExit(1)
 
