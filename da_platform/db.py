@@ -48,10 +48,22 @@ def upgrade(url: str, revision: str = "head") -> None:
 
     engine = make_engine(url)
     try:
-        with engine.begin() as connection:
-            config = alembic_config(url)
-            config.attributes["connection"] = connection
-            command.upgrade(config, revision)
+        with engine.connect() as connection:
+            sqlite = connection.dialect.name == "sqlite"
+            if sqlite:
+                # SQLite alters a table by copying it and dropping the old one; with foreign keys on,
+                # that drop would cascade to the rows pointing at it (the slots of a HIT, say).
+                # The pragma only takes effect outside a transaction; this engine is disposed after.
+                connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                connection.commit()
+            with connection.begin():
+                config = alembic_config(url)
+                config.attributes["connection"] = connection
+                command.upgrade(config, revision)
+                if sqlite:
+                    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RuntimeError(f"migration left {len(broken)} broken foreign keys, first: {broken[0]}")
     finally:
         engine.dispose()
 

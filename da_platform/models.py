@@ -214,6 +214,9 @@ class Hit(Base):
     public_id: Mapped[str] = mapped_column(String(64), unique=True)
     # How many workers may take this HIT (1 unless the campaign asks for more assignments per HIT).
     max_assignments: Mapped[int] = mapped_column(Integer, default=1)
+    # How many slots it has (100 per SPEC §2; fixed at build time). Stored so that the worker pages,
+    # which show "k / total" and close the assignment after the last slot, need not count per request.
+    slot_count: Mapped[int] = mapped_column(Integer)
     # Provider-side identifiers once launched (MTurk HITId, Prolific study id).
     provider: Mapped[Optional[str]] = mapped_column(String(20))
     provider_hit_id: Mapped[Optional[str]] = mapped_column(String(200), index=True)

@@ -243,7 +243,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     # Core inserts (executemany, no RETURNING: row-at-a-time on SQLite), ids read back in one query.
     session.execute(insert(Hit.__table__), [
         {"campaign_id": campaign.id, "index": hit.index, "public_id": ids(name, "hit", hit.index),
-         "max_assignments": 1} for hit in plan.hits])
+         "max_assignments": 1, "slot_count": len(hit.slots)} for hit in plan.hits])
     hit_ids = dict(session.execute(select(Hit.index, Hit.id).where(Hit.campaign_id == campaign.id)).all())
 
     def slot_row(hit, slot, item, candidate, reference, record) -> dict:

@@ -27,10 +27,12 @@ def verify_campaign(session: Session, campaign: Campaign) -> int:
     by_hit: dict[int, list] = {}
     for row in rows:
         by_hit.setdefault(row.index, []).append(row)
-    hit_count = session.scalar(select(func.count()).select_from(Hit).where(Hit.campaign_id == campaign.id))
-    if hit_count != len(by_hit):
-        raise BuildError(f"campaign {campaign.name!r}: {hit_count - len(by_hit)} HIT(s) have no slots")
+    slot_count = dict(session.execute(select(Hit.index, Hit.slot_count).where(Hit.campaign_id == campaign.id)).all())
+    if len(slot_count) != len(by_hit):
+        raise BuildError(f"campaign {campaign.name!r}: {len(slot_count) - len(by_hit)} HIT(s) have no slots")
     for index, members in by_hit.items():
+        if slot_count[index] != len(members):
+            raise BuildError(f"HIT {index}: {len(members)} slots stored but slot_count is {slot_count[index]}")
         position_of = {row.id: row.position for row in members}
         for row in members:
             if row.original_slot_id is not None and row.original_slot_id not in position_of:

@@ -24,7 +24,7 @@ def build_campaign(session, n_workers: int = 3) -> Campaign:
     rng = np.random.default_rng(0)
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
     for h in range(n_workers):
-        hit = Hit(campaign=campaign, index=h, public_id=f"HIT{h}")
+        hit = Hit(campaign=campaign, index=h, public_id=f"HIT{h}", slot_count=100)
         chosen = [answers[i] for i in rng.permutation(len(answers))[:70]]
         ordinary = [Slot(position=0, set_index=i // 7, slot_type=SlotType.SYSTEM, public_id=f"p{h}-{i}",
                          question=a.question, system=s, answer=a, candidate_text=a.text)

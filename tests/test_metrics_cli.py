@@ -169,9 +169,9 @@ def _rated_campaign(session, test_set) -> None:
     systems = {s.name: s for s in session.query(System).filter_by(test_set_id=test_set.id)}
     campaign = Campaign(name="qa-adequacy", test_set=test_set, criterion="adequacy", statement="adequate?",
                         seed=1, systems=list(systems.values()))
-    hit = Hit(campaign=campaign, index=0, public_id="hit-0")
-    session.add_all([campaign, hit])
     answers = session.query(Answer).filter(Answer.system_id.in_([s.id for s in systems.values()])).all()
+    hit = Hit(campaign=campaign, index=0, public_id="hit-0", slot_count=len(answers))
+    session.add_all([campaign, hit])
     slots = []
     for position, answer in enumerate(sorted(answers, key=lambda a: a.id)):
         slots.append(Slot(hit=hit, position=position, set_index=position // 10, slot_type=SlotType.SYSTEM,

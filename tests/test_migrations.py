@@ -27,3 +27,39 @@ def test_upgrade_is_idempotent(database_url: str) -> None:
         version = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one()
     engine.dispose()
     assert version.startswith("0001") or version > "0001"
+
+
+def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> None:
+    """A database built before 0002 gets each HIT's slot count from its stored slots."""
+    from alembic import command
+    from sqlalchemy import func, select
+
+    from da_platform.db import alembic_config, session_factory, transaction
+    from da_platform.models import Hit, Slot
+    from hit_builder.build import build_campaign
+    from hit_builder.sample_data import import_sample
+    from hit_builder.storage import LocalImageStorage
+
+    engine = make_engine(database_url)
+    with transaction(session_factory(engine)) as session:
+        test_set = import_sample(session, questions=30)
+        build_campaign(session, name="c", test_set=test_set.name, storage=LocalImageStorage(tmp_path), seed=1)
+    with engine.connect() as connection:  # back to 0001: the column goes, the HITs stay
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # as da_platform.db.upgrade does
+            connection.commit()
+        with connection.begin():
+            config = alembic_config(database_url)
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0001")
+            assert "slot_count" not in {c["name"] for c in inspect(connection).get_columns("hit")}
+    engine.dispose()
+    with engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(Slot)).scalar_one() > 0
+    upgrade(database_url)
+    with engine.connect() as connection:
+        stored = dict(connection.execute(select(Hit.id, Hit.slot_count)).all())
+        counted = dict(connection.execute(select(Slot.hit_id, func.count()).group_by(Slot.hit_id)).all())
+    engine.dispose()
+    assert len(stored) >= 2
+    assert stored == counted

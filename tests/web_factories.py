@@ -100,6 +100,7 @@ def make_campaign(
             index=h,
             public_id=secrets.token_urlsafe(16),
             max_assignments=max_assignments,
+            slot_count=slots,
             provider=provider,
             provider_hit_id=f"HIT{h}X{secrets.token_hex(4).upper()}" if provider else None,
         )
