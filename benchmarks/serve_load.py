@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import math
 import multiprocessing
 import os
@@ -46,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SECRET = "benchmark-secret-key"
 SLOT_RE = re.compile(r'name="slot" value="([^"]+)"')
 IMAGE_RE = re.compile(r'<img id="answer-[ab]" src="([^"]+)"')
+RATE = "rate (POST, JSON)"
+INVITES_PER_CLIENT = 40  # saturate: each back-to-back client takes HIT after HIT
 
 
 # Set-up -------------------------------------------------------------------------------------------------
@@ -167,32 +170,45 @@ def path_of(location: str) -> str:
     return urlsplit(location).path or location
 
 
-def rate_until(port: int, invite: str, deadline: float, think: float, images: bool, whole_hit: bool,
+def rate_until(port: int, invites: list[str], deadline: float, think: float, images: bool, whole_hit: bool,
                seed: int, samples: list, accepted: list, delay: float = 0.0) -> None:
-    """One simulated worker: arrive (after ``delay`` s), then rate until the HIT ends (or the deadline)."""
+    """One simulated worker, as the page's script does it: arrive (after ``delay`` s), load the slot
+    page once, then per item [GET its two images, think,] POST the rating, whose JSON answer is the
+    next item. ``whole_hit``: one HIT to its end; else HIT after HIT (a new invite each) until the
+    deadline."""
     rng = random.Random(seed)
     time.sleep(delay)
     client = Client(port, samples)
-    status, location, _ = client.request("arrive", "GET", path_of(invite))
-    if status != 303:
-        raise RuntimeError(f"arrival refused: {status}")
-    base = path_of(location)
-    client.request("instructions", "GET", base)
-    while whole_hit or time.time() < deadline:
-        status, location, page = client.request("slot page", "GET", base + "slot")
-        if status == 303:  # complete
+    for invite in invites:
+        if not whole_hit and time.time() >= deadline:
             return
-        slot = SLOT_RE.search(page).group(1)
-        if images:
-            for src in IMAGE_RE.findall(page):
-                client.request("image", "GET", src)
-        if think:
-            time.sleep(rng.uniform(0.5 * think, 1.5 * think))
-        score = rng.randint(0, 100)
-        status, _, _ = client.request("rate (POST)", "POST", base + "slot", f"slot={slot}&score={score}")
+        status, location, _ = client.request("arrive", "GET", path_of(invite))
         if status != 303:
-            raise RuntimeError(f"rating refused: {status}")
-        accepted.append((slot, score))
+            raise RuntimeError(f"arrival refused: {status}")
+        base = path_of(location)
+        client.request("instructions", "GET", base)
+        _, _, page = client.request("slot page", "GET", base + "slot")
+        slot = SLOT_RE.search(page).group(1)
+        sources = IMAGE_RE.findall(page)
+        while whole_hit or time.time() < deadline:
+            if images:
+                for src in sources:
+                    client.request("image", "GET", src)
+            if think:
+                time.sleep(rng.uniform(0.5 * think, 1.5 * think))
+            score = rng.randint(0, 100)
+            status, _, body = client.request(RATE, "POST", base + "rating", f"slot={slot}&score={score}")
+            if status != 200:
+                raise RuntimeError(f"rating refused: {status}")
+            accepted.append((slot, score))
+            answer = json.loads(body)
+            if "done" in answer:
+                break
+            slot = answer["screen"]["slot"]
+            sources = [src for src in (answer["screen"]["reference_image"], answer["screen"]["candidate_image"]) if src]
+        if whole_hit:
+            return
+    raise RuntimeError("saturate: more invites needed (raise INVITES_PER_CLIENT)")
 
 
 def hammer_healthz(port: int, deadline: float, samples: list) -> None:
@@ -228,7 +244,7 @@ def client_process(job: dict) -> dict:
     return {"samples": samples, "accepted": accepted, "errors": errors}
 
 
-def run_phase(kind: str, port: int, clients: int, processes: int, seconds: float, invites: list[str] | None,
+def run_phase(kind: str, port: int, clients: int, processes: int, seconds: float, invites: list[list[str]] | None,
               think: float = 0.0, images: bool = False, whole_hit: bool = False, ramp: float = 0.0) -> dict:
     start_at = time.time() + 1.0
     deadline = start_at + seconds
@@ -301,30 +317,33 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
     process = None
     try:
         images = folder / "images"
-        campaign_id = build(url, images, places=args.workers + args.clients)
+        saturating = args.clients * INVITES_PER_CLIENT
+        campaign_id = build(url, images, places=args.workers + saturating)
         port = free_port()
         process = start_gunicorn(url, images, port, args.gunicorn_workers, args.threads)
         invites = mint_invites(Tokens(SECRET), f"http://127.0.0.1:{port}", campaign_id,
-                               args.workers + args.clients, 1)
+                               args.workers + saturating, 1)
         lines = [f"**{kind}** (gunicorn gthread, {args.gunicorn_workers} workers × {args.threads} threads)", "",
                  "| phase | request | count | per s | p50 ms | p99 ms | max ms |", "|---|---|---|---|---|---|---|"]
         health = run_phase("healthz", port, args.clients, args.processes, args.seconds, None)
-        saturate = run_phase("rate", port, args.clients, args.processes, args.seconds, invites[:args.clients])
-        crowd = run_phase("rate", port, args.workers, args.processes, 0, invites[args.clients:],
+        saturate = run_phase("rate", port, args.clients, args.processes, args.seconds,
+                             [invites[i::args.clients][:INVITES_PER_CLIENT] for i in range(args.clients)])
+        crowd = run_phase("rate", port, args.workers, args.processes, 0, [[link] for link in invites[saturating:]],
                           think=args.think, images=True, whole_hit=True, ramp=args.ramp)
         lines += latency_rows(f"healthz ({args.clients} clients)", health)
         lines += latency_rows(f"saturate ({args.clients} clients)", saturate)
-        lines += latency_rows(f"crowd ({args.workers} workers)", crowd)
+        if crowd["samples"]:
+            lines += latency_rows(f"crowd ({args.workers} workers)", crowd)
         health_rate = len(health["samples"]) / health["elapsed"]
-        rating_path = sum(1 for k, _, _ in saturate["samples"] if k in ("slot page", "rate (POST)"))
+        rating_path = sum(1 for k, _, _ in saturate["samples"] if k == RATE)
         path_rate = rating_path / saturate["elapsed"]
-        crowd_all = [s * 1000 for _, s, _ in crowd["samples"]]
+        crowd_all = [s * 1000 for _, s, _ in crowd["samples"]] or [math.nan]
         errors = health["errors"] + saturate["errors"] + crowd["errors"]
         lines += [
             "",
             f"- saturation: {len(saturate['accepted']) / saturate['elapsed']:.0f} ratings/s; rating path "
-            f"(slot page + POST) {path_rate:.0f} req/s = **{path_rate / health_rate:.2f} ×** /healthz "
-            f"({health_rate:.0f} req/s)",
+            f"(POST a rating, answered with the next item) {path_rate:.0f} req/s = "
+            f"**{path_rate / health_rate:.2f} ×** /healthz ({health_rate:.0f} req/s)",
             f"- crowd: {args.workers} workers arriving over {args.ramp:.0f} s, × 100 slots, think time "
             f"{args.think} s ± 50 %: "
             f"{len(crowd['accepted']) / crowd['elapsed']:.0f} ratings/s, all requests p50 "

@@ -1,8 +1,8 @@
 """A simulated crowd that rates a campaign through the real worker web pages, over HTTP.
 
-Each simulated worker follows its own-pool invite link, reads every slot page, decides a score with
-its ``analysis.simulation.WorkerProfile`` and posts it exactly as a browser form would, until the
-campaign gives it no more HITs. The only thing a simulated worker cannot do is read the answer
+Each simulated worker follows its own-pool invite link, opens the slot page, and for every item
+decides a score with its ``analysis.simulation.WorkerProfile`` and posts it exactly as the page's
+script does (the answer is the next item), until the campaign gives it no more HITs. The only thing a simulated worker cannot do is read the answer
 images; in its place a :class:`SlotOracle` tells it the true quality of what the page shows (from the
 sample data's ``truth.json``), keyed by the opaque slot id the page carries.
 """
@@ -25,6 +25,7 @@ from da_platform.models import Hit, Question, Slot, System
 _SLOT_FIELD = re.compile(r'name="slot" value="([^"]+)"')
 _ASSIGNMENT_URL = re.compile(r"(.*/a/[^/]+)/")
 _IMAGE = re.compile(r'<img id="answer-[ab]" src="([^"]+)"')
+_RATING_URL = re.compile(r'data-rating-url="([^"]+)"')
 MAX_PAGES_PER_HIT = 1_000  # a HIT has 100 slots: anything beyond this is a server that does not advance
 
 
@@ -94,23 +95,30 @@ def rate_one_hit(http: requests.Session, invite_url: str, oracle: SlotOracle, pr
         raise CrowdError(f"the invite link led to {page.url}, not to a task")
     slot_url = assignment.group(1) + "/slot"
     page = http.get(slot_url, timeout=30)
-    ratings = 0
-    for _ in range(MAX_PAGES_PER_HIT):
-        _check(page, slot_url)
-        if page.url.endswith("/done"):
-            return ratings
-        found = _SLOT_FIELD.search(page.text)
-        if found is None:
-            raise CrowdError(f"no rating form on {page.url}")
+    _check(page, slot_url)
+    if page.url.endswith("/done"):
+        return 0
+    found, rating_url = _SLOT_FIELD.search(page.text), _RATING_URL.search(page.text)
+    if found is None or rating_url is None:
+        raise CrowdError(f"no rating form on {page.url}")
+    rating_url = requests.compat.urljoin(page.url, rating_url.group(1))
+    slot, images = found.group(1), [src.replace("&amp;", "&") for src in _IMAGE.findall(page.text)]
+    for ratings in range(1, MAX_PAGES_PER_HIT + 1):
         if fetch_images:
-            for src in _IMAGE.findall(page.text):
-                _check(http.get(requests.compat.urljoin(page.url, src.replace("&amp;", "&")), timeout=30), src)
-        score = profile.rate(oracle(found.group(1)), rng)
-        # The answer is a 303 to the next slot (or the completion page), which requests follows.
-        page = http.post(slot_url, data={"slot": found.group(1), "score": str(score)}, timeout=30)
-        ratings += 1
+            for src in images:
+                _check(http.get(requests.compat.urljoin(page.url, src), timeout=30), src)
+        score = profile.rate(oracle(slot), rng)
+        # As the page's script does: the answer is the next item, or where the completion page is.
+        answer = http.post(rating_url, data={"slot": slot, "score": str(score)}, timeout=30)
+        _check(answer, rating_url)
         if on_rating is not None:
             on_rating()
+        step = answer.json()
+        if "done" in step:
+            _check(http.get(requests.compat.urljoin(page.url, step["done"]), timeout=30), step["done"])
+            return ratings
+        slot = step["screen"]["slot"]
+        images = [src for src in (step["screen"]["reference_image"], step["screen"]["candidate_image"]) if src]
     raise CrowdError(f"{slot_url} never reached the completion page")
 
 

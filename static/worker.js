@@ -1,5 +1,9 @@
-/* The rating slider: no default value counts. Next stays disabled until the worker has moved the
-   slider (pointer or keyboard); the score is sent as a whole number 0-100. No inline scripts (CSP). */
+/* The rating slider and the step to the next item. No default value counts: Next stays disabled
+   until the worker has moved the slider (pointer or keyboard); the score is sent as a whole number
+   0-100. Next sends the rating to the server, which answers with the next item; the page shows it
+   in place once its images have loaded (one request per rating, no history entry, so the browser's
+   Back button has no earlier item to show). Without fetch, the form posts normally. No inline
+   scripts (CSP); text from the server only ever goes into textContent. */
 (function () {
   "use strict";
 
@@ -12,11 +16,14 @@
   if (!form) { return; }
   var slider = document.getElementById("slider");
   var score = document.getElementById("score");
+  var slot = form.querySelector("input[name=slot]");
   var next = document.getElementById("next");
   var hint = document.getElementById("hint");
+  var notice = document.getElementById("notice");
   var KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"];
 
   function moved() {
+    if (form.getAttribute("data-sent") === "1") { return; }
     slider.classList.remove("untouched");
     score.value = String(Math.round(Number(slider.value)));
     next.disabled = false;
@@ -31,7 +38,55 @@
     if (KEYS.indexOf(event.key) >= 0) { window.setTimeout(moved, 0); }
   });
 
-  form.setAttribute("data-ready", "1"); // listeners attached (tests wait for this)
+  function say(message, resume) {
+    notice.textContent = message + " ";
+    if (resume) {
+      var link = document.createElement("a");
+      link.href = resume;
+      link.textContent = "Continue";
+      notice.appendChild(link);
+    }
+    notice.hidden = false;
+  }
+
+  function loaded(src) {
+    // Resolves once the image at src can be shown (or failed: the worker still sees the text).
+    return new Promise(function (resolve) {
+      if (!src) { resolve(); return; }
+      var probe = new Image();
+      probe.onload = probe.onerror = function () { resolve(); };
+      probe.src = src;
+    });
+  }
+
+  function show(screen) {
+    var reference = document.getElementById("answer-a");
+    var candidate = document.getElementById("answer-b");
+    return Promise.all([loaded(screen.reference_image), loaded(screen.candidate_image)])
+      .then(function () {
+        document.getElementById("statement").textContent = screen.statement;
+        document.getElementById("question").textContent = screen.question;
+        reference.closest("figure").hidden = !screen.reference_image;
+        if (screen.reference_image) { reference.src = screen.reference_image; } else { reference.removeAttribute("src"); }
+        candidate.src = screen.candidate_image;
+        var caption = screen.reference_image ? "Answer B" : "Answer";
+        document.getElementById("candidate-caption").textContent = caption;
+        candidate.alt = caption;
+        slot.value = screen.slot;
+        slider.value = "50";
+        slider.classList.add("untouched");
+        score.value = "";
+        next.disabled = true;
+        if (hint) { hint.hidden = false; }
+        notice.hidden = true;
+        form.removeAttribute("data-sent");
+        document.title = screen.title;
+        document.getElementById("progress").textContent = screen.progress;
+        window.scrollTo(0, 0);
+        slider.focus({ preventScroll: true });
+        form.setAttribute("data-ready", "1");
+      });
+  }
 
   form.addEventListener("submit", function (event) {
     if (score.value === "" || form.getAttribute("data-sent") === "1") {
@@ -39,6 +94,38 @@
       return;
     }
     form.setAttribute("data-sent", "1");
-    window.setTimeout(function () { next.disabled = true; }, 0);
+    var url = form.getAttribute("data-rating-url");
+    if (!url || !window.fetch || !window.Promise) {  // the plain form post: 303 to the next item
+      window.setTimeout(function () { next.disabled = true; }, 0);
+      return;
+    }
+    event.preventDefault();
+    next.disabled = true;
+    form.setAttribute("data-ready", "0");
+    window.fetch(url, {
+      method: "POST",
+      headers: { "Accept": "application/json" },
+      body: new URLSearchParams({ slot: slot.value, score: score.value }),
+      credentials: "omit",
+      cache: "no-store"
+    }).then(function (response) {
+      return response.json().then(function (data) { return { ok: response.ok, data: data }; });
+    }).then(function (answer) {
+      if (answer.ok && answer.data.done) {
+        window.location.assign(answer.data.done);
+      } else if (answer.ok && answer.data.screen) {
+        return show(answer.data.screen);
+      } else {
+        say(answer.data.error || "Your rating could not be saved.", answer.data.resume);
+      }
+    }).catch(function () {
+      // Nothing is known to be saved: sending the same rating again is safe (it is stored once).
+      form.removeAttribute("data-sent");
+      form.setAttribute("data-ready", "1");
+      next.disabled = false;
+      say("Your rating could not be sent. Check your connection and press Next again.", null);
+    });
   });
+
+  form.setAttribute("data-ready", "1"); // listeners attached (tests wait for this)
 })();

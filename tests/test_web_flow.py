@@ -61,9 +61,21 @@ def current(client, base: str) -> tuple[str, str]:
     return re.search(r'name="slot" value="([^"]+)"', page.text).group(1), page.text
 
 
-def rate(client, base: str, slot: str, score) -> object:
+def rate(client, base: str, slot: str, score, via: str = "slot") -> object:
+    """POST a rating: ``via="slot"`` is the plain form (303), ``via="rating"`` the page script's JSON call."""
     data = {"slot": slot} if score is None else {"slot": slot, "score": str(score)}
-    return client.post(base + "slot", data=data)
+    return client.post(base + via, data=data)
+
+
+def accepted(response) -> bool:
+    """The rating was taken: a 303 to the next slot (form), or a 200 with what comes next (JSON)."""
+    if response.status_code == 303:
+        return response.location.endswith("/slot")
+    return response.status_code == 200 and response.is_json and ("screen" in response.json or "done" in response.json)
+
+
+# Every attack is tried on both ways of posting a rating.
+via = pytest.mark.parametrize("via", ["slot", "rating"])
 
 
 def ratings(env: WebEnv) -> list[Rating]:
@@ -156,6 +168,51 @@ def test_question_text_is_escaped_and_chinese_is_utf8(env):
     assert "what is &lt;b&gt;1&lt;/b&gt; &amp; why?" in page and "<b>1</b>" not in page
 
 
+def test_the_script_gets_each_next_item_with_its_rating(env):
+    """POST /rating answers with the item the slot page would show next, then with the completion URL."""
+    campaign = env.campaign(slots=4)
+    client = env.app.test_client()
+    base = arrive_pool(env, client, campaign.campaign_id)
+    slot, page = current(client, base)
+    assert f'data-rating-url="{base}rating"' in page
+    for number in range(1, 5):
+        response = rate(client, base, slot, number, "rating")
+        assert response.status_code == 200 and response.mimetype == "application/json"
+        assert response.headers["Cache-Control"] == "no-store"
+        if number == 4:
+            assert response.json == {"done": base + "done"}
+            break
+        screen = response.json["screen"]
+        slot, page = current(client, base)  # what a reload would show now
+        assert screen["slot"] == slot and screen["progress"] == f"{number + 1} / 4" in page
+        assert screen["title"] == f"Item {number + 1} of 4"
+        assert f'src="{screen["candidate_image"]}"' in page and f'src="{screen["reference_image"]}"' in page
+        assert client.get(screen["candidate_image"]).status_code == 200
+        # Raw text in JSON (the script puts it into textContent); the same text escaped in the page.
+        assert screen["question"] == f"Question number {number}: what is <b>{number}</b> & why?"
+        assert f"what is &lt;b&gt;{number}&lt;/b&gt; &amp; why?" in page
+    assert [r.score for r in ratings(env)] == [1, 2, 3, 4]
+    with env.sessions() as s:
+        assert s.scalars(select(Assignment.status)).one() == AssignmentStatus.completed
+    stale = rate(client, base, slot, 4, "rating")  # the last rating again: stored once, still done
+    assert stale.json == {"done": base + "done"} and len(ratings(env)) == 4
+
+
+def test_the_script_gets_refusals_as_json(env):
+    campaign = env.campaign(slots=2)
+    client = env.app.test_client()
+    base = arrive_pool(env, client, campaign.campaign_id)
+    slot, _ = current(client, base)
+    before = snapshot(env)
+    bad_score = rate(client, base, slot, "x", "rating")
+    assert bad_score.status_code == 400 and "whole number" in bad_score.json["error"]
+    token = base.split("/")[2]
+    forged_token = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    forged = client.post(f"/a/{forged_token}/rating", data={"slot": slot, "score": "5"})
+    assert forged.status_code == 403 and forged.json["error"] == "This link is not valid."
+    assert snapshot(env) == before
+
+
 def test_security_headers(env):
     client = env.app.test_client()
     base = arrive_pool(env, client, env.campaign(slots=2).campaign_id)
@@ -172,7 +229,8 @@ def test_security_headers(env):
 # Attacks: each refused, nothing changed -------------------------------------------------------------
 
 
-def test_rating_a_later_slot_is_refused(env):
+@via
+def test_rating_a_later_slot_is_refused(env, via):
     campaign = env.campaign(slots=5)
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
@@ -180,39 +238,49 @@ def test_rating_a_later_slot_is_refused(env):
     with env.sessions() as s:
         later = s.scalars(select(Slot.public_id).where(Slot.hit_id == campaign.hit_ids[0], Slot.position == 3)).one()
     before = snapshot(env)
-    assert rate(client, base, later, 40).status_code == 409
-    assert rate(client, base, "no-such-slot", 40).status_code == 409
+    assert rate(client, base, later, 40, via).status_code == 409
+    assert rate(client, base, "no-such-slot", 40, via).status_code == 409
     assert snapshot(env) == before
 
 
-def test_going_back_is_refused(env):
+@via
+def test_going_back_is_refused(env, via):
     campaign = env.campaign(slots=5)
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
     first, _ = current(client, base)
-    rate(client, base, first, 30)
+    rate(client, base, first, 30, via)
     current(client, base)
     before = snapshot(env)
-    response = rate(client, base, first, 31)  # a changed score for an already rated slot
-    assert response.status_code == 409 and "Continue with the current item" in response.text
+    response = rate(client, base, first, 31, via)  # a changed score for an already rated slot
+    assert response.status_code == 409
+    if via == "slot":
+        assert "Continue with the current item" in response.text
+    else:
+        assert "not the current one" in response.json["error"] and response.json["resume"] == base + "slot"
     assert snapshot(env) == before
     assert [r.score for r in ratings(env)] == [30]
 
 
-def test_the_same_rating_twice_is_stored_once(env):
+@via
+def test_the_same_rating_twice_is_stored_once(env, via):
     campaign = env.campaign(slots=3)
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
     slot, _ = current(client, base)
-    assert rate(client, base, slot, 64).status_code == 303
+    assert accepted(rate(client, base, slot, 64, via))
     before = snapshot(env)
-    again = rate(client, base, slot, 64)
-    assert again.status_code == 303 and again.location.endswith("/slot")
+    second, _ = current(client, base)
+    again = rate(client, base, slot, 64, via)
+    assert accepted(again)
+    if via == "rating":  # the answer to a repeat is the current item, as for the first sending
+        assert again.json["screen"]["slot"] == second
     assert snapshot(env) == before
     assert len(ratings(env)) == 1
 
 
-def test_another_workers_assignment_is_refused(env):
+@via
+def test_another_workers_assignment_is_refused(env, via):
     campaign = env.campaign(hits=2, slots=3)
     alice, bob = env.app.test_client(), env.app.test_client()
     base_a = arrive_pool(env, alice, campaign.campaign_id)
@@ -220,29 +288,31 @@ def test_another_workers_assignment_is_refused(env):
     slot_a, _ = current(alice, base_a)
     slot_b, _ = current(bob, base_b)
     before = snapshot(env)
-    assert rate(bob, base_b, slot_a, 10).status_code == 409  # Alice's slot through Bob's token
-    assert rate(alice, base_a, slot_b, 10).status_code == 409
+    assert rate(bob, base_b, slot_a, 10, via).status_code == 409  # Alice's slot through Bob's token
+    assert rate(alice, base_a, slot_b, 10, via).status_code == 409
     assert alice.get(base_a + f"image/{slot_b}/candidate").status_code == 404
     assert snapshot(env) == before
 
 
+@via
 @pytest.mark.parametrize("score", ["101", "-1", "50.5", "1e2", "abc", "", " 5", "05", "0x10", None, "１０"])
-def test_malformed_scores_are_refused(env, score):
+def test_malformed_scores_are_refused(env, score, via):
     campaign = env.campaign(slots=2)
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
     slot, _ = current(client, base)
     before = snapshot(env)
-    assert rate(client, base, slot, score).status_code == 400
+    assert rate(client, base, slot, score, via).status_code == 400
     assert snapshot(env) == before
 
 
-def test_scores_at_both_ends_are_accepted(env):
+@via
+def test_scores_at_both_ends_are_accepted(env, via):
     client = env.app.test_client()
     base = arrive_pool(env, client, env.campaign(slots=2).campaign_id)
     for score in (0, 100):
         slot, _ = current(client, base)
-        assert rate(client, base, slot, score).status_code == 303
+        assert accepted(rate(client, base, slot, score, via))
     assert [r.score for r in ratings(env)] == [0, 100]
 
 

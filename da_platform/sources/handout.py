@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Connection, func, select
 from sqlalchemy.orm import Session
 
 from da_platform.models import (
@@ -36,12 +36,13 @@ FREED = (AssignmentStatus.abandoned, AssignmentStatus.rejected)
 FINAL = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
 
 
-def begin_write(session: Session) -> None:
-    """Start the session's transaction as a writer (SQLite: ``BEGIN IMMEDIATE``; no-op elsewhere).
+def begin_write(target: Session | Connection) -> None:
+    """Start the transaction of a session or connection as a writer (SQLite: ``BEGIN IMMEDIATE``;
+    no-op elsewhere).
 
-    Call it first in a transaction, before anything is written.
+    Call it first in a transaction, before anything is read or written.
     """
-    connection = session.connection()
+    connection = target.connection() if isinstance(target, Session) else target
     if connection.dialect.name == "sqlite" and not connection.connection.dbapi_connection.in_transaction:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 

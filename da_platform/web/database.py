@@ -1,18 +1,26 @@
-"""One database session per request, closed (and rolled back if uncommitted) on teardown."""
+"""Database access per request: an ORM session for the pages, a Core connection for the worker hot path.
+
+The session is closed (and rolled back if uncommitted) on teardown; ``connect()`` is a context
+manager the caller closes.
+"""
 from __future__ import annotations
 
 from flask import Flask, current_app, g
+from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.db import make_engine, session_factory
 
 
 def init_database(app: Flask) -> None:
-    """Give the app ``app.config["SESSIONS"]`` (a sessionmaker) and per-request session clean-up."""
+    """Give the app ``app.config["SESSIONS"]`` (a sessionmaker), its engine, and per-request clean-up."""
     if app.config.get("SESSIONS") is None:
-        engine = make_engine(app.config["DATABASE_URL"])
-        app.config["SESSIONS"] = session_factory(engine)
-        app.extensions["da_engine"] = engine
+        app.config["SESSIONS"] = session_factory(make_engine(app.config["DATABASE_URL"]))
+    engine: Engine = app.config["SESSIONS"].kw["bind"]
+    app.extensions["da_engine"] = engine
+    # Single statements that only read (or write one row atomically) need no transaction: on
+    # PostgreSQL that saves the BEGIN and COMMIT round trips. Same pool as ``engine``.
+    app.extensions["da_autocommit_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
     app.teardown_appcontext(close_session)
 
 
@@ -22,6 +30,14 @@ def get_session() -> Session:
         sessions: sessionmaker[Session] = current_app.config["SESSIONS"]
         g.db_session = sessions()
     return g.db_session
+
+
+def connect(autocommit: bool = False) -> Connection:
+    """A Core connection for the worker hot path (use as a context manager; commit what you write).
+
+    ``autocommit=True``: every statement commits on its own; only for one-statement work.
+    """
+    return current_app.extensions["da_autocommit_engine" if autocommit else "da_engine"].connect()
 
 
 def close_session(_error: BaseException | None = None) -> None:

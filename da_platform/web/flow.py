@@ -1,13 +1,17 @@
-"""The server-side order of a worker's assignment: what is current, and storing ratings.
+"""The server-side order of a worker's assignment: where it stands, and storing ratings.
 
-Plain functions over a SQLAlchemy session (no Flask), each a few small statements so that the hot
-path stays fast. The caller commits. Invariants:
+Plain functions over a SQLAlchemy Core connection (no Flask, no ORM session): the hot path is a
+handful of statements built once. The caller commits. Invariants:
 
 - only the current slot (``Assignment.next_position``) can be rated; anything else is refused and
   changes nothing;
 - the same rating sent twice is stored once and answers as success;
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot.
+
+Cost per rating: one ``SELECT`` (the assignment, the rated slot and the screen after it, joined),
+the claim ``UPDATE``, the rating ``INSERT``, and the commit; the next screen travels back in the same
+response, so a worker's whole HIT is one request per rating (plus the images).
 """
 from __future__ import annotations
 
@@ -15,10 +19,10 @@ import enum
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import and_, bindparam, func, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, and_, bindparam, insert, select, update
+from sqlalchemy.sql import Select
 
 from da_platform.models import (
     Assignment,
@@ -50,25 +54,6 @@ class RatingOutcome(enum.Enum):
 
 
 @dataclass(frozen=True)
-class AssignmentState:
-    """Where an assignment stands (one query)."""
-
-    id: int
-    public_id: str
-    hit_id: int
-    campaign_id: int
-    source: str
-    status: AssignmentStatus
-    next_position: int
-    total: int
-    current_shown_at: datetime | None
-
-    @property
-    def complete(self) -> bool:
-        return self.status != AssignmentStatus.in_progress or self.next_position >= self.total
-
-
-@dataclass(frozen=True)
 class Screen:
     """What the worker sees for the current slot; nothing here names the system, type or question id."""
 
@@ -80,6 +65,34 @@ class Screen:
     show_reference: bool
 
 
+@dataclass(frozen=True)
+class AssignmentState:
+    """Where an assignment stands, with the screen of its current slot (one query)."""
+
+    id: int
+    public_id: str
+    hit_id: int
+    campaign_id: int
+    source: str
+    status: AssignmentStatus
+    next_position: int
+    total: int
+    current_shown_at: datetime | None
+    screen: Screen | None  # None once the assignment is complete
+
+    @property
+    def complete(self) -> bool:
+        return _complete(self.status, self.next_position, self.total)
+
+
+@dataclass(frozen=True)
+class Rated:
+    """A rating accepted (stored now, or the repeat of one stored before) and what comes next."""
+
+    outcome: RatingOutcome
+    screen: Screen | None  # the new current slot; None when the assignment is complete
+
+
 def parse_score(raw: object) -> int:
     """An integer score 0–100 from a form value; anything else is refused (HTTP 400)."""
     if not isinstance(raw, str) or not _SCORE.fullmatch(raw):
@@ -87,35 +100,51 @@ def parse_score(raw: object) -> int:
     return int(raw)
 
 
-# The hot path uses Core statements built once (with bind parameters): building SQLAlchemy statements
-# per request costs more than running them.
+def _complete(status: AssignmentStatus, next_position: int, total: int) -> bool:
+    return status != AssignmentStatus.in_progress or next_position >= total
+
+
+# Statements are built once, with bind parameters: building SQLAlchemy statements per request costs
+# more than running them.
 _A, _S, _H, _C, _Q, _R = (m.__table__ for m in (Assignment, Slot, Hit, Campaign, Question, Rating))
 
-_TOTAL = select(func.count()).where(_S.c.hit_id == _A.c.hit_id).correlate(_A).scalar_subquery()
 
-_STATE = (
-    select(
-        _A.c.id,
-        _A.c.public_id,
-        _A.c.hit_id,
-        _H.c.campaign_id,
-        _A.c.source,
-        _A.c.status,
-        _A.c.next_position,
-        _TOTAL.label("total"),
-        _A.c.current_shown_at,
+def _with_screen(columns: list, offset: int) -> Select:
+    """The assignment by public id with the slot at ``next_position + offset`` (outer-joined) and
+    everything its screen shows."""
+    shown = _S.alias("shown")
+    position = _A.c.next_position + offset if offset else _A.c.next_position
+    return (
+        select(
+            *columns,
+            _H.c.slot_count,
+            _C.c.statement,
+            _C.c.show_reference,
+            shown.c.public_id.label("screen_slot"),
+            shown.c.reference_image.label("screen_reference_image"),
+            _Q.c.text.label("screen_question"),
+        )
+        .join_from(_A, _H, _H.c.id == _A.c.hit_id)
+        .join(_C, _C.c.id == _H.c.campaign_id)
+        .outerjoin(shown, and_(shown.c.hit_id == _A.c.hit_id, shown.c.position == position))
+        .outerjoin(_Q, _Q.c.id == shown.c.question_id)
+        .where(_A.c.public_id == bindparam("public_id"))
     )
-    .join_from(_A, _H, _H.c.id == _A.c.hit_id)
-    .where(_A.c.public_id == bindparam("public_id"))
+
+
+_STATE = _with_screen(
+    [_A.c.id, _A.c.public_id, _A.c.hit_id, _H.c.campaign_id, _A.c.source, _A.c.status, _A.c.next_position,
+     _A.c.current_shown_at],
+    offset=0,
 )
 
-_SCREEN = (
-    select(_S.c.public_id, _S.c.reference_image, _Q.c.text, _C.c.statement, _C.c.show_reference)
-    .join_from(_S, _Q, _Q.c.id == _S.c.question_id)
-    .join(_H, _H.c.id == _S.c.hit_id)
-    .join(_C, _C.c.id == _H.c.campaign_id)
-    .where(_S.c.hit_id == bindparam("hit_id"), _S.c.position == bindparam("position"))
-)
+# For a rating: the assignment, the slot it names (if that slot is in its HIT), and the screen after
+# the current one, which becomes current if the rating is stored.
+_RATED = _with_screen(
+    [_A.c.id, _A.c.status, _A.c.next_position, _A.c.current_shown_at,
+     _S.c.id.label("slot_id"), _S.c.position.label("slot_position")],
+    offset=1,
+).outerjoin(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.public_id == bindparam("slot_public_id")))
 
 _MARK_SHOWN = (
     update(_A)
@@ -125,10 +154,6 @@ _MARK_SHOWN = (
         _A.c.current_shown_at.is_(None),
     )
     .values(current_shown_at=bindparam("now"))
-)
-
-_SLOT = select(_S.c.id, _S.c.position).where(
-    _S.c.public_id == bindparam("slot_public_id"), _S.c.hit_id == bindparam("hit_id")
 )
 
 _CLAIM = (
@@ -166,62 +191,73 @@ _IMAGE = (
 )
 
 
-def load_state(session: Session, public_id: str) -> AssignmentState | None:
-    row = session.connection().execute(_STATE, {"public_id": public_id}).first()
-    return AssignmentState(**row._asdict()) if row is not None else None
-
-
-def current_screen(session: Session, state: AssignmentState) -> Screen | None:
-    """The current slot's screen, or None when the assignment is complete."""
-    if state.complete:
+def _screen(row: Any, status: AssignmentStatus, position: int) -> Screen | None:
+    """The screen of the slot at ``position`` from a row of ``_with_screen``; None when complete."""
+    if _complete(status, position, row.slot_count) or row.screen_slot is None:
         return None
-    row = session.connection().execute(_SCREEN, {"hit_id": state.hit_id, "position": state.next_position}).one()
     return Screen(
-        slot_public_id=row.public_id,
-        number=state.next_position + 1,
-        total=state.total,
-        question=row.text,
+        slot_public_id=row.screen_slot,
+        number=position + 1,
+        total=row.slot_count,
+        question=row.screen_question,
         statement=row.statement,
-        show_reference=bool(row.show_reference and row.reference_image),
+        show_reference=bool(row.show_reference and row.screen_reference_image),
     )
 
 
-def mark_shown(session: Session, state: AssignmentState, now: datetime | None = None) -> None:
-    """Record when the current slot was first served (kept across reloads)."""
+def load_state(connection: Connection, public_id: str) -> AssignmentState | None:
+    """The assignment with this public id and its current screen, or None if there is none."""
+    row = connection.execute(_STATE, {"public_id": public_id}).first()
+    if row is None:
+        return None
+    return AssignmentState(
+        id=row.id,
+        public_id=row.public_id,
+        hit_id=row.hit_id,
+        campaign_id=row.campaign_id,
+        source=row.source,
+        status=row.status,
+        next_position=row.next_position,
+        total=row.slot_count,
+        current_shown_at=row.current_shown_at,
+        screen=_screen(row, row.status, row.next_position),
+    )
+
+
+def mark_shown(connection: Connection, state: AssignmentState, now: datetime | None = None) -> None:
+    """Record when the current slot was first served (kept across reloads); one conditional UPDATE."""
     if state.current_shown_at is not None or state.complete:
         return
-    begin_write(session)
-    session.connection().execute(
+    connection.execute(
         _MARK_SHOWN, {"assignment_id": state.id, "position": state.next_position, "now": now or utcnow()}
     )
 
 
 def record_rating(
-    session: Session, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None
-) -> RatingOutcome:
-    """Store the rating of the current slot, or recognise a repeat of the last one; else refuse.
+    connection: Connection, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None
+) -> Rated:
+    """Store the rating of the current slot, or recognise a repeat of an earlier one; else refuse.
 
     Refusals change nothing. ``shown_at`` is when the slot was served (the previous rating's time for
     every slot after the first, since the next slot is served in the same round trip), ``rated_at`` now.
     """
     score = parse_score(raw_score)
     now = now or utcnow()
-    begin_write(session)
-    connection = session.connection()
-    state = load_state(session, public_id)
-    if state is None:
+    begin_write(connection)
+    row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
+    if row is None:
         raise RatingRefused("This task does not exist.", status=404)
-    slot = connection.execute(_SLOT, {"slot_public_id": slot_public_id, "hit_id": state.hit_id}).first()
-    if slot is None:
+    if row.slot_id is None:
         raise RatingRefused("That item is not part of your task.", status=409)
-    if not state.complete and slot.position == state.next_position:
-        last = slot.position + 1 >= state.total
+    current = not _complete(row.status, row.next_position, row.slot_count) and row.slot_position == row.next_position
+    if current:
+        last = row.slot_position + 1 >= row.slot_count
         claimed = connection.execute(
             _CLAIM_LAST if last else _CLAIM,
             {
-                "assignment_id": state.id,
-                "position": slot.position,
-                "next_position": slot.position + 1,
+                "assignment_id": row.id,
+                "position": row.slot_position,
+                "next_position": row.slot_position + 1,
                 "next_shown_at": None if last else now,
                 "now": now,
             },
@@ -229,26 +265,23 @@ def record_rating(
         if claimed.rowcount == 1:
             connection.execute(
                 _INSERT_RATING,
-                {
-                    "assignment_id": state.id,
-                    "slot_id": slot.id,
-                    "score": score,
-                    "shown_at": state.current_shown_at,
-                    "now": now,
-                },
+                {"assignment_id": row.id, "slot_id": row.slot_id, "score": score,
+                 "shown_at": row.current_shown_at, "now": now},
             )
-            return RatingOutcome.STORED
-    prior = connection.execute(_PRIOR, {"assignment_id": state.id, "slot_id": slot.id}).scalar()
+            next_status = AssignmentStatus.completed if last else row.status
+            return Rated(RatingOutcome.STORED, _screen(row, next_status, row.slot_position + 1))
+    prior = connection.execute(_PRIOR, {"assignment_id": row.id, "slot_id": row.slot_id}).scalar()
     if prior is not None and prior == score:
-        return RatingOutcome.REPEATED
+        state = load_state(connection, public_id)
+        return Rated(RatingOutcome.REPEATED, state.screen if state is not None else None)
     raise RatingRefused("Items are rated one at a time, in order; that item is not the current one.", status=409)
 
 
 def current_image_key(
-    session: Session, assignment_public_id: str, slot_public_id: str, role: Literal["reference", "candidate"]
+    connection: Connection, assignment_public_id: str, slot_public_id: str, role: Literal["reference", "candidate"]
 ) -> str | None:
     """Storage key of an image of the *current* slot of an unfinished assignment, else None (one query)."""
-    row = session.connection().execute(
+    row = connection.execute(
         _IMAGE, {"assignment_public_id": assignment_public_id, "slot_public_id": slot_public_id}
     ).first()
     if row is None:

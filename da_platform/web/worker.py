@@ -7,26 +7,26 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
     GET  /prolific/<campaign token>?PROLIFIC_PID=…&STUDY_ID=…&SESSION_ID=…
     GET  /a/<t>/                                   instructions
     GET  /a/<t>/slot                               the current slot (a reload resumes here)
-    POST /a/<t>/slot   slot=<slot public id>&score=<0..100>   -> 303 to the next slot
+    POST /a/<t>/slot   slot=<slot public id>&score=<0..100>   -> 303 to the next slot (no script)
+    POST /a/<t>/rating slot=…&score=…              -> JSON with the next screen (the page's script)
     GET  /a/<t>/image/<slot public id>/<reference|candidate>  PNG of the current slot only
     GET  /a/<t>/done                               completion (page, MTurk POST, or Prolific redirect)
 """
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, g, redirect, render_template, request, url_for
-from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, Campaign, Slot
+from da_platform.models import Assignment, Campaign, Hit
 from da_platform.sources import ArrivalRefused, take_assignment
 from da_platform.sources.tokens import TokenError
-from da_platform.web.database import get_session
+from da_platform.web.database import connect, get_session
 from da_platform.web.flow import (
     AssignmentState,
+    Rated,
     RatingRefused,
+    Screen,
     current_image_key,
-    current_screen,
     load_state,
     mark_shown,
     record_rating,
@@ -76,7 +76,7 @@ def _arrive(source_name: str, path_token: str | None):
         arrival = source.arrival(session, request.args, path_token)
         if arrival.preview:  # MTurk preview: read-only
             campaign = session.get(Campaign, arrival.campaign_id)
-            total = session.scalar(select(func.count(Slot.id)).where(Slot.hit_id == arrival.hit_id))
+            total = session.get(Hit, arrival.hit_id).slot_count
             return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None)
         assignment = take_assignment(session, arrival)
         public_id = assignment.public_id
@@ -100,22 +100,44 @@ def _assignment_public_id(token: str) -> str:
         raise WorkerPageError("This link has expired." if error.expired else "This link is not valid.", 403) from None
 
 
-def _state(session: Session, token: str) -> AssignmentState:
-    state = load_state(session, _assignment_public_id(token))
+def _state(token: str) -> AssignmentState:
+    """The assignment named by the token, with its current screen (one autocommitted query)."""
+    with connect(autocommit=True) as connection:
+        state = load_state(connection, _assignment_public_id(token))
+        if state is not None and state.screen is not None and state.current_shown_at is None:
+            mark_shown(connection, state)  # the first time this slot is served
     if state is None:
         raise WorkerPageError("This task does not exist.", 404)
     return state
 
 
+def screen_view(token: str, screen: Screen) -> dict:
+    """What the slot page shows (the template and the script's JSON share it); the image URLs are
+    per slot and only answer while that slot is the current one."""
+    def image(role: str) -> str:
+        return url_for("worker.image", token=token, slot_id=screen.slot_public_id, role=role)
+
+    return {
+        "slot": screen.slot_public_id,
+        "number": screen.number,
+        "total": screen.total,
+        "progress": f"{screen.number} / {screen.total}",
+        "title": f"Item {screen.number} of {screen.total}",
+        "statement": screen.statement,
+        "question": screen.question,
+        "reference_image": image("reference") if screen.show_reference else None,
+        "candidate_image": image("candidate"),
+    }
+
+
 @bp.get("/a/<token>/")
 def instructions(token: str):
-    session = get_session()
-    state = _state(session, token)
+    state = _state(token)
     if state.complete:
         return redirect(url_for("worker.done", token=token), 303)
     if state.next_position > 0 or state.current_shown_at is not None:
         return redirect(url_for("worker.slot", token=token), 303)
-    campaign = session.get(Campaign, state.campaign_id)
+    campaign = get_session().get(Campaign, state.campaign_id)
     return render_template(
         "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token)
     )
@@ -123,35 +145,54 @@ def instructions(token: str):
 
 @bp.get("/a/<token>/slot")
 def slot(token: str):
-    session = get_session()
-    state = _state(session, token)
-    screen = current_screen(session, state)
-    if screen is None:
+    state = _state(token)
+    if state.screen is None:
         return redirect(url_for("worker.done", token=token), 303)
-    mark_shown(session, state)
-    session.commit()
-    return render_template("worker/slot.html", screen=screen, token=token)
+    return render_template(
+        "worker/slot.html", screen=screen_view(token, state.screen), token=token,
+        rating_url=url_for("worker.rate_and_next", token=token),
+    )
+
+
+def _rate(token: str) -> Rated:
+    """Store the rating in the form (one transaction); raises RatingRefused or WorkerPageError."""
+    public_id = _assignment_public_id(token)
+    with connect() as connection:
+        rated = record_rating(connection, public_id, request.form.get("slot", ""), request.form.get("score"))
+        connection.commit()
+    return rated
 
 
 @bp.post("/a/<token>/slot")
 def rate(token: str):
-    session = get_session()
-    state = _state(session, token)
+    """The plain form post (no script): store, then 303 to the next slot."""
     try:
-        record_rating(session, state.public_id, request.form.get("slot", ""), request.form.get("score"))
-        session.commit()
+        _rate(token)
     except RatingRefused as refusal:
-        session.rollback()
         raise WorkerPageError(
             refusal.message, refusal.status, title="Not saved", resume=url_for("worker.slot", token=token)
         ) from None
     return redirect(url_for("worker.slot", token=token), 303)
 
 
+@bp.post("/a/<token>/rating")
+def rate_and_next(token: str):
+    """The page's script: store the rating and answer with the next screen as JSON, so that a
+    rating costs one request. ``{"screen": …}``, ``{"done": url}``, or ``{"error": …, "resume": url}``."""
+    try:
+        rated = _rate(token)
+    except (RatingRefused, WorkerPageError) as refusal:
+        return {"error": refusal.message, "resume": url_for("worker.slot", token=token)}, refusal.status
+    if rated.screen is None:
+        return {"done": url_for("worker.done", token=token)}
+    return {"screen": screen_view(token, rated.screen)}
+
+
 @bp.get("/a/<token>/image/<slot_id>/<any(reference, candidate):role>")
 def image(token: str, slot_id: str, role: str):
-    session = get_session()
-    key = current_image_key(session, _assignment_public_id(token), slot_id, role)  # type: ignore[arg-type]
+    public_id = _assignment_public_id(token)
+    with connect(autocommit=True) as connection:
+        key = current_image_key(connection, public_id, slot_id, role)  # type: ignore[arg-type]
     if key is None:
         abort(404)
     try:
@@ -164,8 +205,8 @@ def image(token: str, slot_id: str, role: str):
 
 @bp.get("/a/<token>/done")
 def done(token: str):
+    state = _state(token)
     session = get_session()
-    state = _state(session, token)
     if not state.complete:
         return redirect(url_for("worker.slot", token=token), 303)
     assignment = session.get(Assignment, state.id)
