@@ -215,6 +215,60 @@ def test_no_way_back_and_reload_resumes(site, page):
         assert len(s.scalars(select(Rating)).all()) == 2
 
 
+def test_next_item_arrives_in_place_with_its_text_as_text(site, page):
+    campaign = site.campaign(slots=3)
+    start(page, invite(site, campaign))
+    navigations = []
+    page.on("framenavigated", lambda frame: navigations.append(frame.url))
+    move_by_keyboard(page)
+    next_item(page, 1, 3)
+    assert navigations == []  # no page load: the script showed item 2 in place
+    assert page.title() == "Item 2 of 3"
+    assert page.inner_text("#question") == "Question number 1: what is <b>1</b> & why?"
+    assert page.evaluate("document.getElementById('question').children.length") == 0  # no markup made
+    for image in ("#answer-a", "#answer-b"):
+        assert page.evaluate(f"document.querySelector('{image}').naturalWidth") > 0
+        assert page.get_attribute(image, "src").endswith(("/reference", "/candidate"))
+    assert page.evaluate("document.activeElement.id") == "slider"  # keyboard users carry on
+    assert not thumb_drawn(page) and page.is_disabled("#next")
+
+
+def test_a_rating_lost_on_the_way_can_be_sent_again(site, page):
+    campaign = site.campaign(slots=3)
+    start(page, invite(site, campaign))
+    page.route("**/rating", lambda route: route.abort("connectionreset"))
+    click_slider(page, 0.3)
+    page.click("#next")
+    page.wait_for_selector("#notice:not([hidden])")
+    assert "could not be sent" in page.inner_text("#notice")
+    assert page.is_enabled("#next") and page.inner_text("#progress") == "1 / 3"
+    with site.sessions() as s:
+        assert s.scalars(select(Rating)).all() == []
+    page.unroute("**/rating")
+    next_item(page, 1, 3)
+    assert page.is_hidden("#notice")
+    with site.sessions() as s:
+        assert len(s.scalars(select(Rating)).all()) == 1
+
+
+def test_an_item_rated_in_another_tab_is_refused_in_this_one(site, page):
+    campaign = site.campaign(slots=3)
+    start(page, invite(site, campaign))
+    other = page.context.new_page()
+    other.goto(page.url)
+    other.wait_for_selector("#rating-form[data-ready]")
+    move_by_keyboard(other)
+    next_item(other, 1, 3)
+    click_slider(page, 0.9)  # this tab still shows item 1
+    page.click("#next")
+    page.wait_for_selector("#notice:not([hidden])")
+    assert "not the current one" in page.inner_text("#notice")
+    page.click("#notice a")  # Continue
+    wait_ready(page, 2, 3)
+    with site.sessions() as s:
+        assert len(s.scalars(select(Rating)).all()) == 1
+
+
 def test_mturk_worker_inside_the_iframe_submits_to_mturk(site, page, fake_mturk):
     turk_url, ledger = fake_mturk
     site.campaign(slots=3, provider="mturk")

@@ -11,7 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
-from sqlalchemy import select, text, update
+from sqlalchemy import create_engine, select, text, update
+from sqlalchemy.pool import NullPool
 
 from da_platform.models import Assignment, AssignmentStatus, Rating, Slot, SlotType, Worker
 from da_platform.sources.mturk import PREVIEW_ASSIGNMENT_ID
@@ -497,3 +498,36 @@ def test_production_refuses_to_start_without_a_secret_key(monkeypatch, tmp_path)
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite'}"})
     assert app.config["SECRET_KEY"] == "from-the-environment"
     assert app.test_client().get("/healthz").json == {"status": "ok"}
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_a_dropped_database_connection_costs_no_rating(env, database_url):
+    """Without pre-ping, a server that dropped our connections (a restart) shows on first use: the
+    worker pages try once more on a fresh connection; other pages answer 503 and change nothing."""
+    campaign = env.campaign(hits=2, slots=3)
+    client = env.app.test_client()
+    base = arrive_pool(env, client, campaign.campaign_id)
+    slot, _ = current(client, base)
+
+    outside = create_engine(database_url, poolclass=NullPool)  # not the app's pool
+
+    def drop_connections() -> None:
+        with outside.connect() as connection:
+            dropped = connection.execute(text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar_one()
+        assert dropped >= 1
+
+    drop_connections()
+    response = rate(client, base, slot, 33, "rating")
+    assert accepted(response) and [r.score for r in ratings(env)] == [33]
+    drop_connections()
+    assert current(client, base)[1].count("2 / 3") == 1
+    before = snapshot(env)
+    drop_connections()
+    link = mint_invites(tokens(env), "http://127.0.0.1", campaign.campaign_id, 1, 1)[0]
+    refused = client.get(urlsplit(link).path)  # the arrival uses the ORM session: no second try
+    assert refused.status_code == 503 and "reload the page" in refused.text
+    assert snapshot(env) == before
+    assert client.get(urlsplit(link).path).status_code == 303
+    outside.dispose()

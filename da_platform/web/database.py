@@ -5,23 +5,56 @@ manager the caller closes.
 """
 from __future__ import annotations
 
-from flask import Flask, current_app, g
+from typing import Callable, TypeVar
+
+from flask import Flask, current_app, g, render_template
 from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.db import make_engine, session_factory
 
 
+T = TypeVar("T")
+
+
 def init_database(app: Flask) -> None:
-    """Give the app ``app.config["SESSIONS"]`` (a sessionmaker), its engine, and per-request clean-up."""
+    """Give the app ``app.config["SESSIONS"]`` (a sessionmaker), its engine, and per-request clean-up.
+
+    No ``pool_pre_ping``: it costs a round trip per request. A connection the server dropped (a
+    restart) fails on first use instead; SQLAlchemy then invalidates the pool, the worker pages try
+    once more (:func:`once_more_if_disconnected`), and any other page answers 503 "try again".
+    """
     if app.config.get("SESSIONS") is None:
-        app.config["SESSIONS"] = session_factory(make_engine(app.config["DATABASE_URL"]))
+        app.config["SESSIONS"] = session_factory(make_engine(app.config["DATABASE_URL"], pool_pre_ping=False))
     engine: Engine = app.config["SESSIONS"].kw["bind"]
     app.extensions["da_engine"] = engine
     # Single statements that only read (or write one row atomically) need no transaction: on
     # PostgreSQL that saves the BEGIN and COMMIT round trips. Same pool as ``engine``.
     app.extensions["da_autocommit_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
     app.teardown_appcontext(close_session)
+    app.register_error_handler(DBAPIError, _database_error)
+
+
+def _database_error(error: DBAPIError):
+    if not error.connection_invalidated:
+        raise error
+    page = render_template("worker/message.html", title="Please try again",
+                           message="The connection to the database was reset. Nothing was lost: reload the page.")
+    return page, 503
+
+
+def once_more_if_disconnected(work: Callable[[], T]) -> T:
+    """Run ``work``, and once more if the database connection turned out to be dead.
+
+    Only for work that is safe to repeat: every worker-page step is (a rating sent twice is stored once).
+    """
+    try:
+        return work()
+    except DBAPIError as error:
+        if not error.connection_invalidated:
+            raise
+        return work()
 
 
 def get_session() -> Session:
@@ -30,6 +63,10 @@ def get_session() -> Session:
         sessions: sessionmaker[Session] = current_app.config["SESSIONS"]
         g.db_session = sessions()
     return g.db_session
+
+
+def get_engine() -> Engine:
+    return current_app.extensions["da_engine"]
 
 
 def connect(autocommit: bool = False) -> Connection:

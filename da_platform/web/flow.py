@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Connection, and_, bindparam, insert, select, update
+from sqlalchemy import Connection, DateTime, Engine, Integer, and_, bindparam, case, insert, literal, null, select, true, update
 from sqlalchemy.sql import Select
 
 from da_platform.models import (
@@ -178,6 +178,53 @@ _INSERT_RATING = insert(_R).values(
 
 _PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"), _R.c.slot_id == bindparam("slot_id"))
 
+# PostgreSQL: the whole rating in one autocommitted statement (one round trip). ``cur`` is the
+# assignment with the named slot if that slot is the current one; ``claimed`` advances the
+# assignment only if it still stands there (a concurrent duplicate finds it moved and claims
+# nothing); ``stored`` inserts the rating only if the claim succeeded. The row also carries the
+# screen after the rated one. No row, or ``stored`` false: the caller looks closer (repeat, refusal).
+_NOW = bindparam("now", type_=DateTime(timezone=True))
+_cur = (
+    select(_A.c.id, _A.c.hit_id, _A.c.next_position, _A.c.current_shown_at, _H.c.slot_count, _C.c.statement,
+           _C.c.show_reference, _S.c.id.label("slot_id"))
+    .join_from(_A, _H, _H.c.id == _A.c.hit_id)
+    .join(_C, _C.c.id == _H.c.campaign_id)
+    .join(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
+    .where(_A.c.public_id == bindparam("assignment_public_id"), _S.c.public_id == bindparam("slot_public_id"),
+           _A.c.status == AssignmentStatus.in_progress)
+    .cte("cur")
+)
+_last = _cur.c.next_position + 1 >= _cur.c.slot_count
+_claimed = (
+    update(_A)
+    .where(_A.c.id == _cur.c.id, _A.c.next_position == _cur.c.next_position,
+           _A.c.status == AssignmentStatus.in_progress)
+    .values(next_position=_cur.c.next_position + 1,
+            current_shown_at=case((_last, null()), else_=_NOW),
+            status=case((_last, literal(AssignmentStatus.completed, _A.c.status.type)), else_=_A.c.status),
+            completed_at=case((_last, _NOW), else_=_A.c.completed_at))
+    .returning(_A.c.id)
+    .cte("claimed")
+)
+_stored = (
+    insert(_R)
+    .from_select(["assignment_id", "slot_id", "score", "shown_at", "rated_at"],
+                 select(_cur.c.id, _cur.c.slot_id, bindparam("score", type_=Integer), _cur.c.current_shown_at, _NOW)
+                 .join_from(_cur, _claimed, _claimed.c.id == _cur.c.id))
+    .returning(_R.c.assignment_id)
+    .cte("stored")
+)
+_after = _S.alias("next_slot")
+_RATE_IN_ONE = (
+    select(_stored.c.assignment_id.is_not(None).label("stored"), _cur.c.next_position, _cur.c.slot_count,
+           _cur.c.statement, _cur.c.show_reference, _after.c.public_id.label("screen_slot"),
+           _after.c.reference_image.label("screen_reference_image"), _Q.c.text.label("screen_question"))
+    .select_from(_cur)
+    .outerjoin(_stored, true())
+    .outerjoin(_after, and_(_after.c.hit_id == _cur.c.hit_id, _after.c.position == _cur.c.next_position + 1))
+    .outerjoin(_Q, _Q.c.id == _after.c.question_id)
+)
+
 _IMAGE = (
     select(_S.c.candidate_image, _S.c.reference_image, _C.c.show_reference)
     .join_from(_A, _S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
@@ -234,23 +281,48 @@ def mark_shown(connection: Connection, state: AssignmentState, now: datetime | N
 
 
 def record_rating(
-    connection: Connection, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None
+    engine: Engine, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None
 ) -> Rated:
     """Store the rating of the current slot, or recognise a repeat of an earlier one; else refuse.
 
-    Refusals change nothing. ``shown_at`` is when the slot was served (the previous rating's time for
-    every slot after the first, since the next slot is served in the same round trip), ``rated_at`` now.
+    Commits what it stores; refusals change nothing. ``shown_at`` is when the slot was served (the
+    previous rating's time for every slot after the first, since the next slot is served in the
+    same round trip), ``rated_at`` now. PostgreSQL: one statement, autocommitted; SQLite: a
+    ``BEGIN IMMEDIATE`` transaction of a few statements (in-process, so cheap).
     """
     score = parse_score(raw_score)
     now = now or utcnow()
+    if engine.dialect.name == "postgresql":
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            row = connection.execute(
+                _RATE_IN_ONE,
+                # (not "public_id": an UPDATE takes parameters named like its table's columns as values)
+                {"assignment_public_id": public_id, "slot_public_id": slot_public_id, "score": score, "now": now},
+            ).first()
+            if row is not None and row.stored:
+                return Rated(RatingOutcome.STORED, _screen_after(row))
+            return _repeat_or_refuse(connection, public_id, slot_public_id, score)
+    with engine.connect() as connection:
+        rated = _record_in_transaction(connection, public_id, slot_public_id, score, now)
+        connection.commit()
+        return rated
+
+
+def _screen_after(row: Any) -> Screen | None:
+    """The screen after the one just rated (None if that was the last) from a row carrying the rated
+    position as ``next_position``."""
+    position = row.next_position + 1
+    status = AssignmentStatus.completed if position >= row.slot_count else AssignmentStatus.in_progress
+    return _screen(row, status, position)
+
+
+def _record_in_transaction(connection: Connection, public_id: str, slot_public_id: str, score: int,
+                           now: datetime) -> Rated:
     begin_write(connection)
     row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
-    if row is None:
-        raise RatingRefused("This task does not exist.", status=404)
-    if row.slot_id is None:
-        raise RatingRefused("That item is not part of your task.", status=409)
-    current = not _complete(row.status, row.next_position, row.slot_count) and row.slot_position == row.next_position
-    if current:
+    if row is not None and row.slot_id is not None and row.slot_position == row.next_position and not _complete(
+        row.status, row.next_position, row.slot_count
+    ):
         last = row.slot_position + 1 >= row.slot_count
         claimed = connection.execute(
             _CLAIM_LAST if last else _CLAIM,
@@ -268,8 +340,17 @@ def record_rating(
                 {"assignment_id": row.id, "slot_id": row.slot_id, "score": score,
                  "shown_at": row.current_shown_at, "now": now},
             )
-            next_status = AssignmentStatus.completed if last else row.status
-            return Rated(RatingOutcome.STORED, _screen(row, next_status, row.slot_position + 1))
+            return Rated(RatingOutcome.STORED, _screen_after(row))
+    return _repeat_or_refuse(connection, public_id, slot_public_id, score)
+
+
+def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: str, score: int) -> Rated:
+    """A rating that was not stored: the repeat of one stored before (success), or a refusal."""
+    row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
+    if row is None:
+        raise RatingRefused("This task does not exist.", status=404)
+    if row.slot_id is None:
+        raise RatingRefused("That item is not part of your task.", status=409)
     prior = connection.execute(_PRIOR, {"assignment_id": row.id, "slot_id": row.slot_id}).scalar()
     if prior is not None and prior == score:
         state = load_state(connection, public_id)

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from da_platform.models import Assignment, Campaign, Hit
 from da_platform.sources import ArrivalRefused, take_assignment
 from da_platform.sources.tokens import TokenError
-from da_platform.web.database import connect, get_session
+from da_platform.web.database import connect, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.flow import (
     AssignmentState,
     Rated,
@@ -102,10 +102,16 @@ def _assignment_public_id(token: str) -> str:
 
 def _state(token: str) -> AssignmentState:
     """The assignment named by the token, with its current screen (one autocommitted query)."""
-    with connect(autocommit=True) as connection:
-        state = load_state(connection, _assignment_public_id(token))
-        if state is not None and state.screen is not None and state.current_shown_at is None:
-            mark_shown(connection, state)  # the first time this slot is served
+    public_id = _assignment_public_id(token)
+
+    def load() -> AssignmentState | None:
+        with connect(autocommit=True) as connection:
+            state = load_state(connection, public_id)
+            if state is not None and state.screen is not None and state.current_shown_at is None:
+                mark_shown(connection, state)  # the first time this slot is served
+            return state
+
+    state = once_more_if_disconnected(load)
     if state is None:
         raise WorkerPageError("This task does not exist.", 404)
     return state
@@ -155,12 +161,9 @@ def slot(token: str):
 
 
 def _rate(token: str) -> Rated:
-    """Store the rating in the form (one transaction); raises RatingRefused or WorkerPageError."""
-    public_id = _assignment_public_id(token)
-    with connect() as connection:
-        rated = record_rating(connection, public_id, request.form.get("slot", ""), request.form.get("score"))
-        connection.commit()
-    return rated
+    """Store the rating in the form; raises RatingRefused or WorkerPageError."""
+    public_id, slot, score = _assignment_public_id(token), request.form.get("slot", ""), request.form.get("score")
+    return once_more_if_disconnected(lambda: record_rating(get_engine(), public_id, slot, score))
 
 
 @bp.post("/a/<token>/slot")
@@ -191,8 +194,12 @@ def rate_and_next(token: str):
 @bp.get("/a/<token>/image/<slot_id>/<any(reference, candidate):role>")
 def image(token: str, slot_id: str, role: str):
     public_id = _assignment_public_id(token)
-    with connect(autocommit=True) as connection:
-        key = current_image_key(connection, public_id, slot_id, role)  # type: ignore[arg-type]
+
+    def find() -> str | None:
+        with connect(autocommit=True) as connection:
+            return current_image_key(connection, public_id, slot_id, role)  # type: ignore[arg-type]
+
+    key = once_more_if_disconnected(find)
     if key is None:
         abort(404)
     try:
