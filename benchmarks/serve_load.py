@@ -3,18 +3,21 @@
 For each database: build a campaign from the bundled sample data, start gunicorn, then
 
 1. ``healthz``: C clients call the trivial endpoint ``/healthz`` back to back (the baseline);
-2. ``saturate``: C pool workers rate back to back (GET slot, POST rating), no images, no pause;
+2. ``saturate``: C pool workers rate back to back as the page's script does (POST a rating, get the
+   next item as JSON), no images, no pause, HIT after HIT (a new invite each: arrivals included);
 3. ``crowd``: N workers (default 200) arrive over a ramp (default 30 s) and each rates one whole HIT
-   (100 slots) like a browser would — GET the slot page, GET its two images, pause (think time,
-   default 3 s ± 50 %, several times faster than real DA workers), POST the rating.
+   (100 slots) like a browser would — the slot page once, then per item its two images, a pause
+   (think time, default 3 s ± 50 %, several times faster than real DA workers), and the POST.
 
 Reports requests/s, ratings/s, p50/p99 latency per request kind, the ratio of the rating path's
-throughput to the trivial endpoint's, and checks in the database that every rating the clients saw
-accepted is stored exactly once (zero lost, zero duplicated). Targets: p99 ≤ 50 ms with 200
-concurrent workers on PostgreSQL, and rating-path throughput ≥ half the trivial endpoint's.
+throughput (rating POSTs per second, one per rating) to the trivial endpoint's, and checks in the
+database that every rating the clients saw accepted is stored exactly once (zero lost, zero
+duplicated). Targets: p99 ≤ 50 ms with 200 concurrent workers on PostgreSQL, and rating-path
+throughput ≥ half the trivial endpoint's.
 
     python benchmarks/serve_load.py                       # both databases, defaults below
     python benchmarks/serve_load.py --databases postgres --workers 200 --think 1.0
+    python benchmarks/serve_load.py --workers 0           # healthz and saturate only (quick)
 
 PostgreSQL: a throw-away database is created on the server at --postgres-url (default
 $DA_TEST_POSTGRES_URL, else postgresql+psycopg://postgres@127.0.0.1:54330/postgres) and dropped after.
@@ -244,6 +247,24 @@ def client_process(job: dict) -> dict:
     return {"samples": samples, "accepted": accepted, "errors": errors}
 
 
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by gunicorn's processes and by PostgreSQL's (Linux /proc)."""
+    totals = {"server": 0.0, "database": 0.0}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        kind = "server" if b"gunicorn" in command else "database" if b"postgres" in command else None
+        if kind is not None:
+            totals[kind] += (int(fields[11]) + int(fields[12])) / tick
+    return totals
+
+
 def run_phase(kind: str, port: int, clients: int, processes: int, seconds: float, invites: list[list[str]] | None,
               think: float = 0.0, images: bool = False, whole_hit: bool = False, ramp: float = 0.0) -> dict:
     start_at = time.time() + 1.0
@@ -256,9 +277,11 @@ def run_phase(kind: str, port: int, clients: int, processes: int, seconds: float
                      "invites": (invites or [])[offset:offset + count]})
         offset += count
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        cpu_before = cpu_seconds()
         results = pool.map(client_process, jobs)
+        cpu = {key: used - cpu_before[key] for key, used in cpu_seconds().items()}
     elapsed = time.time() - start_at
-    merged = {"samples": [], "accepted": [], "errors": [], "elapsed": elapsed}
+    merged = {"samples": [], "accepted": [], "errors": [], "elapsed": elapsed, "cpu": cpu}
     for result in results:
         for key in ("samples", "accepted", "errors"):
             merged[key] += result[key]
@@ -338,12 +361,18 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
         rating_path = sum(1 for k, _, _ in saturate["samples"] if k == RATE)
         path_rate = rating_path / saturate["elapsed"]
         crowd_all = [s * 1000 for _, s, _ in crowd["samples"]] or [math.nan]
+        health_cpu = {key: used / len(health["samples"]) * 1000 for key, used in health["cpu"].items()}
+        rating_cpu = {key: used / rating_path * 1000 for key, used in saturate["cpu"].items()}
         errors = health["errors"] + saturate["errors"] + crowd["errors"]
         lines += [
             "",
             f"- saturation: {len(saturate['accepted']) / saturate['elapsed']:.0f} ratings/s; rating path "
             f"(POST a rating, answered with the next item) {path_rate:.0f} req/s = "
             f"**{path_rate / health_rate:.2f} ×** /healthz ({health_rate:.0f} req/s)",
+            f"- CPU per request (from /proc): /healthz {health_cpu['server']:.2f} ms in gunicorn; a rating "
+            f"{rating_cpu['server']:.2f} ms in gunicorn"
+            + (" (SQLite runs inside it)" if kind == "sqlite" else f" + {rating_cpu['database']:.2f} ms in PostgreSQL")
+            + " (saturate phase, the arrivals' share included); the clients use the rest of the cores",
             f"- crowd: {args.workers} workers arriving over {args.ramp:.0f} s, × 100 slots, think time "
             f"{args.think} s ± 50 %: "
             f"{len(crowd['accepted']) / crowd['elapsed']:.0f} ratings/s, all requests p50 "

@@ -9,9 +9,11 @@ handful of statements built once. The caller commits. Invariants:
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot.
 
-Cost per rating: one ``SELECT`` (the assignment, the rated slot and the screen after it, joined),
-the claim ``UPDATE``, the rating ``INSERT``, and the commit; the next screen travels back in the same
-response, so a worker's whole HIT is one request per rating (plus the images).
+Cost per rating: on PostgreSQL one autocommitted statement (claim, insert and the next screen in a
+data-modifying CTE: one round trip); on SQLite a ``BEGIN IMMEDIATE`` transaction of one ``SELECT``
+(the assignment, the rated slot and the screen after it, joined), the claim ``UPDATE`` and the rating
+``INSERT``. The next screen travels back in the same response, so a worker's whole HIT is one
+request per rating (plus the images).
 """
 from __future__ import annotations
 
