@@ -112,13 +112,19 @@ def free_port() -> int:
 
 
 def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int) -> subprocess.Popen:
+    """The platform under gunicorn, configured from the environment as in production."""
     env = {**os.environ, "DA_DATABASE_URL": url, "DA_SECRET_KEY": SECRET, "DA_IMAGE_FOLDER": str(images),
            "DA_ENV": "production", "DA_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, ROOT)
+
+
+def launch_gunicorn(app: str, port: int, workers: int, threads: int, env: dict, cwd: Path) -> subprocess.Popen:
+    """gunicorn (gthread) serving ``app`` on 127.0.0.1:``port``, once its ``/healthz`` answers."""
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--threads", str(threads),
          "--worker-class", "gthread", "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
-         "--log-level", "warning", "da_platform.web:create_app()"],
-        env=env, cwd=ROOT, start_new_session=True,
+         "--log-level", "warning", app],
+        env=env, cwd=cwd, start_new_session=True,
     )
     deadline = time.time() + 30
     while time.time() < deadline:
