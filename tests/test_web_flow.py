@@ -115,6 +115,10 @@ def test_reload_resumes_at_the_first_unrated_slot_and_keeps_the_served_time(env)
     campaign = env.campaign(slots=4)
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
+    for _ in range(2):  # reading (and reloading) the instructions is not being shown the first item
+        assert client.get(base).status_code == 200
+    with env.sessions() as s:
+        assert s.scalars(select(Assignment.current_shown_at)).one() is None
     first, _ = current(client, base)
     with env.sessions() as s:
         served = s.scalars(select(Assignment.current_shown_at)).one()

@@ -100,15 +100,18 @@ def _assignment_public_id(token: str) -> str:
         raise WorkerPageError("This link has expired." if error.expired else "This link is not valid.", 403) from None
 
 
-def _state(token: str) -> AssignmentState:
-    """The assignment named by the token, with its current screen (one autocommitted query)."""
+def _state(token: str, serving: bool = False) -> AssignmentState:
+    """The assignment named by the token, with its current screen (one autocommitted query).
+
+    ``serving``: the current slot is being shown now; the first time, that moment is recorded.
+    """
     public_id = _assignment_public_id(token)
 
     def load() -> AssignmentState | None:
         with connect(autocommit=True) as connection:
             state = load_state(connection, public_id)
-            if state is not None and state.screen is not None and state.current_shown_at is None:
-                mark_shown(connection, state)  # the first time this slot is served
+            if serving and state is not None and state.screen is not None and state.current_shown_at is None:
+                mark_shown(connection, state)
             return state
 
     state = once_more_if_disconnected(load)
@@ -151,7 +154,7 @@ def instructions(token: str):
 
 @bp.get("/a/<token>/slot")
 def slot(token: str):
-    state = _state(token)
+    state = _state(token, serving=True)
     if state.screen is None:
         return redirect(url_for("worker.done", token=token), 303)
     return render_template(
