@@ -5,10 +5,10 @@ Security (set up on the app by :func:`init_admin`, which ``create_app`` calls be
 - every page needs a logged-in researcher (accounts from ``da-platform admin create-user``);
 - the session cookie is HttpOnly, SameSite=Lax, and Secure when ``DA_PUBLIC_URL`` is https;
 - every form carries a CSRF token (Flask-WTF ``CSRFProtect``); a POST without one gets 400;
-- login attempts are rate limited per IP address and user name (Flask-Limiter, default 5 per
-  minute). The default storage is in memory: per process, so with N gunicorn workers the effective
-  limit is N times higher and restarts reset it; set ``$DA_ADMIN_RATELIMIT_STORAGE_URI`` (for
-  example ``redis://…``) for a shared limit (see docs/dashboard.md).
+- login attempts are rate limited per IP address and user name (:class:`LoginThrottle`, default 5
+  per minute). The default storage is in memory: per process, so with N gunicorn workers the
+  effective limit is N times higher and restarts reset it; set ``$DA_ADMIN_RATELIMIT_STORAGE_URI``
+  (for example ``redis://…``) for a shared limit (see docs/dashboard.md).
 """
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from da_platform.web.admin import auth, campaigns, templating, workers  # noqa: 
 
 
 def init_admin(app: Flask) -> None:
-    """Cookies, CSRF protection and the login rate limiter for ``app``."""
-    from flask_limiter import Limiter
-    from flask_limiter.util import get_remote_address
+    """Cookies, CSRF protection and the login throttle for ``app``."""
     from flask_wtf.csrf import CSRFProtect
+
+    from da_platform.web.admin.auth import LoginThrottle
 
     app.config.setdefault("ADMIN_LOGIN_LIMIT", "5 per minute")
     app.config.setdefault("ADMIN_RATELIMIT_STORAGE_URI", os.environ.get("DA_ADMIN_RATELIMIT_STORAGE_URI", "memory://"))
@@ -43,8 +43,6 @@ def init_admin(app: Flask) -> None:
     from da_platform.web.worker import bp as worker_bp
 
     csrf.exempt(worker_bp)
-    limiter = Limiter(get_remote_address, app=app, storage_uri=app.config["ADMIN_RATELIMIT_STORAGE_URI"],
-                      default_limits=[], headers_enabled=False)
-    limiter.exempt(worker_bp)  # the worker hot path does no rate-limit bookkeeping at all
-    app.extensions["da_admin_limiter"] = limiter
-
+    app.extensions["da_admin_login_throttle"] = LoginThrottle(
+        app.config["ADMIN_LOGIN_LIMIT"], app.config["ADMIN_RATELIMIT_STORAGE_URI"]
+    )

@@ -7,7 +7,6 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from flask import current_app, g, redirect, render_template, request, session, url_for
-from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 
 from da_platform.models import AdminUser
@@ -50,6 +49,26 @@ def login_required(view: Callable) -> Callable:
     return guarded
 
 
+class LoginThrottle:
+    """Login attempts per key (address and user name) in a moving window.
+
+    The ``limits`` library (what Flask-Limiter is built on), called only by the login view: no hook
+    runs on the worker pages or any other request.
+    """
+
+    def __init__(self, limit: str, storage_uri: str) -> None:
+        from limits import parse
+        from limits.storage import storage_from_string
+        from limits.strategies import MovingWindowRateLimiter
+
+        self.limit = parse(limit)
+        self._limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
+
+    def allow(self, key: str) -> bool:
+        """Count one attempt for ``key``; False once the limit is exceeded."""
+        return self._limiter.hit(self.limit, "admin-login", key)
+
+
 def _login_key() -> str:
     """Rate-limit key: the client's address and the user name tried."""
     return f"{request.remote_addr}|{request.form.get('username', '')[:100].lower()}"
@@ -61,10 +80,12 @@ def login():
     error = None
     target = safe_next(request.values.get("next"))
     if request.method == "POST":
-        limiter = current_app.extensions["da_admin_limiter"]
-        with limiter.limit(current_app.config["ADMIN_LOGIN_LIMIT"], key_func=_login_key, scope="admin-login"):
-            name = request.form.get("username", "")
-            user = authenticate(get_session(), name, request.form.get("password", ""))
+        throttle: LoginThrottle = current_app.extensions["da_admin_login_throttle"]
+        if not throttle.allow(_login_key()):
+            return render_template("admin/message.html", title="Too many login attempts",
+                                   message=f"Too many login attempts (at most {throttle.limit}). Wait a minute "
+                                           "and try again."), 429
+        user = authenticate(get_session(), request.form.get("username", ""), request.form.get("password", ""))
         if user is not None:
             session.clear()
             session["admin_user_id"] = user.id
@@ -86,10 +107,3 @@ def _csrf_error(error: CSRFError):
     return render_template("admin/message.html", title="Form expired or forged",
                            message=f"The form was refused ({error.description}). Nothing was changed. "
                                    "Go back, reload the page and try again."), 400
-
-
-@bp.errorhandler(RateLimitExceeded)
-def _rate_limited(error: RateLimitExceeded):
-    return render_template("admin/message.html", title="Too many login attempts",
-                           message=f"Too many login attempts ({error.description}). Wait a minute and try "
-                                   "again."), 429
