@@ -47,3 +47,23 @@ def test_serve_refuses_the_debugger_on_a_public_interface(tmp_path, monkeypatch)
     monkeypatch.setenv("DA_DATABASE_URL", f"sqlite:///{tmp_path / 'x.sqlite'}")
     result = CliRunner().invoke(main, ["serve", "--debug", "--host", "0.0.0.0"])
     assert result.exit_code == 1 and "127.0.0.1 only" in result.output
+
+
+def test_invite_sets_the_pool_time_limit(database_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("DA_DATABASE_URL", database_url)
+    monkeypatch.setenv("DA_SECRET_KEY", "test-secret-key")
+    env = make_web_env(database_url, tmp_path)
+    campaign = env.campaign(hits=1, slots=2)
+    runner = CliRunner()
+    default = runner.invoke(main, ["invite", campaign.name])
+    assert default.exit_code == 0 and "time limit per HIT: 180 minutes" in default.stderr
+    assert "--time-limit" in runner.invoke(main, ["invite", "--help"]).output
+    result = runner.invoke(main, ["invite", campaign.name, "--time-limit", "45"])
+    assert result.exit_code == 0, result.output
+    again = runner.invoke(main, ["invite", campaign.name])  # kept with the campaign
+    assert "time limit per HIT: 45 minutes" in again.stderr
+    with env.sessions() as s:
+        assert s.scalar(select(Campaign.settings))["pool_time_limit_minutes"] == 45
+        assert s.scalars(select(AuditLog.action)).all() == ["campaign.pool_time_limit"]
+    too_short = runner.invoke(main, ["invite", campaign.name, "--time-limit", "0"])
+    assert too_short.exit_code == 2 and "--time-limit" in too_short.output

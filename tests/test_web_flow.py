@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -14,9 +15,9 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.pool import NullPool
 
-from da_platform.models import Assignment, AssignmentStatus, Rating, Slot, SlotType, Worker
+from da_platform.models import Assignment, AssignmentStatus, Hit, Rating, Slot, SlotType, Worker, utcnow
 from da_platform.sources.mturk import PREVIEW_ASSIGNMENT_ID
-from da_platform.sources.pool import mint_invites
+from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
 from tests.web_factories import CHINESE_QUESTION, WebEnv, make_web_env
 
@@ -535,3 +536,57 @@ def test_a_dropped_database_connection_costs_no_rating(env, database_url):
     assert snapshot(env) == before
     assert client.get(urlsplit(link).path).status_code == 303
     outside.dispose()
+
+
+# The own pool's time limit per HIT ------------------------------------------------------------------
+
+
+def age_assignments(env: WebEnv, minutes: float, source: str = "pool") -> None:
+    """Pretend the ``source`` assignments started ``minutes`` ago."""
+    with env.sessions() as s:
+        s.execute(update(Assignment).where(Assignment.source == source)
+                  .values(started_at=utcnow() - timedelta(minutes=minutes)))
+        s.commit()
+
+
+@via
+def test_a_pool_hit_past_its_time_limit_goes_to_the_next_worker(env, via):
+    campaign = env.campaign(hits=1, slots=3)
+    alice, bob = env.app.test_client(), env.app.test_client()
+    alice_link = mint_invites(tokens(env), "http://127.0.0.1", campaign.campaign_id, 1, 1)[0]
+    base = alice.get(urlsplit(alice_link).path).location
+    first, _ = current(alice, base)
+    assert accepted(rate(alice, base, first, 20, via))
+    second, _ = current(alice, base)
+    bob_link = mint_invites(tokens(env), "http://127.0.0.1", campaign.campaign_id, 1, 1)[0]
+    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES - 1)
+    assert bob.get(urlsplit(bob_link).path).status_code == 409  # within the limit: Alice keeps the HIT
+    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)
+    assert bob.get(urlsplit(bob_link).path).status_code == 303  # past it: the HIT goes to Bob
+    with env.sessions() as s:
+        assert set(s.scalars(select(Assignment.status))) == {AssignmentStatus.in_progress,
+                                                             AssignmentStatus.abandoned}
+    before = snapshot(env)
+    late = rate(alice, base, second, 30, via)
+    assert late.status_code == 409
+    assert "time for this task ran out" in (late.text if via == "slot" else late.json["error"])
+    page = alice.get(base + "slot", follow_redirects=True)
+    assert page.status_code == 410 and "Time is up" in page.text and "ratings you gave are kept" in page.text
+    assert alice.get(urlsplit(alice_link).path).status_code == 409  # nothing left for her
+    assert snapshot(env) == before
+    assert [r.score for r in ratings(env)] == [20]  # her rating stays
+
+
+def test_the_pool_time_limit_leaves_mturk_assignments_alone(env):
+    campaign = env.campaign(hits=2, slots=2, provider="mturk")
+    with env.sessions() as s:
+        hit_id = s.scalars(select(Hit.provider_hit_id).order_by(Hit.index)).first()
+    client = env.app.test_client()
+    arrival = client.get("/mturk", query_string={"assignmentId": "A1", "hitId": hit_id, "workerId": "W1",
+                                                  "turkSubmitTo": FAKE_TURK})
+    assert arrival.status_code == 303
+    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES * 10, source="mturk")  # MTurk keeps its own clock
+    arrive_pool(env, env.app.test_client(), campaign.campaign_id)
+    with env.sessions() as s:
+        assert s.scalars(select(Assignment.status).where(Assignment.source == "mturk")).one() == \
+            AssignmentStatus.in_progress

@@ -97,19 +97,23 @@ def _demo_app(out: Path, host: str, port: int):
               help="How long the links stay valid.")
 @click.option("--public-url", default=None, help="Base URL workers reach [default: $DA_PUBLIC_URL].")
 @click.option("--open", "open_campaign", is_flag=True, help="Also open a built campaign to workers.")
+@click.option("--time-limit", type=click.FloatRange(1, 7 * 24 * 60), default=None,
+              help="Minutes a pool worker has for one HIT before it goes back to others (the ratings given "
+                   "are kept); stored with the campaign [default: as set before, else 180].")
 @click.option("--output", "-o", type=click.File("w", encoding="utf-8"), default="-", show_default=True,
               help="File to write the links to, one per line.")
 @pass_context
 def invite(context: CliContext, campaign: str, count: int, days: float, public_url: str | None,
-           open_campaign: bool, output) -> None:
+           open_campaign: bool, time_limit: float | None, output) -> None:
     """Mint invite links to CAMPAIGN for the lab's own pool (one anonymous worker per link).
 
     Links are signed with $DA_SECRET_KEY, which must be the server's key. Following a link again
-    resumes the person's task, or gives them their next HIT up to the campaign's limit.
+    resumes the person's task, or gives them their next HIT up to the campaign's limit. A HIT left
+    unfinished past the time limit goes to the next person who arrives.
     """
     from da_platform.db import transaction
     from da_platform.models import AuditLog, CampaignStatus
-    from da_platform.sources.pool import mint_invites
+    from da_platform.sources.pool import TIME_LIMIT_SETTING, mint_invites, time_limit_minutes
     from da_platform.sources.tokens import Tokens
 
     secret = context.settings.secret_key
@@ -128,6 +132,11 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
                 found.status = CampaignStatus.running
                 session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.open",
                                      target=campaign, reason="da-platform invite --open"))
+        if time_limit is not None and time_limit != time_limit_minutes(found):
+            found.settings = {**(found.settings or {}), TIME_LIMIT_SETTING: time_limit}
+            session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.pool_time_limit",
+                                 target=campaign, reason=f"{time_limit:g} minutes (da-platform invite)"))
+        click.echo(f"time limit per HIT: {time_limit_minutes(found):g} minutes", err=True)
         links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
     for link in links:
         output.write(link + "\n")

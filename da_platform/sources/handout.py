@@ -2,7 +2,8 @@
 
 Rules: a blocked worker gets nothing; a worker never gets the same HIT twice, never more HITs of a
 campaign than ``Campaign.max_hits_per_worker``; a HIT never gets more live assignments than
-``Hit.max_assignments`` (abandoned and rejected assignments free their place).
+``Hit.max_assignments`` (abandoned and rejected assignments free their place; own-pool assignments
+past the campaign's time limit are marked abandoned at the next arrival).
 
 Concurrency: on SQLite the transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time, so
 the checks and the insert see one consistent state). On PostgreSQL the worker's row is locked
@@ -29,6 +30,7 @@ from da_platform.models import (
     utcnow,
 )
 from da_platform.sources.base import Arrival, ArrivalRefused
+from da_platform.sources.pool import release_overdue
 
 # Assignments that no longer hold a place on their HIT.
 FREED = (AssignmentStatus.abandoned, AssignmentStatus.rejected)
@@ -67,6 +69,7 @@ def take_assignment(session: Session, arrival: Arrival) -> Assignment:
     _lock_worker(session, worker)
     if worker.blocked:
         raise ArrivalRefused("You cannot take part in this task.")
+    release_overdue(session, campaign, utcnow())  # pool HITs past their time limit go back to others
     existing = _existing(session, campaign, worker, arrival)
     if existing is not None:
         return existing

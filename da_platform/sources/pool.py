@@ -3,20 +3,53 @@
 URL: ``{public_url}/pool/<invite token>``. Each token names the campaign and an anonymous worker id,
 so one link is one person; following it again resumes their HIT or hands out their next one (up to
 the campaign's ``max_hits_per_worker``).
+
+A pool worker has a time limit per HIT (``Campaign.settings["pool_time_limit_minutes"]``, default
+:data:`DEFAULT_TIME_LIMIT_MINUTES`, set by ``da-platform invite --time-limit``), as MTurk and Prolific
+have theirs: an unfinished HIT older than that goes back to others (its assignment becomes
+``abandoned``; the ratings already given are kept) the next time someone arrives.
 """
 from __future__ import annotations
 
 import secrets
 import time
+from datetime import datetime, timedelta
 from typing import Mapping
 
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, Campaign
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource
 from da_platform.sources.tokens import TokenError, Tokens
 
 ARRIVAL_PATH = "/pool/{token}"
+DEFAULT_TIME_LIMIT_MINUTES = 180
+TIME_LIMIT_SETTING = "pool_time_limit_minutes"
+
+
+def time_limit_minutes(campaign: Campaign) -> float:
+    """How long a pool worker has for one HIT of ``campaign``."""
+    return float((campaign.settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))
+
+
+def release_overdue(session: Session, campaign: Campaign, now: datetime) -> int:
+    """Mark the campaign's pool assignments still unfinished after the time limit as abandoned (their
+    places go back to others; their ratings stay); returns how many. One UPDATE, in the caller's
+    transaction."""
+    cutoff = now - timedelta(minutes=time_limit_minutes(campaign))
+    released = session.execute(
+        update(Assignment)
+        .where(
+            Assignment.source == PoolSource.name,
+            Assignment.status == AssignmentStatus.in_progress,
+            Assignment.started_at < cutoff,
+            Assignment.hit_id.in_(select(Hit.id).where(Hit.campaign_id == campaign.id)),
+        )
+        .values(status=AssignmentStatus.abandoned)
+        .execution_options(synchronize_session=False)
+    )
+    return released.rowcount
 
 
 class PoolSource(WorkerSource):

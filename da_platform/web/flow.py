@@ -50,6 +50,9 @@ class RatingRefused(Exception):
         self.status = status
 
 
+TIMED_OUT = "The time for this task ran out, so it went back to other workers. The ratings you gave are kept."
+
+
 class RatingOutcome(enum.Enum):
     STORED = "stored"
     REPEATED = "repeated"  # the identical rating had already been stored
@@ -354,6 +357,8 @@ def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: st
     if row.slot_id is None:
         raise RatingRefused("That item is not part of your task.", status=409)
     prior = connection.execute(_PRIOR, {"assignment_id": row.id, "slot_id": row.slot_id}).scalar()
+    if row.status == AssignmentStatus.abandoned and prior != score:
+        raise RatingRefused(TIMED_OUT, status=409)
     if prior is not None and prior == score:
         state = load_state(connection, public_id)
         return Rated(RatingOutcome.REPEATED, state.screen if state is not None else None)

@@ -17,11 +17,12 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
-from da_platform.models import Assignment, Campaign, Hit
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.sources import ArrivalRefused, take_assignment
 from da_platform.sources.tokens import TokenError
 from da_platform.web.database import connect, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.flow import (
+    TIMED_OUT,
     AssignmentState,
     Rated,
     RatingRefused,
@@ -219,6 +220,8 @@ def done(token: str):
     session = get_session()
     if not state.complete:
         return redirect(url_for("worker.slot", token=token), 303)
+    if state.status == AssignmentStatus.abandoned:  # past the time limit, or returned to the provider
+        raise WorkerPageError(TIMED_OUT, 410, title="Time is up")
     assignment = session.get(Assignment, state.id)
     campaign = session.get(Campaign, state.campaign_id)
     source = services().sources[assignment.source]
