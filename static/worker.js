@@ -102,13 +102,19 @@
     event.preventDefault();
     next.disabled = true;
     form.setAttribute("data-ready", "0");
+    // A server that does not answer within the time limit counts as a lost request (sent again safely).
+    var abort = window.AbortController ? new window.AbortController() : null;
+    var limit = Number(form.getAttribute("data-send-timeout-ms")) || 20000;
+    var timer = abort ? window.setTimeout(function () { abort.abort(); }, limit) : null;
     window.fetch(url, {
       method: "POST",
       headers: { "Accept": "application/json" },
       body: new URLSearchParams({ slot: slot.value, score: score.value }),
       credentials: "omit",
-      cache: "no-store"
+      cache: "no-store",
+      signal: abort ? abort.signal : undefined
     }).then(function (response) {
+      window.clearTimeout(timer);
       return response.json().then(function (data) { return { ok: response.ok, data: data }; });
     }).then(function (answer) {
       if (answer.ok && answer.data.done) {
@@ -119,6 +125,7 @@
         say(answer.data.error || "Your rating could not be saved.", answer.data.resume);
       }
     }).catch(function () {
+      window.clearTimeout(timer);
       // Nothing is known to be saved: sending the same rating again is safe (it is stored once).
       form.removeAttribute("data-sent");
       form.setAttribute("data-ready", "1");

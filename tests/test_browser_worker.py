@@ -245,6 +245,13 @@ def test_a_rating_lost_on_the_way_can_be_sent_again(site, page):
     with site.sessions() as s:
         assert s.scalars(select(Rating)).all() == []
     page.unroute("**/rating")
+    stalled = []
+    page.route("**/rating", lambda route: stalled.append(route))  # a server that never answers
+    page.evaluate("document.getElementById('rating-form').setAttribute('data-send-timeout-ms', '300')")
+    page.click("#next")
+    page.wait_for_function("() => document.getElementById('next').disabled === false")
+    assert stalled and "could not be sent" in page.inner_text("#notice")
+    page.unroute("**/rating")
     next_item(page, 1, 3)
     assert page.is_hidden("#notice")
     with site.sessions() as s:
