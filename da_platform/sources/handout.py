@@ -65,8 +65,7 @@ def take_assignment(session: Session, arrival: Arrival) -> Assignment:
     campaign = session.get(Campaign, arrival.campaign_id)
     if campaign is None:
         raise ArrivalRefused("This task does not exist.", status=404)
-    worker = _worker(session, arrival.source, arrival.worker_external_id)
-    _lock_worker(session, worker)
+    worker = _worker(session, arrival.source, arrival.worker_external_id)  # locked: one arrival at a time
     if worker.blocked:
         raise ArrivalRefused("You cannot take part in this task.")
     release_overdue(session, campaign, utcnow())  # pool HITs past their time limit go back to others
@@ -96,10 +95,13 @@ def hand_out(
     provider_assignment_id: str | None = None,
     provider_data: dict[str, Any] | None = None,
 ) -> Assignment:
-    """Give ``worker`` a new HIT of ``campaign`` (``hit_id`` when the provider names it)."""
+    """Give ``worker`` a new HIT of ``campaign`` (``hit_id`` when the provider names it).
+
+    The caller holds the worker's row lock (:func:`_worker` takes it), so one worker's concurrent
+    arrivals are handled one after the other.
+    """
     begin_write(session)
     postgres = session.get_bind().dialect.name == "postgresql"
-    _lock_worker(session, worker)
     taken = session.scalar(
         select(func.count(Assignment.id))
         .join(Hit, Hit.id == Assignment.hit_id)
@@ -122,7 +124,7 @@ def hand_out(
                 continue
             raise ArrivalRefused("There is no task left for you at the moment.", status=409)
         # The row is locked now (PostgreSQL) or the database is (SQLite): count afresh.
-        if _live_count(session, chosen) < session.scalar(select(Hit.max_assignments).where(Hit.id == chosen)):
+        if _has_room(session, chosen):
             break
         rejected.append(chosen)
 
@@ -139,12 +141,6 @@ def hand_out(
     session.add(assignment)
     session.flush()
     return assignment
-
-
-def _lock_worker(session: Session, worker: Worker) -> None:
-    """Serialise one worker's concurrent arrivals (PostgreSQL; SQLite is serialised already)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(select(Worker.id).where(Worker.id == worker.id).with_for_update())
 
 
 def _candidates(campaign_id: int, worker_id: int, hit_id: int | None, rejected: list[int]):
@@ -168,14 +164,19 @@ def _candidates(campaign_id: int, worker_id: int, hit_id: int | None, rejected: 
     return query
 
 
-def _live_count(session: Session, hit_id: int) -> int:
-    return session.scalar(
-        select(func.count(Assignment.id)).where(Assignment.hit_id == hit_id, Assignment.status.not_in(FREED))
+def _has_room(session: Session, hit_id: int) -> bool:
+    """Whether the HIT has fewer live assignments than it allows (one statement)."""
+    live = (
+        select(func.count(Assignment.id))
+        .where(Assignment.hit_id == hit_id, Assignment.status.not_in(FREED))
+        .scalar_subquery()
     )
+    return bool(session.scalar(select(live < Hit.max_assignments).where(Hit.id == hit_id)))
 
 
 def _worker(session: Session, source: str, external_id: str) -> Worker:
-    """The worker row, created if new (safe against a concurrent first arrival of the same person)."""
+    """The worker row, created if new (safe against a concurrent first arrival of the same person),
+    and locked until the transaction ends (PostgreSQL ``FOR UPDATE``; SQLite is serialised already)."""
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
@@ -187,7 +188,7 @@ def _worker(session: Session, source: str, external_id: str) -> Worker:
         .on_conflict_do_nothing(index_elements=["source", "external_id"])
     )
     return session.scalars(
-        select(Worker).where(Worker.source == source, Worker.external_id == external_id)
+        select(Worker).where(Worker.source == source, Worker.external_id == external_id).with_for_update()
     ).one()
 
 
@@ -210,8 +211,8 @@ def _existing(session: Session, campaign: Campaign, worker: Worker, arrival: Arr
         if assignment.status in FINAL:
             raise ArrivalRefused("You have already submitted this task.", status=409)
         if assignment.status == AssignmentStatus.abandoned:  # accepted again after returning it
-            hit = session.get(Hit, assignment.hit_id, with_for_update=True)
-            if _live_count(session, hit.id) >= hit.max_assignments:
+            session.get(Hit, assignment.hit_id, with_for_update=True)
+            if not _has_room(session, assignment.hit_id):
                 raise ArrivalRefused("There is no task left for you at the moment.", status=409)
             assignment.status = AssignmentStatus.in_progress
         if assignment.provider_assignment_id != arrival.provider_assignment_id:
