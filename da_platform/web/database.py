@@ -1,7 +1,7 @@
-"""Database access per request: an ORM session for the pages, a Core connection for the worker hot path.
+"""Database access per request: an ORM session for the pages, Core connections for the worker hot path.
 
-The session is closed (and rolled back if uncommitted) on teardown; ``connect()`` is a context
-manager the caller closes.
+The session is closed (and rolled back if uncommitted) on teardown; ``autocommit_connection()`` is a
+context manager the caller closes.
 """
 from __future__ import annotations
 
@@ -69,12 +69,10 @@ def get_engine() -> Engine:
     return current_app.extensions["da_engine"]
 
 
-def connect(autocommit: bool = False) -> Connection:
-    """A Core connection for the worker hot path (use as a context manager; commit what you write).
-
-    ``autocommit=True``: every statement commits on its own; only for one-statement work.
-    """
-    return current_app.extensions["da_autocommit_engine" if autocommit else "da_engine"].connect()
+def autocommit_connection() -> Connection:
+    """A Core connection whose every statement commits on its own, for the worker hot path's
+    one-statement steps (use as a context manager)."""
+    return current_app.extensions["da_autocommit_engine"].connect()
 
 
 def close_session(_error: BaseException | None = None) -> None:

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.sources import ArrivalRefused, take_assignment
 from da_platform.sources.tokens import TokenError
-from da_platform.web.database import connect, get_engine, get_session, once_more_if_disconnected
+from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.flow import (
     TIMED_OUT,
     AssignmentState,
@@ -109,7 +109,7 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
     public_id = _assignment_public_id(token)
 
     def load() -> AssignmentState | None:
-        with connect(autocommit=True) as connection:
+        with autocommit_connection() as connection:
             state = load_state(connection, public_id)
             if serving and state is not None and state.screen is not None and state.current_shown_at is None:
                 mark_shown(connection, state)
@@ -200,7 +200,7 @@ def image(token: str, slot_id: str, role: str):
     public_id = _assignment_public_id(token)
 
     def find() -> str | None:
-        with connect(autocommit=True) as connection:
+        with autocommit_connection() as connection:
             return current_image_key(connection, public_id, slot_id, role)  # type: ignore[arg-type]
 
     key = once_more_if_disconnected(find)
