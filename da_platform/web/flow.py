@@ -346,12 +346,17 @@ def _record_in_transaction(connection: Connection, public_id: str, slot_public_i
                  "shown_at": row.current_shown_at, "now": now},
             )
             return Rated(RatingOutcome.STORED, _screen_after(row))
-    return _repeat_or_refuse(connection, public_id, slot_public_id, score)
+    return _repeat_or_refuse(connection, public_id, slot_public_id, score, row)
 
 
-def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: str, score: int) -> Rated:
-    """A rating that was not stored: the repeat of one stored before (success), or a refusal."""
-    row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
+def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: str, score: int,
+                      row: Any = None) -> Rated:
+    """A rating that was not stored: the repeat of one stored before (success), or a refusal.
+
+    ``row``: the assignment and the named slot as ``_RATED`` finds them, if already read.
+    """
+    if row is None:
+        row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
     if row is None:
         raise RatingRefused("This task does not exist.", status=404)
     if row.slot_id is None:
