@@ -2,9 +2,10 @@
 
 Each simulated worker follows its own-pool invite link, opens the slot page, and for every item
 decides a score with its ``analysis.simulation.WorkerProfile`` and posts it exactly as the page's
-script does (the answer is the next item), until the campaign gives it no more HITs. The only thing a simulated worker cannot do is read the answer
-images; in its place a :class:`SlotOracle` tells it the true quality of what the page shows (from the
-sample data's ``truth.json``), keyed by the opaque slot id the page carries.
+script does (the answer is the next item), until the campaign gives it no more HITs. Workers arrive in
+a fixed order, so a seed gives the same ratings every run. The only thing a simulated worker cannot do
+is read the answer images; in its place a :class:`SlotOracle` tells it the true quality of what the
+page shows (from the sample data's ``truth.json``), keyed by the opaque slot id the page carries.
 """
 from __future__ import annotations
 
@@ -82,10 +83,8 @@ class WorkerOutcome:
     ratings: int
 
 
-def rate_one_hit(http: requests.Session, invite_url: str, oracle: SlotOracle, profile: WorkerProfile,
-                 rng: np.random.Generator, *, fetch_images: bool = True,
-                 on_rating: Callable[[], None] | None = None) -> int | None:
-    """Follow the invite link and rate a whole HIT; the number of ratings, or None when none is offered."""
+def arrive(http: requests.Session, invite_url: str) -> str | None:
+    """Follow the invite link: the URL of the slot page of the HIT taken, or None when none is offered."""
     page = http.get(invite_url, timeout=30)
     if page.status_code == 409:
         return None  # the campaign has nothing (more) for this worker
@@ -93,7 +92,13 @@ def rate_one_hit(http: requests.Session, invite_url: str, oracle: SlotOracle, pr
     assignment = _ASSIGNMENT_URL.match(page.url)
     if assignment is None:
         raise CrowdError(f"the invite link led to {page.url}, not to a task")
-    slot_url = assignment.group(1) + "/slot"
+    return assignment.group(1) + "/slot"
+
+
+def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile: WorkerProfile,
+             rng: np.random.Generator, *, fetch_images: bool = True,
+             on_rating: Callable[[], None] | None = None) -> int:
+    """Rate the HIT whose slot page is ``slot_url`` to the end; the number of ratings given."""
     page = http.get(slot_url, timeout=30)
     _check(page, slot_url)
     if page.url.endswith("/done"):
@@ -122,13 +127,45 @@ def rate_one_hit(http: requests.Session, invite_url: str, oracle: SlotOracle, pr
     raise CrowdError(f"{slot_url} never reached the completion page")
 
 
+class _Turns:
+    """Arrivals in a fixed order: every worker's first arrival in list order, then every second one, ...
+
+    An arrival waits until the one before it has been answered (or will never happen), so which worker
+    gets which HIT, and so every score given, depends on the seed alone, not on thread scheduling.
+    """
+
+    def __init__(self, workers: list[SimulatedWorker]) -> None:
+        order = [(index, round_) for round_ in range(max((w.max_hits for w in workers), default=0))
+                 for index, worker in enumerate(workers) if round_ < worker.max_hits]
+        self._answered = {turn: threading.Event() for turn in order}
+        self._before = dict(zip(order[1:], order))
+
+    def wait(self, index: int, round_: int) -> None:
+        before = self._before.get((index, round_))
+        if before is not None:
+            self._answered[before].wait()
+
+    def answered(self, index: int, round_: int) -> None:
+        self._answered[(index, round_)].set()
+
+    def give_up(self, index: int) -> None:
+        """This worker arrives no more: nobody waits for its remaining turns."""
+        for (who, _), event in self._answered.items():
+            if who == index:
+                event.set()
+
+
 def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, threads: int = 4,
               fetch_images: bool = True, on_rating: Callable[[], None] | None = None) -> list[WorkerOutcome]:
     """Let every worker take HITs until it reaches its limit or the campaign has none left.
 
-    Workers run concurrently (``threads`` at a time), as a crowd does.
+    Workers arrive in a fixed order (see :class:`_Turns`), so a seed gives the same ratings every run;
+    at most ``threads`` of them rate at the same time, as a crowd does. The first error stops nobody
+    else; it is raised once all have finished.
     """
     lock = threading.Lock()
+    raters = threading.Semaphore(max(1, threads))
+    turns = _Turns(workers)
 
     def counted() -> None:
         if on_rating is not None:
@@ -138,16 +175,24 @@ def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, 
     def work(index: int, worker: SimulatedWorker) -> WorkerOutcome:
         rng = np.random.default_rng([seed, index])
         hits = ratings = 0
-        with requests.Session() as http:
-            while hits < worker.max_hits:
-                done = rate_one_hit(http, worker.invite_url, oracle, worker.profile, rng,
-                                    fetch_images=fetch_images, on_rating=counted)
-                if done is None:
-                    break
-                hits, ratings = hits + 1, ratings + done
+        try:
+            with requests.Session() as http:
+                while hits < worker.max_hits:
+                    turns.wait(index, hits)
+                    slot_url = arrive(http, worker.invite_url)
+                    turns.answered(index, hits)
+                    if slot_url is None:
+                        break
+                    with raters:
+                        done = rate_hit(http, slot_url, oracle, worker.profile, rng,
+                                        fetch_images=fetch_images, on_rating=counted)
+                    hits, ratings = hits + 1, ratings + done
+        finally:
+            turns.give_up(index)
         return WorkerOutcome(worker.name, worker.profile.kind, hits, ratings)
 
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+    # One thread per worker, so that a worker waiting for its turn never keeps another from rating.
+    with ThreadPoolExecutor(max_workers=max(1, len(workers))) as pool:
         return list(pool.map(work, range(len(workers)), workers))
 
 

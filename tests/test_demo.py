@@ -62,3 +62,35 @@ def test_demo_says_plainly_when_no_honest_worker_got_a_hit(tmp_path: Path) -> No
     assert "✓ quality control caught 5 of 5 bad workers" in result.output
     assert "✗ the known order was NOT recovered: 8 of 8 systems could not be ranked" in result.output
     assert "recovered exactly" not in result.output
+
+
+def _ratings_given(database: Path) -> list[tuple[str, int, int, int]]:
+    """Who rated which position of which HIT, and the score: everything but the random ids and times."""
+    from da_platform.models import Assignment, Hit, Slot
+    engine = create_engine(f"sqlite:///{database}")
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(Worker.external_id, Hit.index, Slot.position, Rating.score)
+            .join(Assignment, Rating.assignment_id == Assignment.id)
+            .join(Worker, Assignment.worker_id == Worker.id)
+            .join(Slot, Rating.slot_id == Slot.id)
+            .join(Hit, Slot.hit_id == Hit.id)
+            .order_by(Hit.index, Slot.position)).all()
+    engine.dispose()
+    return [tuple(row) for row in rows]
+
+
+def test_the_same_seed_gives_the_same_ratings(tmp_path: Path) -> None:
+    """Which worker gets which HIT is fixed by the order of arrival, not by thread scheduling."""
+    runs = []
+    for name in ("first", "second"):
+        out = tmp_path / name
+        result = CliRunner().invoke(
+            main, ["demo", "--out", str(out), "--questions", "40", "--random", "1", "--constant", "0", "--bots", "0",
+                   "--honest", "3", "--hits-per-worker", "2", "--no-images", "--seed", "5", "--threads", "3"])
+        assert "Human ranking, demo" in result.output, result.output
+        runs.append(_ratings_given(out / "demo.sqlite"))
+    assert len(runs[0]) == 500
+    assert runs[0] == runs[1]
+    assert {worker for worker, *_ in runs[0]} == {"demo-random-01", "demo-honest-01", "demo-honest-02",
+                                                  "demo-honest-03"}

@@ -13,7 +13,7 @@ COMMANDS: list[click.Command] = []
               show_default=True, help="Folder for the demo database, images and report (emptied first).")
 @click.option("--questions", type=click.IntRange(10, None), default=None,
               help="Size: how many of the sample's questions to use [default: all 300].")
-@click.option("--seed", default=1, show_default=True, help="Seed for the build and the simulated crowd.")
+@click.option("--seed", default=1, show_default=True, help="Seed for the build and the simulated crowd: the same seed gives the same ratings.")
 @click.option("--criterion", type=click.Choice(["adequacy", "fluency"]), default="adequacy", show_default=True)
 @click.option("--honest", type=click.IntRange(1, None), default=None,
               help="Honest workers [default: enough for every HIT].")
