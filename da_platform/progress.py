@@ -2,7 +2,8 @@
 
 A HIT is *done* when as many of its assignments as it takes (``Hit.max_assignments``) have been
 finished (completed on our side, submitted, approved or rejected), *in progress* when it is not done
-but someone is rating it, *open* otherwise. The completion time is projected from the observed rate
+but someone is rating it, *open* otherwise (an own-pool HIT left unfinished past the campaign's time
+limit counts as open: the next worker to arrive gets it). The completion time is projected from the observed rate
 (finished assignments per hour between the first start and the last finish); the cost from the
 campaign's MTurk or Prolific reward settings, when it has any.
 """
@@ -12,10 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, not_, select
 from sqlalchemy.orm import Session
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, System, utcnow
+from da_platform.sources import pool
 
 FINISHED = (AssignmentStatus.completed, AssignmentStatus.submitted, AssignmentStatus.approved,
             AssignmentStatus.rejected)
@@ -77,7 +79,8 @@ def campaign_progress(session: Session, campaign: Campaign, now: datetime | None
     """Count HITs, assignments and ratings of ``campaign`` and project completion time and cost."""
     now = now or utcnow()
     finished = func.sum(case((Assignment.status.in_(FINISHED), 1), else_=0))
-    running = func.sum(case((Assignment.status == AssignmentStatus.in_progress, 1), else_=0))
+    running = func.sum(case((and_(Assignment.status == AssignmentStatus.in_progress,
+                                  not_(pool.overdue(campaign, now))), 1), else_=0))
     rows = session.execute(
         select(Hit.id, Hit.max_assignments, func.coalesce(finished, 0), func.coalesce(running, 0))
         .outerjoin(Assignment, Assignment.hit_id == Hit.id)

@@ -5,12 +5,13 @@ Campaigns are built by the real builder and rated through the worker flow (tests
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
 
 from da_platform.db import upgrade
-from da_platform.models import Assignment, AssignmentStatus, AuditLog, Campaign, ReviewDecision, Worker
+from da_platform.models import Assignment, AssignmentStatus, AuditLog, Campaign, ReviewDecision, Worker, utcnow
 from da_platform.operations.tokens import request_token
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
@@ -273,7 +274,8 @@ def test_pages_stay_up_while_a_hit_is_half_rated(rated):
     """A worker in the middle of a HIT: progress counts it, no page fails (its checks may lack originals)."""
     with rated.sessions() as session:
         campaign = session.get(Campaign, rated.campaign_id)
-        factories.rate_hit(session, campaign, 3, "midway", slots=30, start=factories.START.replace(hour=12))
+        # Started a few minutes ago: well within the pool's time limit, so still in progress.
+        factories.rate_hit(session, campaign, 3, "midway", slots=30, start=utcnow() - timedelta(minutes=5))
         midway = session.scalar(select(Worker.id).where(Worker.external_id == "midway"))
     client = rated.app.test_client()
     login(client)

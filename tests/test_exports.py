@@ -154,6 +154,26 @@ def test_progress_projects_completion_time_and_cost(sessions, tmp_path):
     assert progress.describe() == "unfinished: 2 of 4 HITs done"
 
 
+def test_progress_counts_a_pool_hit_past_its_time_limit_as_open(sessions, tmp_path):
+    """The next arrival gets such a HIT (see da_platform.sources.pool), so nobody is rating it."""
+    campaign_id = _campaign(sessions, tmp_path, rated_hits=2)
+    started = factories.START + timedelta(hours=2)
+    with sessions() as session:
+        campaign = session.get(Campaign, campaign_id)
+        factories.rate_hit(session, campaign, 2, "walked-away", slots=30, start=started)
+        factories.rate_hit(session, campaign, 3, "mturk-worker", slots=10, start=started, source="mturk")
+        campaign.settings = {**campaign.settings, "pool_time_limit_minutes": 60}
+        session.commit()
+        within = campaign_progress(session, campaign, now=started + timedelta(minutes=59))
+        past = campaign_progress(session, campaign, now=started + timedelta(minutes=61))
+    assert (within.hits_done, within.hits_in_progress, within.hits_open) == (2, 2, 0)
+    assert within.assignments_in_progress == 2
+    # The pool HIT is open again; the MTurk one keeps MTurk's own clock (synced from MTurk).
+    assert (past.hits_done, past.hits_in_progress, past.hits_open) == (2, 1, 1)
+    assert past.assignments_in_progress == 1
+    assert past.ratings_total == within.ratings_total == 240  # the ratings given stay
+
+
 def test_admin_users_are_created_from_the_cli(run, sessions):
     created = run("admin", "create-user", "ana", input="a long enough secret\na long enough secret\n")
     assert created.exit_code == 0 and "user ana created" in created.output

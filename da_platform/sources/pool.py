@@ -16,7 +16,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Mapping
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, and_, select, update
 from sqlalchemy.orm import Session
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
@@ -33,19 +33,21 @@ def time_limit_minutes(campaign: Campaign) -> float:
     return float((campaign.settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))
 
 
+def overdue(campaign: Campaign, now: datetime) -> ColumnElement[bool]:
+    """SQL condition: a pool assignment still unfinished after ``campaign``'s time limit (the caller
+    restricts it to the campaign's HITs)."""
+    cutoff = now - timedelta(minutes=time_limit_minutes(campaign))
+    return and_(Assignment.source == PoolSource.name, Assignment.status == AssignmentStatus.in_progress,
+                Assignment.started_at < cutoff)
+
+
 def release_overdue(session: Session, campaign: Campaign, now: datetime) -> int:
     """Mark the campaign's pool assignments still unfinished after the time limit as abandoned (their
     places go back to others; their ratings stay); returns how many. One UPDATE, in the caller's
     transaction."""
-    cutoff = now - timedelta(minutes=time_limit_minutes(campaign))
     released = session.execute(
         update(Assignment)
-        .where(
-            Assignment.source == PoolSource.name,
-            Assignment.status == AssignmentStatus.in_progress,
-            Assignment.started_at < cutoff,
-            Assignment.hit_id.in_(select(Hit.id).where(Hit.campaign_id == campaign.id)),
-        )
+        .where(overdue(campaign, now), Assignment.hit_id.in_(select(Hit.id).where(Hit.campaign_id == campaign.id)))
         .values(status=AssignmentStatus.abandoned)
         .execution_options(synchronize_session=False)
     )
