@@ -134,5 +134,13 @@
     });
   });
 
-  form.setAttribute("data-ready", "1"); // listeners attached (tests wait for this)
+  // Ready (tests wait for this) once the listeners are attached and this item's images have loaded,
+  // as show() does for every later item: the images must not push the slider down under a click.
+  if (window.Promise) {
+    Promise.all([loaded(document.getElementById("answer-a").getAttribute("src")),
+                 loaded(document.getElementById("answer-b").getAttribute("src"))])
+      .then(function () { form.setAttribute("data-ready", "1"); });
+  } else {
+    form.setAttribute("data-ready", "1");
+  }
 })();

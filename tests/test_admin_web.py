@@ -14,6 +14,7 @@ from da_platform.db import upgrade
 from da_platform.models import Assignment, AssignmentStatus, AuditLog, Campaign, ReviewDecision, Worker, utcnow
 from da_platform.operations.tokens import request_token
 from da_platform.web.admin.accounts import create_user
+from da_platform.web.admin.auth import LoginThrottle
 from tests import dashboard_factories as factories
 from tests.web_factories import make_web_env
 
@@ -42,6 +43,16 @@ def plain(tmp_path_factory):
         for name in ("ana", "rita", "bea", "cleo"):
             create_user(session, name, PASSWORD)
     return env
+
+
+@pytest.fixture(autouse=True)
+def no_login_attempts_counted(request):
+    """The shared ``plain`` app starts every test with a fresh login throttle (so no test depends on
+    which logins ran before it, e.g. when one is run again within the minute)."""
+    if "plain" in request.fixturenames:
+        app = request.getfixturevalue("plain").app
+        app.extensions["da_admin_login_throttle"] = LoginThrottle(
+            app.config["ADMIN_LOGIN_LIMIT"], app.config["ADMIN_RATELIMIT_STORAGE_URI"])
 
 
 def csrf_token(client, path: str = "/admin/login") -> str:

@@ -90,9 +90,11 @@ def test_log_in_read_the_pages_and_decide(site, page):
         page.screenshot(path=os.path.join(SCREENSHOTS, "campaign.png"), full_page=True)
 
     page.click("#workers-link")
+    page.wait_for_url(f"{campaign_url}/workers")  # loaded: count() below does not wait
     assert page.locator(f"text={factories.IMG}").count() == 1
     no_injection(page)
     page.click(f"a[href$='/workers/{site.workers[factories.IMG]}']")
+    page.wait_for_url(f"{campaign_url}/workers/{site.workers[factories.IMG]}")
     assert page.inner_text("#worker-id") == factories.IMG
     assert image_loaded(page, "#scatter") and image_loaded(page, "#timeline")
     pairs = page.locator("#pairs-table tbody tr td").all_inner_texts()

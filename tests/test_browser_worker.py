@@ -252,6 +252,7 @@ def test_a_rating_lost_on_the_way_can_be_sent_again(site, page):
     page.wait_for_function("() => document.getElementById('next').disabled === false")
     assert stalled and "could not be sent" in page.inner_text("#notice")
     page.unroute("**/rating")
+    page.evaluate("document.getElementById('rating-form').removeAttribute('data-send-timeout-ms')")
     next_item(page, 1, 3)
     assert page.is_hidden("#notice")
     with site.sessions() as s:
