@@ -3,9 +3,9 @@
 A HIT is *done* when as many of its assignments as it takes (``Hit.max_assignments``) have been
 finished (completed on our side, submitted, approved or rejected), *in progress* when it is not done
 but someone is rating it, *open* otherwise (an own-pool HIT left unfinished past the campaign's time
-limit counts as open: the next worker to arrive gets it). The completion time is projected from the observed rate
-(finished assignments per hour between the first start and the last finish); the cost from the
-campaign's MTurk or Prolific reward settings, when it has any.
+limit counts as open: the next worker to arrive gets it). The completion time is projected from the
+observed rate (finished assignments per hour between the first start and the last finish); the cost
+from the campaign's MTurk or Prolific reward settings, when it has any.
 """
 from __future__ import annotations
 
