@@ -11,7 +11,7 @@ from da_platform.cli import main
 from da_platform.demo import DEMO_ADMIN, demo_server_config
 from da_platform.web import create_app
 from tests.test_admin_web import login
-from da_platform.models import Rating, Worker
+from da_platform.models import Assignment, Hit, Rating, Slot, Worker
 
 
 def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None:
@@ -66,7 +66,6 @@ def test_demo_says_plainly_when_no_honest_worker_got_a_hit(tmp_path: Path) -> No
 
 def _ratings_given(database: Path) -> list[tuple[str, int, int, int]]:
     """Who rated which position of which HIT, and the score: everything but the random ids and times."""
-    from da_platform.models import Assignment, Hit, Slot
     engine = create_engine(f"sqlite:///{database}")
     with engine.connect() as connection:
         rows = connection.execute(
