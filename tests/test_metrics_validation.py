@@ -11,7 +11,7 @@ import pytest
 from analysis.errors import InputError
 from analysis.metrics.human_scores import read_human_scores
 from analysis.metrics.validation import validate_metrics, write_validation
-from tests.conftest import SHARED
+from tests.conftest import WMT21
 
 
 def _exactly_correlated(r12: float, r13: float, r23: float, n: int, seed: int = 0) -> np.ndarray:
@@ -93,7 +93,7 @@ def test_outputs_in_the_published_layout(tmp_path):
 
 
 def test_read_wmt_system_scores():
-    path = SHARED / "fixtures" / "wmt21-facebook-wikipedia-2021" / "ad-sys-scores-bn-hi.csv"
+    path = WMT21 / "ad-sys-scores-bn-hi.csv"
     scores = read_human_scores(path)
     assert len(scores) == 9 and scores["GTCOM.0"] == 0.202193985925346
 

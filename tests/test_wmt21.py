@@ -19,25 +19,16 @@ What the published numbers include (worked out from the release, not tuned to it
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from analysis.readers import read_ratings
 from analysis.report import analyze
+from tests.conftest import WMT21
 
-FIXTURE = Path(os.environ.get(
-    "DA_WMT21_FIXTURE",
-    Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "wmt21-facebook-wikipedia-2021"))
+FIXTURE = WMT21
 PAIRS = ("bn-hi", "hi-bn", "xh-zu", "zu-xh")
-
-if not (FIXTURE / "ad-latest.csv").exists():
-    # CI always has shared/ beside the clone: there a missing fixture is a failure, never a skip.
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"WMT21 fixture not found at {FIXTURE} under CI", pytrace=False)
-    pytest.skip(f"WMT21 fixture not found at {FIXTURE} (set DA_WMT21_FIXTURE to its folder)",
-                allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
