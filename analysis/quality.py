@@ -18,6 +18,13 @@ Methods (``QC_METHODS``):
 - ``mannwhitney``: the unpaired rank-sum test of later tools: degraded scores < original scores,
   ``scipy.stats.mannwhitneyu(method="auto")``; passes when p < alpha.
 
+- ``none``: no test; the ratings are taken as already filtered and every worker counts
+  (status ``not_quality_controlled``, reason "quality control off").
+
+Scope (``QC_SCOPES``): ``group`` pools a worker's pairs over their HITs in one group (campaign);
+``worker`` pools them over all of the worker's HITs in every group of the table, as WMT did across
+language pairs, and gives that one verdict in each group. Diagnostics stay per group.
+
 A group without any ``BAD_REF`` rating cannot be quality-controlled (e.g. WMT releases rated by
 pre-screened professionals); every worker there is reported as ``not_quality_controlled`` and kept.
 """
@@ -33,7 +40,8 @@ from scipy import special, stats
 from analysis.grouping import group_by
 from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, RatingsTable
 
-QC_METHODS = ("wilcoxon", "ttest", "mannwhitney")
+QC_METHODS = ("wilcoxon", "ttest", "mannwhitney", "none")
+QC_SCOPES = ("group", "worker")
 EXACT_MAX_PAIRS = 400
 MIN_NONZERO_PAIRS = 5
 
@@ -95,18 +103,24 @@ class QCSettings:
                          "non-zero pairs), else normal approximation with tie and continuity correction")
     pass_rule: str = "p < alpha"
     min_pairs: str = f"{MIN_NONZERO_PAIRS} non-zero pairs"
+    scope: str = "group"
 
     @classmethod
-    def for_method(cls, method: str, alpha: float = 0.05) -> "QCSettings":
+    def for_method(cls, method: str, alpha: float = 0.05, scope: str = "group") -> "QCSettings":
+        if scope not in QC_SCOPES:
+            raise ValueError(f"unknown quality-control scope {scope!r}; expected one of {', '.join(QC_SCOPES)}")
         if method == "wilcoxon":
-            return cls(method, alpha)
+            return cls(method, alpha, scope=scope)
         if method == "ttest":
             return cls(method, alpha, "degraded < original (paired t-test, alternative='less')",
-                       "zero differences kept", "Student's t with n - 1 df", "p <= alpha", "2 pairs")
+                       "zero differences kept", "Student's t with n - 1 df", "p <= alpha", "2 pairs", scope)
         if method == "mannwhitney":
             return cls(method, alpha, "degraded < original (unpaired Mann-Whitney, alternative='less')",
                        "not applicable (unpaired)", "scipy.stats.mannwhitneyu method='auto'", "p < alpha",
-                       "1 pair")
+                       "1 pair", scope)
+        if method == "none":
+            return cls(method, alpha, "none: quality control off", "not applicable", "not applicable",
+                       "every worker counts (ratings already filtered)", "none", scope)
         raise ValueError(f"unknown quality-control method {method!r}; expected one of {', '.join(QC_METHODS)}")
 
 
@@ -194,10 +208,10 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
     return TestResult(float(result.statistic), float(result.pvalue), "mannwhitneyu auto")
 
 
-def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05
-                    ) -> dict[str, QCReport]:
-    """Quality control of every worker of every group of the table."""
-    settings = QCSettings.for_method(method, alpha)
+def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05,
+                    scope: str = "group") -> dict[str, QCReport]:
+    """Quality control of every worker of every group of the table (``scope``: see the module docstring)."""
+    settings = QCSettings.for_method(method, alpha, scope)
     workers = group_by(table.group.codes, table.worker.codes)
     w_index = workers.index
     scores = table.score.astype(np.float64)
@@ -226,6 +240,7 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     hit_order = np.argsort(hit_owner, kind="stable")
     hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
     groups_with_checks = set(table.group.codes[table.slot_type == BAD_REF].tolist())
+    pooled = _pooled_verdicts(table, method, alpha, groups_with_checks) if scope == "worker" else {}
 
     reports: dict[str, list[WorkerQC]] = {}
     for w in range(workers.n):
@@ -245,17 +260,45 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
             n_ratings=int(n_ratings[w]), score_sd=float(sd[w]), n_hits=len(seconds),
             single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
         )
-        verdict = _verdict(method, alpha, original, degraded, float(sd[w]), int(n_ratings[w]),
-                           group_code in groups_with_checks)
+        verdict = pooled.get(diagnostics["worker"]) or _verdict(
+            method, alpha, original, degraded, float(sd[w]), int(n_ratings[w]), group_code in groups_with_checks)
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
     return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
             for g, ws in reports.items()}
+
+
+def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with_checks: set[int]) -> dict:
+    """Scope ``worker``: one verdict per worker from their pairs in every group (and their sd over all)."""
+    by_worker = group_by(table.worker.codes)
+    scores = table.score.astype(np.float64)
+    n = by_worker.counts()
+    mean = by_worker.means(scores)
+    sq = np.bincount(by_worker.index, weights=(scores - mean[by_worker.index]) ** 2, minlength=by_worker.n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(sq / (n - 1))
+    bad = np.flatnonzero((table.slot_type == BAD_REF) & (table.original != NO_LINK))
+    bad = bad[np.argsort(by_worker.index[bad], kind="stable")]
+    bounds = np.searchsorted(by_worker.index[bad], np.arange(by_worker.n + 1))
+    verdicts = {}
+    for w in range(by_worker.n):
+        rows = bad[bounds[w]:bounds[w + 1]]
+        own_groups = set(table.group.codes[by_worker.rows(w)].tolist())
+        verdict = _verdict(method, alpha, table.score[table.original[rows]].astype(np.int64),
+                           table.score[rows].astype(np.int64), float(sd[w]), int(n[w]),
+                           bool(own_groups & groups_with_checks))
+        if verdict["status"] != NOT_CONTROLLED:
+            verdict["reason"] += f" [pairs pooled over all groups: {len(rows)}]"
+        verdicts[table.worker.labels[table.worker.codes[by_worker.first[w]]]] = verdict
+    return verdicts
 
 
 def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarray, sd: float,
              n_ratings: int, group_has_checks: bool) -> dict:
     """passed / status / reason / p-value for one worker."""
     none = dict(pvalue=math.nan, statistic=math.nan, p_method="")
+    if method == "none":
+        return dict(passed=True, status=NOT_CONTROLLED, reason="quality control off (--qc none): the ratings "
+                    "are taken as already filtered, all are kept", **none)
     if not group_has_checks:
         return dict(passed=True, status=NOT_CONTROLLED, reason="the group has no BAD_REF checks: "
                     "quality control is not possible, all ratings are kept", **none)

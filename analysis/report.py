@@ -6,9 +6,11 @@ from typing import Mapping
 
 import numpy as np
 
+from analysis.grouping import group_by
+
 from analysis.quality import QC_METHODS, QCReport, QCSettings, quality_control
 from analysis.ranking import Ranking, rank_systems
-from analysis.scores import GroupScores, ItemScores, SystemScore, compute_scores
+from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores
 from analysis.table import RatingsTable
 
 RANKING_TEST = ("one-sided Mann-Whitney U on item-level z-scores, normal approximation with continuity "
@@ -22,9 +24,24 @@ class AnalysisSettings:
     qc: QCSettings
     alpha: float
     z_digits: int | None
+    scores: ScoreSettings = field(default_factory=ScoreSettings)
     counted_slot_types: tuple[str, ...] = ("SYSTEM", "REPEAT")
     z_scope: str = "per worker per group over all of the worker's ratings, sample sd (n - 1); sd 0 excluded"
     ranking_test: str = RANKING_TEST
+
+
+EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD = "decision", "quality control", "standard deviation 0"
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A worker whose ratings do not count in a group, and why: by a review decision, by quality
+    control, or because their scores do not vary (no z-score)."""
+
+    group: str
+    worker: str
+    excluded_by: str  # decision | quality control | standard deviation 0
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -52,6 +69,15 @@ class AnalysisResult:
     settings: AnalysisSettings
     groups: Mapping[str, GroupAnalysis]
     warnings: tuple[str, ...] = field(default=())
+    exclusions: tuple[Exclusion, ...] = field(default=())
+
+    def excluded(self, by: str | None = None) -> dict[str, dict[str, str]]:
+        """group -> worker -> reason, for every exclusion (or those ``by`` one cause)."""
+        out: dict[str, dict[str, str]] = {}
+        for e in self.exclusions:
+            if by is None or e.excluded_by == by:
+                out.setdefault(e.group, {})[e.worker] = e.reason
+        return out
 
     @property
     def qc(self) -> dict[str, QCReport]:
@@ -79,34 +105,70 @@ class AnalysisResult:
 
 
 def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 0.05,
-            qc_alpha: float | None = None, z_digits: int | None = None) -> AnalysisResult:
-    """Analyse every group of the table (SPEC §6–§8).
+            qc_alpha: float | None = None, z_digits: int | None = None, qc_scope: str = "group",
+            scores: ScoreSettings | None = None,
+            worker_stats: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+            excluded: Mapping[str, str] | None = None) -> AnalysisResult:
+    """Analyse every group of the table (docs/method.md §6–§8): the one path for every number.
 
-    qc_method: ``wilcoxon`` (default), ``ttest`` or ``mannwhitney`` (see ``analysis.quality``);
-    alpha: significance level of the ranking (and of QC unless ``qc_alpha`` is given);
+    qc_method: ``wilcoxon`` (default), ``ttest``, ``mannwhitney`` or ``none`` (see ``analysis.quality``);
+    alpha: significance level of the ranking; qc_alpha: of quality control (default: ``alpha``);
+    qc_scope: ``group`` or ``worker`` (pool each worker's pairs over all groups, as WMT);
     z_digits: round each worker's mean and sd to that many significant digits before standardising
-    (7 reproduces WMT's R scripts digit for digit; None = full precision).
+    (7 reproduces WMT's R scripts; None = full precision); scores: the numeric path and the rule for
+    raters with sd 0 (``ScoreSettings``; overrides ``z_digits``); worker_stats: published (mean, sd)
+    per (group, worker); excluded: workers whose data a review decision excluded (label -> reason),
+    left out before anything is computed and listed in ``exclusions``.
     """
     if qc_method not in QC_METHODS:
         raise ValueError(f"unknown quality-control method {qc_method!r}; expected one of {', '.join(QC_METHODS)}")
     qc_alpha = alpha if qc_alpha is None else qc_alpha
-    reports = quality_control(table, method=qc_method, alpha=qc_alpha)
-    scores = compute_scores(table, {g: r.passed_workers for g, r in reports.items()}, z_digits=z_digits)
-    warnings: list[str] = []
+    score_settings = scores or ScoreSettings(z_digits=z_digits)
+    exclusions: list[Exclusion] = []
+    if excluded:
+        present = [label for label in table.worker.labels if label in excluded]
+        if present:
+            drop = np.array([label in excluded for label in table.worker.labels], dtype=bool)
+            pairs = group_by(table.group.codes, table.worker.codes)
+            for row in pairs.first.tolist():
+                worker = table.worker.labels[table.worker.codes[row]]
+                if worker in excluded:
+                    exclusions.append(Exclusion(table.group.labels[table.group.codes[row]], worker,
+                                                EXCLUDED_BY_DECISION, excluded[worker]))
+            all_groups = table.groups()
+            table = table.select(~drop[table.worker.codes])
+            gone = [g for g in all_groups if g not in table.groups()]
+        else:
+            gone = []
+    else:
+        gone = []
+    reports = quality_control(table, method=qc_method, alpha=qc_alpha, scope=qc_scope)
+    group_scores_all = compute_scores(table, {g: r.passed_workers for g, r in reports.items()},
+                                      settings=score_settings, worker_stats=worker_stats)
+    warnings: list[str] = [f"{g}: every worker was excluded by a review decision; nothing to rank" for g in gone]
     groups: dict[str, GroupAnalysis] = {}
     for group in table.groups():
-        report, group_scores = reports[group], scores[group]
+        report, group_scores = reports[group], group_scores_all[group]
         if not report.applicable:
-            warnings.append(f"{group}: no BAD_REF checks, so no quality control; all "
-                            f"{len(report.workers)} workers' ratings are used")
+            why = "quality control off" if qc_method == "none" else "no BAD_REF checks, so no quality control"
+            warnings.append(f"{group}: {why}; all {len(report.workers)} workers' ratings are used")
+        for w in report.workers:
+            if not w.passed:
+                exclusions.append(Exclusion(group, w.worker, EXCLUDED_BY_QC, w.reason))
+        for w in group_scores.workers:
+            if w.reason.startswith("standard deviation 0") and not w.included:
+                exclusions.append(Exclusion(group, w.worker, EXCLUDED_BY_SD, w.reason))
         if not group_scores.systems:
             warnings.append(f"{group}: no ratings left after quality control; nothing to rank")
         items = group_scores.items
-        order = np.argsort(items.system, kind="stable")
-        names, starts = np.unique(items.system[order], return_index=True)
-        splits = np.split(items.z[order], starts[1:])
+        keep = ~np.isnan(items.z)
+        order = np.argsort(items.system[keep], kind="stable")
+        names, starts = np.unique(items.system[keep][order], return_index=True)
+        splits = np.split(items.z[keep][order], starts[1:])
         item_z = dict(zip(names.tolist(), splits))
-        ranking = rank_systems(item_z, {s.system: s.z for s in group_scores.systems}, alpha=alpha)
+        system_z = {s.system: s.z for s in group_scores.systems if s.system in item_z}
+        ranking = rank_systems(item_z, system_z, alpha=alpha)
         groups[group] = GroupAnalysis(group, report, group_scores, ranking)
-    settings = AnalysisSettings(QCSettings.for_method(qc_method, qc_alpha), alpha, z_digits)
-    return AnalysisResult(settings, groups, tuple(warnings))
+    settings = AnalysisSettings(QCSettings.for_method(qc_method, qc_alpha, qc_scope), alpha,
+                                score_settings.z_digits, score_settings)
+    return AnalysisResult(settings, groups, tuple(warnings), tuple(exclusions))

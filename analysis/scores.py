@@ -2,14 +2,24 @@
 
 - z-scores per worker per group over *all* of that worker's raw ratings (every slot type, before
   any filtering), with the sample standard deviation (n − 1); a worker whose standard deviation is
-  0 (or who gave a single rating) is excluded.
+  0 (or who gave a single rating) is excluded unless ``sd_zero`` says otherwise.
 - Only workers who passed quality control count, and only ``SYSTEM`` and ``REPEAT`` ratings.
 - Item score = mean of its ratings; system score = mean of its item scores (raw and z both).
 - ``N`` = ratings counted, ``n`` = distinct items.
 
-``z_digits`` reproduces releases whose scripts rounded each worker's mean and standard deviation
-before standardising: WMT's R scripts printed them with R's default 7 significant digits (the
-``ad-*-trk-mean-sd.txt`` files) and standardised with the printed values. None = full precision.
+Numeric paths (``ScoreSettings``, docs/method.md §8 and §11):
+
+- ``exact`` (default): each worker's mean and sd from integer sums (sd = sqrt of the exactly computed
+  variance, correctly rounded); an item's z-score adds one term per rating worker, that worker's
+  deviations summed in integers divided by its sd, in ascending order of the terms. Item scores that
+  are equal in exact arithmetic for that reason (the same workers with the same total deviations)
+  are bit-identical whatever the order of the rows, so the rank-sum test sees them as ties.
+- ``wmt``: WMT's scripts digit for digit: mean and sd printed at 7 significant digits (R), each z
+  printed at 15 (Perl), item means by R's ``mean()`` printed at 15, system means by R's ``mean()``.
+
+``z_digits`` rounds each worker's mean and sd to that many significant digits before standardising
+(7 = R's print, as WMT's ``ad-*-trk-mean-sd.txt`` files). Raters whose sd is 0 are excluded
+(default), kept in raw scores only (``raw-only``, WMT21) or given z = 0 (``zero``, WMT22).
 """
 from __future__ import annotations
 
@@ -20,6 +30,7 @@ from typing import Mapping
 import numpy as np
 
 from analysis.grouping import group_by
+from analysis.summation import canonical_means, canonical_sums, r_means, significant
 from analysis.table import REPEAT, SYSTEM, RatingsTable
 
 
@@ -45,8 +56,9 @@ class ItemScores:
     n_ratings: np.ndarray
 
     def z_of(self, system: str) -> np.ndarray:
-        """Item-level z-scores of one system."""
-        return self.z[self.system == system]
+        """Item-level z-scores of one system (items without a z-score, see ``sd_zero``, left out)."""
+        z = self.z[self.system == system]
+        return z[~np.isnan(z)]
 
 
 @dataclass(frozen=True)
@@ -74,52 +86,127 @@ class GroupScores:
         return {s.system: s for s in self.systems}
 
 
-def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | None = None, *,
-                   z_digits: int | None = None) -> dict[str, GroupScores]:
-    """Scores per group; ``passed`` maps group → workers who passed QC (None: everyone counts)."""
-    workers = group_by(table.group.codes, table.worker.codes)
-    scores = table.score.astype(np.float64)
-    n = workers.counts()
-    mean = workers.means(scores)
-    squares = np.bincount(workers.index, weights=(scores - mean[workers.index]) ** 2, minlength=workers.n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sd = np.sqrt(squares / (n - 1))
-    if z_digits is not None:
-        mean = np.array([_significant(m, z_digits) for m in mean])
-        sd = np.array([_significant(s, z_digits) for s in sd])
+NUMERIC_PATHS = ("exact", "wmt")
+SD_ZERO_RULES = ("exclude", "raw-only", "zero")
 
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """How z-scores and means are computed (docs/method.md §7, §8, §11), recorded with the results."""
+
+    numeric: str = "exact"  # exact | wmt
+    z_digits: int | None = None
+    sd_zero: str = "exclude"  # exclude | raw-only | zero
+    item_means: str = ("integer sums per (item, worker), each worker's term divided by its sd, terms "
+                       "added in ascending order: equal in exact arithmetic => bit-identical")
+
+    def __post_init__(self) -> None:
+        if self.numeric not in NUMERIC_PATHS:
+            raise ValueError(f"unknown numeric path {self.numeric!r}; expected one of {', '.join(NUMERIC_PATHS)}")
+        if self.sd_zero not in SD_ZERO_RULES:
+            raise ValueError(f"unknown rule for raters with sd 0 {self.sd_zero!r}; expected one of "
+                             f"{', '.join(SD_ZERO_RULES)}")
+
+    @classmethod
+    def wmt(cls, sd_zero: str = "raw-only") -> "ScoreSettings":
+        """WMT's path: mean/sd printed at 7 digits, z at 15 (Perl), R means printed at 15, test on those."""
+        return cls("wmt", 7, sd_zero, "R mean() (80-bit sum + correction pass) of the z printed at 15 "
+                   "significant digits, printed at 15 significant digits")
+
+
+def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | None = None, *,
+                   z_digits: int | None = None, settings: ScoreSettings | None = None,
+                   worker_stats: Mapping[tuple[str, str], tuple[float, float]] | None = None
+                   ) -> dict[str, GroupScores]:
+    """Scores per group; ``passed`` maps group → workers who passed QC (None: everyone counts).
+
+    ``settings`` chooses the numeric path and what raters with sd 0 get (``z_digits`` is a shortcut
+    for ``ScoreSettings(z_digits=...)``). ``worker_stats`` gives (mean, sd) per (group, worker) as a
+    release published them (``ad-*-trk-mean-sd.txt``): z is then computed with those.
+    """
+    settings = settings or ScoreSettings(z_digits=z_digits)
+    digits = settings.z_digits
+    workers = group_by(table.group.codes, table.worker.codes)
+    scores = table.score.astype(np.int64)
+    n = workers.counts()
+    total = np.bincount(workers.index, weights=scores, minlength=workers.n).astype(np.int64)
+    squares = np.bincount(workers.index, weights=scores * scores, minlength=workers.n).astype(np.int64)
+    mean = np.array([t / k for t, k in zip(total.tolist(), n.tolist())], dtype=np.float64)
+    sd = np.array([math.sqrt((k * q - t * t) / (k * (k - 1))) if k > 1 else math.nan
+                   for t, q, k in zip(total.tolist(), squares.tolist(), n.tolist())], dtype=np.float64)
     group_of_worker = table.group.codes[workers.first]
     worker_name = [table.worker.labels[c] for c in table.worker.codes[workers.first]]
-    included = np.zeros(workers.n, dtype=bool)
+    given = worker_stats is not None
+    if given:
+        for w in range(workers.n):
+            key = (table.group.labels[group_of_worker[w]], worker_name[w])
+            if key not in worker_stats:
+                raise ValueError(f"no mean and sd given for worker {key[1]!r} in {key[0]!r}")
+            mean[w], sd[w] = worker_stats[key]
+    elif digits is not None:
+        mean, sd = significant(mean, digits), significant(sd, digits)
+
+    included = np.zeros(workers.n, dtype=bool)  # counted at all
+    in_z = np.zeros(workers.n, dtype=bool)  # counted in z-scores
     standardisation: dict[int, list[WorkerStandardisation]] = {}
     for w in range(workers.n):
         group = table.group.labels[group_of_worker[w]]
-        if not sd[w] > 0:
-            ok, reason = False, "standard deviation 0 (or a single rating): excluded"
-        elif passed is not None and worker_name[w] not in passed.get(group, frozenset()):
-            ok, reason = False, "did not pass quality control"
+        if passed is not None and worker_name[w] not in passed.get(group, frozenset()):
+            ok, z_ok, reason = False, False, "did not pass quality control"
+        elif sd[w] > 0:
+            ok, z_ok, reason = True, True, "included"
+        elif settings.sd_zero == "exclude":
+            ok, z_ok, reason = False, False, "standard deviation 0 (or a single rating): excluded"
+        elif settings.sd_zero == "zero":
+            ok, z_ok, reason = True, True, "standard deviation 0: z = 0 for every rating (WMT22 rule)"
         else:
-            ok, reason = True, "included"
-        included[w] = ok
+            ok, z_ok, reason = True, False, "standard deviation 0: counted in raw scores only (WMT21 rule)"
+        included[w], in_z[w] = ok, z_ok
         standardisation.setdefault(int(group_of_worker[w]), []).append(
             WorkerStandardisation(worker_name[w], int(n[w]), float(mean[w]), float(sd[w]), ok, reason))
 
     counted = included[workers.index] & ((table.slot_type == SYSTEM) | (table.slot_type == REPEAT))
     rows = np.flatnonzero(counted)
     w_rows = workers.index[rows]
-    raw = scores[rows]
-    z = (raw - mean[w_rows]) / sd[w_rows]
     items = group_by(table.group.codes[rows], table.system.codes[rows], table.item.codes[rows])
     item_rows = rows[items.first]
     item_n = items.counts()
-    item_raw = items.sums(raw) / item_n
-    item_z = items.sums(z) / item_n
+    z_row = in_z[w_rows]
+    item_z_n = np.bincount(items.index[z_row], minlength=items.n)
+    positive = sd[w_rows] > 0
+    if settings.numeric == "wmt":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(positive, (scores[rows] - mean[w_rows]) / sd[w_rows], 0.0)
+        z = significant(z, 15)
+        item_raw = significant(r_means(items.index, scores[rows].astype(np.float64), items.n), 15)
+        item_z = significant(r_means(items.index[z_row], z[z_row], items.n), 15)
+    else:
+        item_raw = items.sums(scores[rows].astype(np.float64)) / item_n  # integer sums: exact
+        # One term per (item, worker): the worker's summed deviations over the item, exact in integers
+        # (or from the given/rounded mean), divided by the worker's sd.
+        pairs = group_by(items.index[z_row], w_rows[z_row])
+        p_rows, p_item, p_worker = rows[z_row], items.index[z_row][pairs.first], w_rows[z_row][pairs.first]
+        k = pairs.counts()
+        s = pairs.sums(scores[p_rows].astype(np.float64))
+        if given or digits is not None:
+            deviation = s - k * mean[p_worker]
+        else:
+            deviation = (n[p_worker] * s.astype(np.int64) - k * total[p_worker]) / n[p_worker]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            term = np.where(sd[p_worker] > 0, deviation / sd[p_worker], 0.0)
+            item_z = canonical_sums(p_item, term, items.n) / item_z_n
+    item_z = np.where(item_z_n > 0, item_z, np.nan)
     item_group = table.group.codes[item_rows]
     item_system = table.system.codes[item_rows]
 
     systems = group_by(item_group, item_system)
-    sys_raw = systems.means(item_raw)
-    sys_z = systems.means(item_z)
+    has_z = ~np.isnan(item_z)
+    if settings.numeric == "wmt":
+        sys_raw = r_means(systems.index, item_raw, systems.n)
+        sys_z = r_means(systems.index[has_z], item_z[has_z], systems.n)
+    else:
+        sys_raw = canonical_means(systems.index, item_raw, systems.n)
+        sys_z = canonical_means(systems.index[has_z], item_z[has_z], systems.n)
     sys_items = systems.counts()
     sys_ratings = systems.sums(item_n.astype(np.float64)).astype(np.int64)
     sys_group = item_group[systems.first]
@@ -132,7 +219,7 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
         ranked = sorted(
             (SystemScore(table.system.labels[item_system[systems.first[s]]], float(sys_raw[s]), float(sys_z[s]),
                          int(sys_ratings[s]), int(sys_items[s])) for s in np.flatnonzero(in_group)),
-            key=lambda s: (-s.z, s.system))
+            key=lambda s: (-s.z if not math.isnan(s.z) else math.inf, s.system))
         mask = item_group == g
         result[table.group.labels[g]] = GroupScores(
             group=table.group.labels[g],
