@@ -4,7 +4,9 @@ Formats (documented in docs/ratings-format.md):
 
 - ``csv``: the platform's long CSV, one rating per row, header ``LONG_CSV_COLUMNS``;
 - ``jsonl``: the same fields, one JSON object per line;
-- ``wmt``: the whitespace-separated WMT DA release table (SPEC §11).
+- ``wmt``: the whitespace-separated WMT DA release table (docs/method.md §11);
+- ``wmt15``, ``wmt-stnd``: the 2015 layout and good-stnd z tables (``analysis.wmt_formats``);
+- ``mturk``: an MTurk batch-results CSV (``analysis.mturk_batch``).
 
 Every error is an ``InputError`` naming the file, the line and the field.
 """
@@ -24,16 +26,35 @@ LONG_CSV_COLUMNS: tuple[str, ...] = RatingRecord._fields
 OPTIONAL_COLUMNS = frozenset({"seconds"})
 WMT_COLUMNS: tuple[str, ...] = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id",
                                 "rid", "type", "sid", "score", "time")
-FORMATS = ("csv", "jsonl", "wmt")
+FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
 
 
 def read_ratings(path: str | Path, format: str | None = None) -> RatingsTable:
-    """Read a ratings file; ``format`` is ``csv``, ``jsonl`` or ``wmt`` (guessed when None)."""
+    """Read a ratings file in one of ``FORMATS`` (guessed when None)."""
+    return read_ratings_with_stats(path, format)[0]
+
+
+def read_ratings_with_stats(path: str | Path, format: str | None = None, *, mturk_spec: str | Path | None = None,
+                            mean_sd: list[Path] | None = None
+                            ) -> tuple[RatingsTable, dict[tuple[str, str], tuple[float, float]] | None]:
+    """The table and, for ``wmt-stnd``, the published (mean, sd) per (group, worker) to standardise with."""
     path = Path(path)
     format = format or guess_format(path)
+    if format == "wmt-stnd":
+        from analysis.wmt_formats import read_wmt_stnd
+
+        return read_wmt_stnd(path, mean_sd)
+    if format == "mturk":
+        from analysis.mturk_batch import ColumnSpec, read_mturk_batch
+
+        return read_mturk_batch(path, ColumnSpec.from_json(mturk_spec) if mturk_spec else None), None
+    if format == "wmt15":
+        from analysis.wmt_formats import read_wmt15
+
+        return read_wmt15(path), None
     readers = {"csv": read_long_csv, "jsonl": read_jsonl, "wmt": read_wmt}
     if format in readers:
-        return readers[format](path)
+        return readers[format](path), None
     raise ValueError(f"unknown ratings format {format!r}; expected one of {', '.join(FORMATS)}")
 
 
@@ -50,12 +71,18 @@ def _without_gc(reader):
 
 
 def guess_format(path: Path) -> str:
-    """``jsonl`` by extension, ``wmt`` when the header starts with HITId, else ``csv``."""
+    """``jsonl`` by extension; ``wmt-stnd`` by a good-stnd name; ``wmt`` / ``wmt15`` by a WMT header
+    (12 / 11 columns); ``mturk`` by an MTurk header (HITId,…,AssignmentId,…); else ``csv``."""
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         return "jsonl"
+    if "-good-stnd" in path.name:
+        return "wmt-stnd"
     with _open(path) as f:
         first = f.readline()
-    return "wmt" if first.split()[:2] == ["HITId", "WorkerId"] else "csv"
+    if first.split()[:2] == ["HITId", "WorkerId"]:
+        return "wmt15" if len(first.split()) == 11 else "wmt"
+    header = [h.strip().strip('"') for h in first.split(",")]
+    return "mturk" if {"HITId", "WorkerId", "AssignmentId"} <= set(header) else "csv"
 
 
 def _open(path: Path):
@@ -239,5 +266,5 @@ def _printable(records: Iterable[RatingRecord]) -> Iterable[tuple]:
         yield (*r[:-1], "" if math.isnan(r.seconds) else repr(r.seconds))
 
 
-__all__ = ["FORMATS", "LONG_CSV_COLUMNS", "WMT_COLUMNS", "read_ratings", "read_long_csv", "read_jsonl",
+__all__ = ["FORMATS", "LONG_CSV_COLUMNS", "WMT_COLUMNS", "read_ratings", "read_ratings_with_stats", "read_long_csv", "read_jsonl",
            "read_wmt", "write_long_csv", "write_jsonl", "guess_format"]

@@ -1,5 +1,9 @@
-"""A campaign's analysis as the dashboard and the exports show it: the ratings, minus workers whose
-data a review decision excluded, through ``analysis.analyze`` with the campaign's QC settings.
+"""A campaign's analysis: the one path behind every number about a campaign.
+
+``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export and the bundle
+all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded, and
+``analysis.analyze`` with the campaign's QC settings (or options the command line overrides),
+which leaves out the decision-excluded workers and lists every exclusion with its cause.
 
 Payment is separate from data use (SPEC §6). A worker's data use is what their most recent data
 decision in the campaign says (``approve`` with or without ``use_data``, ``reject`` = excluded, or a
@@ -11,7 +15,7 @@ Everything is computed from the database on each call (no cache across requests)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property
 
@@ -20,7 +24,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from analysis.errors import InputError
-from analysis.report import AnalysisResult, GroupAnalysis, analyze
+from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
+from analysis.scores import ScoreSettings
 from analysis.table import RatingsTable
 from da_platform.models import Campaign, ReviewDecision, Worker
 from da_platform.operations.review import ReviewPolicy
@@ -74,10 +79,21 @@ def without_workers(table: RatingsTable, workers: set[str]) -> RatingsTable:
     return table.select(~drop[table.worker.codes])
 
 
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Settings of a campaign's analysis; None = the campaign's review policy (QC) or the default."""
+
+    qc_method: str | None = None
+    qc_alpha: float | None = None
+    qc_scope: str = "group"
+    alpha: float = 0.05
+    scores: ScoreSettings | None = None
+
+
 class CampaignAnalysis:
     """Ratings, data decisions and the analysis of one campaign (computed lazily, once)."""
 
-    def __init__(self, session: Session, campaign: Campaign) -> None:
+    def __init__(self, session: Session, campaign: Campaign, options: AnalysisOptions | None = None) -> None:
         self.campaign_name = campaign.name
         self.load_error: str | None = None
         try:
@@ -86,7 +102,11 @@ class CampaignAnalysis:
             self.load_error = str(error)
             self.table = RatingsTable.from_records([])
         self.decisions = data_use(session, campaign)
-        self.qc_method, self.qc_alpha = qc_settings(campaign)
+        method, qc_alpha = qc_settings(campaign)
+        options = options or AnalysisOptions()
+        self.options = replace(options, qc_method=options.qc_method or method,
+                               qc_alpha=qc_alpha if options.qc_alpha is None else options.qc_alpha)
+        self.qc_method, self.qc_alpha = self.options.qc_method, self.options.qc_alpha
 
     @property
     def excluded(self) -> dict[str, str]:
@@ -100,10 +120,19 @@ class CampaignAnalysis:
 
     @cached_property
     def result(self) -> AnalysisResult | None:
-        """QC → z → scores → ranking of the used ratings; None when there are none."""
+        """QC → z → scores → ranking of the ratings minus decision exclusions; None when none are left."""
         if len(self.used) == 0:
             return None
-        return analyze(self.used, qc_method=self.qc_method, qc_alpha=self.qc_alpha)
+        o = self.options
+        return analyze(self.table, qc_method=o.qc_method, alpha=o.alpha, qc_alpha=o.qc_alpha, qc_scope=o.qc_scope,
+                       scores=o.scores, excluded=self.excluded)
+
+    @property
+    def exclusions(self) -> tuple[Exclusion, ...]:
+        """Every worker left out, by a decision or by quality control (or sd 0), with the reason."""
+        if self.result is not None:
+            return self.result.exclusions
+        return tuple(Exclusion(self.campaign_name, w, "decision", r) for w, r in sorted(self.excluded.items()))
 
     @property
     def group(self) -> GroupAnalysis | None:
@@ -125,5 +154,6 @@ class CampaignAnalysis:
         if not self.excluded and self.group is not None:
             report = self.group.qc
         else:
-            report = quality_control(self.table, method=self.qc_method, alpha=self.qc_alpha)[self.campaign_name]
+            report = quality_control(self.table, method=self.qc_method, alpha=self.qc_alpha,
+                                     scope=self.options.qc_scope)[self.campaign_name]
         return {w.worker: w for w in report.workers}

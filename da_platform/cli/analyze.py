@@ -7,88 +7,158 @@ import click
 
 from da_platform.cli import CliContext, find_campaign, pass_context
 
+FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
+
 
 @click.command()
 @click.option("--campaign", "campaign_name", metavar="NAME", help="Analyse this campaign in the database.")
 @click.option("--ratings", "ratings_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Analyse a ratings file instead (long CSV, JSONL or a WMT DA table).")
-@click.option("--format", "file_format", type=click.Choice(["csv", "jsonl", "wmt"]),
-              help="Format of --ratings (default: guessed from the file).")
-@click.option("--qc", "qc_method", type=click.Choice(["wilcoxon", "ttest", "mannwhitney"]), default="wilcoxon",
-              show_default=True, help="Quality-control test on the BAD_REF pairs (SPEC §6).")
+              help="Analyse a ratings file instead (see --format).")
+@click.option("--format", "file_format", type=click.Choice(list(FILE_FORMATS)),
+              help="Format of --ratings: csv (the platform's long CSV), jsonl, wmt (WMT DA table, e.g. "
+                   "ad-latest.csv), wmt15 (the 2015 11-column layout), wmt-stnd (a WMT good-stnd table of "
+                   "z-scores, read with its ad-<lp>-trk-mean-sd.txt files), mturk (an MTurk batch-results "
+                   "CSV). Default: guessed from the file.")
+@click.option("--mturk-spec", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="JSON",
+              help="Column spec for --format mturk (default: the published DA HIT templates; see "
+                   "docs/ratings-format.md).")
+@click.option("--mean-sd", "mean_sd_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              metavar="FILE", help="For --format wmt-stnd: a release's ad-<lp>-trk-mean-sd.txt (repeatable; "
+                                   "default: those beside the table).")
+@click.option("--qc", "qc_method", type=click.Choice(["wilcoxon", "ttest", "mannwhitney", "none"]), default=None,
+              help="Quality-control test on the BAD_REF pairs (docs/method.md §6); 'none' = the ratings are "
+                   "already filtered, everyone counts. Default: the campaign's review policy, else wilcoxon "
+                   "(ttest with --wmt-compat).")
+@click.option("--qc-scope", type=click.Choice(["group", "worker"]), default=None,
+              help="Pool a worker's check pairs per campaign / language pair (group, default) or over all of "
+                   "them (worker, as WMT did; the default with --wmt-compat).")
+@click.option("--qc-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              help="Significance level of quality control (default: the campaign's review policy, else 0.05).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Significance level for QC and ranking.")
+              show_default=True, help="Significance level of the ranking.")
 @click.option("--z-digits", type=click.IntRange(1, 17), default=None,
               help="Round each worker's mean and sd to this many significant digits before "
                    "standardising (7 reproduces WMT's R scripts).")
+@click.option("--wmt-compat", is_flag=True,
+              help="WMT's numeric path exactly (mean/sd at 7 digits, z printed at 15, R item means printed at "
+                   "15, the tests on those) and its QC defaults (paired t-test pooled per worker).")
+@click.option("--sd-zero", type=click.Choice(["exclude", "raw-only", "zero"]), default=None,
+              help="Raters whose scores never vary: excluded (default), kept in raw scores and N only "
+                   "(raw-only, WMT21; the default with --wmt-compat), or given z = 0 (zero, WMT22).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder for the report files (default: ./analysis-<campaign or file name>).")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the p-value heatmap and "
               "ranking plot.")
 @click.option("--fluency-campaign", metavar="NAME",
               help="A fluency campaign of the same systems: order systems inside each adequacy cluster by "
-                   "its z-scores (SPEC §8).")
+                   "its z-scores (docs/method.md §8).")
 @pass_context
 def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path | None, file_format: str | None,
-            qc_method: str, alpha: float, z_digits: int | None, out_dir: Path | None, plots: bool,
-            fluency_campaign: str | None) -> None:
-    """Rank systems: QC per worker, z-scores, system scores, significance clusters (SPEC §6-§8).
+            mturk_spec: Path | None, mean_sd_files: tuple[Path, ...], qc_method: str | None, qc_scope: str | None,
+            qc_alpha: float | None, alpha: float, z_digits: int | None, wmt_compat: bool, sd_zero: str | None,
+            out_dir: Path | None, plots: bool, fluency_campaign: str | None) -> None:
+    """Rank systems: QC per worker, z-scores, system scores, significance clusters (docs/method.md §6-§8).
 
-    Prints the ranking table of each campaign / language pair (lines between clusters) and a QC
-    summary, and writes JSON, CSV, Markdown, LaTeX, WMT-format files and plots to --out.
+    Prints the ranking table of each campaign / language pair (lines between clusters), a QC
+    summary and which workers were excluded by a review decision and which by quality control, and
+    writes JSON, CSV, Markdown, LaTeX, WMT-format files and plots to --out. A campaign is analysed
+    exactly as the dashboard and the exports show it.
     """
     from analysis.errors import InputError
     from analysis.output import text_table, write_report
-    from analysis.report import analyze as run_analysis
 
     if (campaign_name is None) == (ratings_file is None):
         raise click.UsageError("give exactly one of --campaign NAME or --ratings FILE")
     if file_format and ratings_file is None:
         raise click.UsageError("--format applies to --ratings only")
+    if wmt_compat and z_digits not in (None, 7):
+        raise click.UsageError("--wmt-compat uses 7 digits for mean and sd; leave out --z-digits")
+    options = analysis_options(qc_method, qc_alpha, qc_scope, alpha, z_digits, wmt_compat, sd_zero)
     try:
         if ratings_file is not None:
-            from analysis.readers import read_ratings
+            from analysis.readers import read_ratings_with_stats
 
-            table = read_ratings(ratings_file, file_format)
+            table, worker_stats = read_ratings_with_stats(ratings_file, file_format, mturk_spec=mturk_spec,
+                                                          mean_sd=list(mean_sd_files) or None)
             name = ratings_file.stem
+            if len(table) == 0:
+                raise click.ClickException(f"no ratings in {name}")
+            run = lambda: _run_file(table, options, worker_stats)  # noqa: E731
         else:
-            table = _load_campaign(context, campaign_name)
+            campaign = _load_campaign_analysis(context, campaign_name, options)
             name = campaign_name
-    except InputError as error:
+            if len(campaign.table) == 0:
+                raise click.ClickException(f"no ratings in {name}")
+            run = lambda: campaign.result  # noqa: E731
+    except (InputError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    if len(table) == 0:
-        raise click.ClickException(f"no ratings in {name}")
     out_dir = out_dir or Path(f"analysis-{name}")
     steps = ["quality control, scores and ranking", "report files"]
     with click.progressbar(steps, label="analysing", item_show_func=lambda s: s or "", file=click.get_text_stream("stderr")) as bar:
         for step in bar:
             if step == steps[0]:
-                result = run_analysis(table, qc_method=qc_method, alpha=alpha, z_digits=z_digits)
-            else:
+                result = run()
+            elif result is not None:
                 written = write_report(result, out_dir, plots=plots)
+    if result is None:
+        raise click.ClickException(f"no ratings of {name} are left after the review decisions")
     for group, group_result in result.groups.items():
         click.echo(f"\n{group}")
         click.echo(text_table(group_result), nl=False)
         report = group_result.qc
         summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(report.summary().items()))
-        click.echo(f"QC ({result.settings.qc.method}, {result.settings.qc.pass_rule} with alpha {result.settings.qc.alpha}): "
+        qc = result.settings.qc
+        click.echo(f"QC ({qc.method}, {qc.pass_rule} with alpha {qc.alpha}, scope {qc.scope}): "
                    f"{len(report.workers)} workers: {summary}")
+    _print_exclusions(result)
     if fluency_campaign is not None:
-        _print_fluency_tie_break(context, result, fluency_campaign, qc_method, alpha, z_digits)
+        _print_fluency_tie_break(context, result, fluency_campaign, options)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"\nwrote {len(written)} files to {out_dir}/ (analysis.json, system-scores.csv, qc-workers.csv, "
                f"ranking-*.md/.tex{', plots' if plots else ''}, wmt/)")
 
 
-def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, qc_method: str, alpha: float,
-                             z_digits: int | None) -> None:
-    """Print each adequacy ranking with its clusters' systems ordered by the fluency campaign's z."""
-    from analysis.ranking import break_ties_by_fluency
+def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: str | None, alpha: float,
+                     z_digits: int | None, wmt_compat: bool, sd_zero: str | None):
+    """The command line's choices as ``AnalysisOptions`` (None = the campaign's policy or the default)."""
+    from analysis.scores import ScoreSettings
+    from da_platform.campaign_analysis import AnalysisOptions
+
+    if wmt_compat:
+        scores = ScoreSettings.wmt(sd_zero or "raw-only")
+        qc_method, qc_scope = qc_method or "ttest", qc_scope or "worker"
+    else:
+        scores = ScoreSettings(z_digits=z_digits, sd_zero=sd_zero or "exclude")
+    return AnalysisOptions(qc_method, qc_alpha, qc_scope or "group", alpha, scores)
+
+
+def _run_file(table, options, worker_stats):
     from analysis.report import analyze as run_analysis
 
-    fluency = run_analysis(_load_campaign(context, fluency_name), qc_method=qc_method, alpha=alpha,
-                           z_digits=z_digits)
+    return run_analysis(table, qc_method=options.qc_method or "wilcoxon", alpha=options.alpha,
+                        qc_alpha=options.qc_alpha, qc_scope=options.qc_scope, scores=options.scores,
+                        worker_stats=worker_stats)
+
+
+def _print_exclusions(result) -> None:
+    """Which workers were left out, by a review decision and by quality control (sd 0 too), per group."""
+    from analysis.report import EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD
+
+    for by, label in ((EXCLUDED_BY_DECISION, "excluded by a review decision"),
+                      (EXCLUDED_BY_QC, "excluded by quality control"),
+                      (EXCLUDED_BY_SD, "excluded for standard deviation 0")):
+        for group, workers in result.excluded(by).items():
+            click.echo(f"{group}: {len(workers)} {label}: {', '.join(sorted(workers))}")
+
+
+def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, options) -> None:
+    """Print each adequacy ranking with its clusters' systems ordered by the fluency campaign's z."""
+    from analysis.ranking import break_ties_by_fluency
+
+    fluency = _load_campaign_analysis(context, fluency_name, options).result
+    if fluency is None:
+        raise click.ClickException(f"no ratings in fluency campaign {fluency_name}")
     fluency_z = {s.system: s.z for scores in fluency.system_scores.values() for s in scores}
     for group, group_result in adequacy.groups.items():
         ordered = break_ties_by_fluency(group_result.ranking, fluency_z)
@@ -99,11 +169,20 @@ def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, q
             click.echo(f"{rank:>4}  {system:<20} {cluster + 1:>7} {a_z:>10.3f} {f_z:>9.3f}")
 
 
-def _load_campaign(context: CliContext, name: str):
-    from da_platform.ratings import load_ratings
+def _load_campaign_analysis(context: CliContext, name: str, options=None):
+    """The campaign's ``CampaignAnalysis``: the same ratings, decisions and path as the dashboard."""
+    from da_platform.campaign_analysis import CampaignAnalysis
 
     with context.sessions() as session:
-        return load_ratings(session, find_campaign(session, name))
+        analysis = CampaignAnalysis(session, find_campaign(session, name), options)
+    if analysis.load_error:
+        raise click.ClickException(analysis.load_error)
+    return analysis
+
+
+def _load_campaign(context: CliContext, name: str):
+    """The campaign's ratings table (every rating, decision-excluded workers too)."""
+    return _load_campaign_analysis(context, name).table
 
 
 COMMANDS: list[click.Command] = [analyze]

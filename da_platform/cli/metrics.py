@@ -233,22 +233,25 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
 
 
 def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], str]:
-    """Human system z-scores of a campaign (quality control, then SPEC §7) and its test set's name."""
+    """Human system z-scores of a campaign and its test set's name: the campaign's one analysis
+    (``CampaignAnalysis``: review-decision exclusions, its QC settings), as the dashboard shows it."""
     from sqlalchemy import select
 
-    from analysis import analyze
-    from da_platform.cli.analyze import _load_campaign
+    from da_platform.cli.analyze import _load_campaign_analysis, _print_exclusions
     from da_platform.models import Campaign, TestSet
 
-    table = _load_campaign(context, name)  # the analysis' own loading: same errors, same table
-    if len(table) == 0:
+    analysis = _load_campaign_analysis(context, name)
+    if len(analysis.table) == 0:
         raise click.ClickException(f"campaign {name!r} has no ratings yet")
     with context.sessions() as session:
         test_set = session.scalar(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
                                   .where(Campaign.name == name))
-    result = analyze(table)
+    result = analysis.result
+    if result is None:
+        raise click.ClickException(f"campaign {name!r}: no ratings left after the review decisions")
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    _print_exclusions(result)
     return {s.system: s.z for s in result.system_scores.get(name, ())}, test_set
 
 

@@ -1,0 +1,181 @@
+"""Readers for WMT DA release files other than ``ad-latest.csv`` (docs/ratings-format.md).
+
+- ``wmt15``: the 2015 pipeline's ``ad-latest.csv``: 11 whitespace-separated columns
+  ``HITId WorkerId src trg item sys_id rid type sid score time`` (with or without that header;
+  ``Input.`` prefixes allowed), slot types in lower case: ``system``, ``repeat``, ``ref`` and
+  ``cal`` (the degraded "calibration" check, i.e. ``BAD_REF``).
+- ``wmt-stnd``: a ``ad-<src><trg>-good-stnd[-redup].csv`` table: the ``ad-latest.csv`` columns with
+  the score replaced by the worker's z-score (QC already applied, raters with sd 0 removed).
+  With the release's ``ad-<src><trg>-trk-mean-sd.txt`` (each worker's mean and sd as R printed
+  them) every raw score is recovered exactly as z·sd + mean, and the analysis standardises with
+  those published means and sds.
+
+Every error names the file, the line and the field; nothing is returned half-read.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from analysis.errors import InputError
+from analysis.table import RatingsTable
+
+WMT15_COLUMNS = ("HITId", "WorkerId", "src", "trg", "item", "sys_id", "rid", "type", "sid", "score", "time")
+WMT15_TYPES = {"system": "SYSTEM", "repeat": "REPEAT", "ref": "REF", "cal": "BAD_REF", "bad_ref": "BAD_REF",
+               "bad-ref": "BAD_REF"}
+STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
+                "score", "time")
+INTEGER_TOLERANCE = 1e-6
+"""How far z·sd + mean may be from an integer (z printed at 15 digits recovers it to ~1e-12)."""
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read().splitlines()
+    except OSError as error:
+        raise InputError(f"cannot open: {error.strerror}", file=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 text: {error}", file=str(path)) from None
+
+
+def _unquote(value: str) -> str:
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value
+
+
+def read_wmt15(path: str | Path) -> RatingsTable:
+    """Read the 2015 WMT DA layout (see the module docstring)."""
+    from analysis.readers import _table_from_text_columns, _wmt_links
+
+    path = Path(path)
+    lines = _lines(path)
+    if not lines:
+        raise InputError("empty file", file=str(path), line=1)
+    first = [c.removeprefix("Input.") for c in lines[0].split()]
+    has_header = first[:2] == ["HITId", "WorkerId"]
+    if has_header and first != list(WMT15_COLUMNS):
+        raise InputError(f"expected the 2015 WMT header {' '.join(WMT15_COLUMNS)} ('Input.' prefixes allowed)",
+                         file=str(path), line=1)
+    rows, numbers = [], []
+    for number, line in enumerate(lines[1:] if has_header else lines, start=2 if has_header else 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != len(WMT15_COLUMNS):
+            raise InputError(f"expected {len(WMT15_COLUMNS)} whitespace-separated fields "
+                             f"({' '.join(WMT15_COLUMNS)}), found {len(fields)}", file=str(path), line=number)
+        kind = WMT15_TYPES.get(fields[7].lower())
+        if kind is None:
+            raise InputError(f"unknown type {fields[7]!r} (expected one of {', '.join(sorted(set(WMT15_TYPES)))})",
+                             file=str(path), line=number, field="type")
+        fields[7] = kind
+        rows.append(fields)
+        numbers.append(number)
+    columns = dict(zip(WMT15_COLUMNS, zip(*rows))) if rows else {c: () for c in WMT15_COLUMNS}
+    group = [f"{s}-{t}" for s, t in zip(columns["src"], columns["trg"])]
+    system = [_unquote(s) for s in columns["sys_id"]]
+    slot = [str(n) for n in numbers]
+    original = _wmt_links(columns["WorkerId"], columns["HITId"], group, system, columns["sid"], columns["type"], slot)
+    text = {"group": group, "worker": columns["WorkerId"], "hit": columns["HITId"], "system": system,
+            "item": columns["sid"], "slot_type": columns["type"], "slot": slot, "original_slot": original,
+            "score": columns["score"], "seconds": columns["time"]}
+    return _table_from_text_columns(text, str(path), first_line=numbers[0] if numbers else 2, lines=numbers,
+                                    field_names={"slot_type": "type", "item": "sid", "seconds": "time"})
+
+
+def read_mean_sd(path: str | Path) -> dict[str, tuple[float, float]]:
+    """Each worker's (mean, sd) from an R-printed ``ad-<lp>-trk-mean-sd.txt`` (sd NaN when NA)."""
+    path = Path(path)
+    lines = [(n, line.strip()) for n, line in enumerate(_lines(path), start=1) if line.strip()]
+    if len(lines) % 3:
+        raise InputError(f"expected blocks of 3 lines ([1] \"worker\", [1] mean, [1] sd), found {len(lines)} "
+                         "lines", file=str(path), line=lines[-1][0] if lines else 1)
+    stats: dict[str, tuple[float, float]] = {}
+    for i in range(0, len(lines), 3):
+        (n_w, worker), (n_m, mean), (n_s, sd) = lines[i:i + 3]
+        match = re.fullmatch(r'\[1\] "(.*)"', worker)
+        if match is None:
+            raise InputError(f'expected [1] "<worker id>", found {worker!r}', file=str(path), line=n_w,
+                             field="worker")
+        values = []
+        for number, text, name in ((n_m, mean, "mean"), (n_s, sd, "sd")):
+            value = text.removeprefix("[1] ").strip()
+            try:
+                values.append(math.nan if value == "NA" else float(value))
+            except ValueError:
+                raise InputError(f"expected [1] <number>, found {text!r}", file=str(path), line=number,
+                                 field=name) from None
+        stats[match.group(1)] = (values[0], values[1])
+    return stats
+
+
+def mean_sd_files_beside(table_path: Path) -> list[Path]:
+    """The ``ad-*-trk-mean-sd.txt`` files in the table's folder."""
+    return sorted(table_path.parent.glob("ad-*-trk-mean-sd.txt"))
+
+
+def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
+                  ) -> tuple[RatingsTable, dict[tuple[str, str], tuple[float, float]]]:
+    """Read a good-stnd table and recover raw scores with the trk-mean-sd files (see the module docstring).
+
+    Returns the table (integer raw scores) and (mean, sd) per (language pair, worker) as published.
+    """
+    from analysis.readers import _table_from_text_columns, _wmt_links
+
+    path = Path(path)
+    files = mean_sd if mean_sd is not None else mean_sd_files_beside(path)
+    by_pair: dict[str, tuple[Path, dict[str, tuple[float, float]]]] = {}
+    for file in files:
+        match = re.fullmatch(r"ad-(.+)-trk-mean-sd\.txt", Path(file).name)
+        key = match.group(1) if match else Path(file).stem
+        by_pair[key] = (Path(file), read_mean_sd(file))
+    lines = _lines(path)
+    if not lines or [c for c in lines[0].split()] != list(STND_COLUMNS):
+        raise InputError(f"expected the WMT header {' '.join(STND_COLUMNS)}", file=str(path), line=1)
+    rows, numbers, raw_scores = [], [], []
+    stats: dict[tuple[str, str], tuple[float, float]] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != len(STND_COLUMNS):
+            raise InputError(f"expected {len(STND_COLUMNS)} whitespace-separated fields, found {len(fields)}",
+                             file=str(path), line=number)
+        src, trg, worker = fields[2], fields[3], fields[1]
+        pair = by_pair.get(src + trg)
+        if pair is None:
+            raise InputError(f"no ad-{src}{trg}-trk-mean-sd.txt for language pair {src}-{trg}: put the release's "
+                             "file beside the table or name it with --mean-sd (z-scores alone cannot be turned "
+                             "back into ratings)", file=str(path), line=number, field="Input.src")
+        stats_file, workers = pair
+        if worker not in workers:
+            raise InputError(f"worker {worker!r} is not in {stats_file}", file=str(path), line=number,
+                             field="WorkerId")
+        mean, sd = workers[worker]
+        try:
+            z = float(fields[10])
+        except ValueError:
+            raise InputError(f"score {fields[10]!r} is not a number", file=str(path), line=number,
+                             field="score") from None
+        raw = z * sd + mean
+        if not math.isfinite(raw) or abs(raw - round(raw)) > INTEGER_TOLERANCE or not 0 <= round(raw) <= 100:
+            raise InputError(f"z {fields[10]} with {worker}'s mean {mean} and sd {sd} ({stats_file.name}) gives "
+                             f"{raw!r}, not an integer rating 0-100: wrong trk-mean-sd file?", file=str(path),
+                             line=number, field="score")
+        stats[(f"{src}-{trg}", worker)] = (mean, sd)
+        raw_scores.append(str(int(round(raw))))
+        rows.append(fields)
+        numbers.append(number)
+    columns = dict(zip(STND_COLUMNS, zip(*rows))) if rows else {c: () for c in STND_COLUMNS}
+    group = [f"{s}-{t}" for s, t in zip(columns["Input.src"], columns["Input.trg"])]
+    hit = [h if h != "NA" else k for h, k in zip(columns["HITId"], columns["hit"])]
+    system = [_unquote(s) for s in columns["sys_id"]]
+    slot = [str(n) for n in numbers]
+    original = _wmt_links(columns["WorkerId"], hit, group, system, columns["sid"], columns["type"], slot)
+    text = {"group": group, "worker": columns["WorkerId"], "hit": hit, "system": system, "item": columns["sid"],
+            "slot_type": columns["type"], "slot": slot, "original_slot": original, "score": raw_scores,
+            "seconds": columns["time"]}
+    table = _table_from_text_columns(text, str(path), first_line=2, lines=numbers,
+                                     field_names={"slot_type": "type", "item": "sid", "seconds": "time"})
+    return table, stats
