@@ -121,7 +121,8 @@ def result_as_dict(result: AnalysisResult) -> dict:
                         "clusters": [list(c) for c in r.clusters], "alpha": r.alpha},
             "standardisation": [asdict(w) for w in a.scores.workers],
         }
-    return clean({"settings": asdict(result.settings), "warnings": list(result.warnings), "groups": groups})
+    return clean({"settings": asdict(result.settings), "warnings": list(result.warnings),
+                  "exclusions": [asdict(e) for e in result.exclusions], "groups": groups})
 
 
 def write_json(result: AnalysisResult, path: Path) -> Path:

@@ -216,13 +216,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False) -> Ex
     ctx = _context(session, campaign, partial=partial, need_ranking=False)
     analysis = ctx.analysis
     settings = {k: ("(redacted)" if k in REDACTED_SETTINGS else v) for k, v in (campaign.settings or {}).items()}
-    qc_workers = analysis.worker_qc
-    excluded_rows = []
-    for label, reason in sorted(analysis.excluded.items()):
-        excluded_rows.append((label, "review decision", reason))
-    for label, qc in sorted(qc_workers.items()):
-        if label not in analysis.excluded and not qc.passed:
-            excluded_rows.append((label, f"quality control: {qc.status}", qc.reason))
+    excluded_rows = [(e.worker, e.excluded_by, e.reason) for e in analysis.exclusions]  # the analysis' own list
     qc_settings = asdict(analysis.result.settings) if analysis.result is not None else {
         "qc": {"method": analysis.qc_method, "alpha": analysis.qc_alpha}}
     files: dict[str, bytes] = {
