@@ -13,6 +13,8 @@ What the published numbers include (worked out from the release, not tuned to it
   p = 0.047, marked significant in ``ad-DA-diff-wilcoxon-rs-hibn.csv`` and counted in
   ``clusters.csv``'s WINS). So p-values are checked against ``adwilcox`` above the diagonal and the
   significance of every pair against the stars of ``ad-DA-diff-wilcoxon-rs-*``;
+- ``--wmt-compat`` (``ScoreSettings.wmt()``) recomputes the published item and system scores to the
+  last printed digit (item z and raw: identical 15-digit values);
 - the published z-scores were computed with each worker's mean and sd rounded to 7 significant
   digits (R's print, see ``ad-*-trk-mean-sd.txt``): full precision agrees within 3e-7, and
   ``z_digits=7`` reproduces them to 1e-12.
@@ -25,6 +27,7 @@ import pytest
 
 from analysis.readers import read_ratings
 from analysis.report import analyze
+from analysis.scores import ScoreSettings
 from tests.conftest import WMT21
 
 FIXTURE = WMT21
@@ -36,8 +39,10 @@ def table():
     return read_ratings(FIXTURE / "ad-latest.csv", format="wmt")
 
 
-@pytest.fixture(scope="module", params=[None, 7], ids=["full-precision", "z_digits=7"])
+@pytest.fixture(scope="module", params=[None, 7, "wmt"], ids=["full-precision", "z_digits=7", "wmt-compat"])
 def result(request, table):
+    if request.param == "wmt":  # WMT's numeric path: 15-digit z, R item means printed at 15 digits
+        return analyze(table, qc_method="none", scores=ScoreSettings.wmt())
     return analyze(table, z_digits=request.param)
 
 
@@ -96,6 +101,8 @@ def test_item_scores(result, pair):
         r, zz, nn = ours[(system, sid)]
         assert (r, nn) == (float(raw), int(n))
         assert zz == pytest.approx(float(z), abs=tolerance)
+        if result.settings.scores.numeric == "wmt":
+            assert zz == float(z)  # the same 15-digit number as published
 
 
 @pytest.mark.parametrize("pair", PAIRS)
