@@ -79,3 +79,29 @@ def ranking_plot(analysis: GroupAnalysis, path: Path, level: float = 0.95) -> Pa
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def plain_label(text: str) -> str:
+    """A label matplotlib shows literally (no mathtext from ``$`` in data)."""
+    return text.replace("$", r"\$")
+
+
+def replication_scatter(systems: tuple[str, ...], run_a: tuple[float, ...], run_b: tuple[float, ...],
+                        path: Path, *, label_a: str = "run A", label_b: str = "run B", title: str = "") -> Path:
+    """Scatter plot of two runs' system z-scores, each point labelled, with the line y = x."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 5.0))
+    ax.scatter(run_a, run_b, s=18)
+    for name, x, y in zip(systems, run_a, run_b):
+        ax.annotate(plain_label(name), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    low, high = min(min(run_a), min(run_b)), max(max(run_a), max(run_b))
+    pad = 0.05 * (high - low or 1)
+    ax.plot([low - pad, high + pad], [low - pad, high + pad], color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel(f"z, {plain_label(label_a)}")
+    ax.set_ylabel(f"z, {plain_label(label_b)}")
+    if title:
+        ax.set_title(plain_label(title), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -78,7 +78,7 @@ def test_good_stnd_errors(tmp_path):
     assert (error.value.file, error.value.line, error.value.field) == (str(path), 4, "score")
     lines[3] = lines[3].replace("\tevaluator", "\tnobody", 1)
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match="worker 'nobody\d' is not in") as error:
+    with pytest.raises(InputError, match=r"worker 'nobody\d' is not in") as error:
         read_wmt_stnd(path)
     assert (error.value.line, error.value.field) == (4, "WorkerId")
     (path.parent / "ad-bnhi-trk-mean-sd.txt").unlink()

@@ -73,7 +73,7 @@ def init(context: CliContext) -> None:
     click.echo(f"database ready: {context.settings.database_url}")
 
 
-_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo")
+_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "reliability")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:
