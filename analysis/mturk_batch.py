@@ -39,7 +39,7 @@ class ColumnSpec:
     entries: int | None = 100  # ratings expected per assignment; None = any number
 
     @classmethod
-    def from_json(cls, path: str | Path) -> "ColumnSpec":
+    def from_json(cls, path: str | Path) -> ColumnSpec:
         """A spec from a JSON object whose keys are this class's fields (missing keys keep the default)."""
         path = Path(path)
         try:
@@ -71,7 +71,7 @@ def read_mturk_batch(path: str | Path, spec: ColumnSpec | None = None) -> Rating
     spec = spec or ColumnSpec()
     path = Path(path)
     try:
-        handle = open(path, encoding="utf-8-sig", newline="")
+        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 (closed by the with below)
     except OSError as error:
         raise InputError(f"cannot open: {error.strerror}", file=str(path)) from None
     out: dict[str, list[str]] = {k: [] for k in ("group", "worker", "hit", "system", "item", "slot_type", "slot",

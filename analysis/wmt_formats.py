@@ -164,7 +164,7 @@ def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
                              f"{raw!r}, not an integer rating 0-100: wrong trk-mean-sd file?", file=str(path),
                              line=number, field="score")
         stats[(f"{src}-{trg}", worker)] = (mean, sd)
-        raw_scores.append(str(int(round(raw))))
+        raw_scores.append(str(round(raw)))
         rows.append(fields)
         numbers.append(number)
     columns = dict(zip(STND_COLUMNS, zip(*rows))) if rows else {c: () for c in STND_COLUMNS}

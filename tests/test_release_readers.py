@@ -14,7 +14,12 @@ from click.testing import CliRunner
 
 from analysis.errors import InputError
 from analysis.mturk_batch import ColumnSpec, read_mturk_batch
-from analysis.readers import guess_format, read_ratings, read_ratings_with_stats, read_wmt
+from analysis.readers import (
+    guess_format,
+    read_ratings,
+    read_ratings_with_stats,
+    read_wmt,
+)
 from analysis.report import analyze
 from analysis.scores import ScoreSettings
 from analysis.table import SLOT_TYPES
@@ -59,7 +64,7 @@ def test_good_stnd_recovers_raw_scores_and_published_numbers_exactly(tmp_path):
     result = analyze(table, qc_method="none", scores=ScoreSettings.wmt(), worker_stats=stats)
     published = {}
     for line in (WMT21 / "ad-sys-scores-bn-hi.csv").read_text().splitlines()[1:]:
-        raw, z, n, system, n_all = line.split()
+        raw, z, _, system, n_all = line.split()
         published[system] = (float(raw), float(z), int(n_all))
     ours = {s.system: (s.raw, s.z, s.n_ratings) for s in result.groups["bn-hi"].scores.systems}
     for system, (raw, z, n_all) in published.items():

@@ -12,7 +12,11 @@ from scipy import stats
 
 from analysis.readers import write_long_csv
 from analysis.reliability import replication_intervals, self_replication
-from analysis.simulation import honest_and_bad_crowd, simulate_campaign, systems_evenly_spaced
+from analysis.simulation import (
+    honest_and_bad_crowd,
+    simulate_campaign,
+    systems_evenly_spaced,
+)
 from da_platform.cli import main
 
 

@@ -83,13 +83,13 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
             name = ratings_file.stem
             if len(table) == 0:
                 raise click.ClickException(f"no ratings in {name}")
-            run = lambda: _run_file(table, options, worker_stats)  # noqa: E731
+            run = lambda: _run_file(table, options, worker_stats)
         else:
             campaign = _load_campaign_analysis(context, campaign_name, options)
             name = campaign_name
             if len(campaign.table) == 0:
                 raise click.ClickException(f"no ratings in {name}")
-            run = lambda: campaign.result  # noqa: E731
+            run = lambda: campaign.result
     except (InputError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     out_dir = out_dir or Path(f"analysis-{name}")

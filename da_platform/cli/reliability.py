@@ -9,7 +9,11 @@ from pathlib import Path
 import click
 
 from da_platform.cli import CliContext, pass_context
-from da_platform.cli.analyze import FILE_FORMATS, _load_campaign_analysis, analysis_options
+from da_platform.cli.analyze import (
+    FILE_FORMATS,
+    _load_campaign_analysis,
+    analysis_options,
+)
 
 
 @click.command("reliability")
@@ -81,7 +85,7 @@ def reliability(context: CliContext, campaigns: tuple[str, ...], ratings_files: 
     for i, missing in enumerate(only):
         if missing:
             click.echo(f"only in {labels[i]} (left out): {', '.join(missing)}")
-    click.echo(f"{'coefficient':<12} {'value':>7}  {int(round(confidence * 100))}% interval     p")
+    click.echo(f"{'coefficient':<12} {'value':>7}  {round(confidence * 100)}% interval     p")
     for iv in intervals:
         bounds = "not defined" if math.isnan(iv.low) else f"[{iv.low:.3f}, {iv.high:.3f}]"
         click.echo(f"{iv.name:<12} {iv.estimate:>7.3f}  {bounds:<16} {iv.pvalue:.2g}")
