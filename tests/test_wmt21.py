@@ -162,3 +162,33 @@ def test_no_quality_control_possible_is_reported(result):
         assert not report.applicable
         assert all(w.passed and w.status == "not_quality_controlled" for w in report.workers)
     assert len(result.warnings) == 4
+
+
+def test_wmt_compat_cli_writes_the_published_files(tmp_path):
+    """``analyze --format wmt --qc none --wmt-compat`` writes the release's files: system and item
+    scores field for field as published, the same 0.12 cells in adwilcox, the same WINS."""
+    from click.testing import CliRunner
+
+    from da_platform.cli import main
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["analyze", "--ratings", str(FIXTURE / "ad-latest.csv"), "--format", "wmt",
+                                       "--qc", "none", "--wmt-compat", "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+
+    def rows(path: Path) -> list[list[str]]:
+        return [line.split() for line in path.read_text().splitlines() if line.strip()]
+
+    for pair in PAIRS:
+        for name in (f"ad-sys-scores-{pair}.csv", f"ad-seg-scores-{pair}.csv"):
+            assert sorted(rows(out / "wmt" / name)) == sorted(rows(FIXTURE / name)), name
+        name = f"adwilcox-{pair.replace('-', '')}.csv"
+        ours, published = rows(out / "wmt" / name), rows(FIXTURE / name)
+        assert ours[0] == published[0] and [r[0] for r in ours] == [r[0] for r in published]
+        for a, b in zip(ours[1:], published[1:]):
+            for x, y in zip(a[1:], b[1:]):
+                assert (x == "0.12") == (y == "0.12")
+                assert float(x) == pytest.approx(float(y), rel=1e-9)
+    ours = {(r[0], r[1], r[7]): r[2] for r in rows(out / "wmt" / "clusters.csv")[1:]}
+    published = {(r[0], r[1], r[7]): r[2] for r in rows(FIXTURE / "clusters.csv")[1:]}
+    assert ours == published
