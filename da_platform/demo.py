@@ -103,12 +103,12 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     """Run the whole simulated campaign and return what it found."""
     from da_platform.db import make_engine, session_factory, transaction, upgrade
     from da_platform.models import Campaign, CampaignStatus
-    from da_platform.ratings import load_ratings, worker_label
+    from da_platform.campaign_analysis import CampaignAnalysis
+    from da_platform.ratings import worker_label
     from hit_builder.build import build_campaign
     from hit_builder.sample_data import import_sample, load_truth
     from hit_builder.storage import LocalImageStorage
     from analysis.output import write_report
-    from analysis.report import analyze
     from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
     from da_platform.sources.tokens import Tokens
 
@@ -166,11 +166,12 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
 
     started = time.perf_counter()
     steps.step("quality control and analysis")
-    with sessions() as session:
-        campaign = session.get(Campaign, campaign_id)
-        table = load_ratings(session, campaign)
+    with sessions() as session:  # the campaign's one analysis, as the dashboard and the exports show it
+        analysis = CampaignAnalysis(session, session.get(Campaign, campaign_id))
     engine.dispose()
-    result = analyze(table)
+    if analysis.load_error or analysis.result is None:
+        raise RuntimeError(f"the demo campaign cannot be analysed: {analysis.load_error or 'no ratings'}")
+    result = analysis.result
     report_files = write_report(result, out / "report")
     seconds["analysis"] = time.perf_counter() - started
     labels = {worker_label("pool", name): kind for name, kind in crowd_kinds.items()}
