@@ -58,3 +58,27 @@ def test_reliability_usage_errors(tmp_path):
     assert result.exit_code == 2 and "exactly two runs" in result.output
     help_text = CliRunner().invoke(main, ["reliability", "--help"]).output
     assert "Self-replication" in help_text and "--confidence" in help_text
+
+
+def test_reliability_between_two_campaigns(sessions, database_url, tmp_path):
+    """Two runs of the same systems in the database, each through the campaign's one analysis."""
+    from datetime import timedelta
+
+    from hit_builder.storage import LocalImageStorage
+    from tests import dashboard_factories as factories
+
+    with sessions() as session:
+        for name, offset in (("run-a", 0), ("run-b", 10)):
+            campaign = factories.build(session, LocalImageStorage(tmp_path / name), name=name, hostile=False)
+            for i in range(2):
+                factories.rate_hit(session, campaign, i, f"{name}-w{i}", factories.good, seed=offset + i,
+                                   start=factories.START + timedelta(hours=i))
+    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
+    result = CliRunner().invoke(main, ["reliability", "--campaign", "run-a", "--campaign", "run-b",
+                                       "--out", str(tmp_path / "rel")], env=env)
+    assert result.exit_code == 0, result.output
+    assert "4 systems in both runs: run-a and run-b" in result.output
+    document = json.loads((tmp_path / "rel" / "reliability.json").read_text(encoding="utf-8"))
+    assert document["systems"] == sorted(factories.QUALITY)
+    spearman = next(c for c in document["coefficients"] if c["name"] == "spearman")
+    assert spearman["estimate"] == 1.0  # both runs recover the known quality order
