@@ -180,7 +180,7 @@ def _r_number(x: float) -> str:
     """A number as R prints it to a file with 15 significant digits."""
     if isinstance(x, (int, np.integer)):
         return str(int(x))
-    return f"{x:.15g}"
+    return "NA" if math.isnan(x) else f"{x:.15g}"
 
 
 def write_wmt_files(result: AnalysisResult, folder: Path) -> list[Path]:

@@ -122,6 +122,9 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
     """
     if qc_method not in QC_METHODS:
         raise ValueError(f"unknown quality-control method {qc_method!r}; expected one of {', '.join(QC_METHODS)}")
+    if table.given_z is not None and qc_method != "none":
+        raise ValueError("the ratings are given as z-scores only (no raw scores): quality control cannot run on "
+                         "them; they are normally already filtered (use --qc none)")
     qc_alpha = alpha if qc_alpha is None else qc_alpha
     score_settings = scores or ScoreSettings(z_digits=z_digits)
     exclusions: list[Exclusion] = []

@@ -136,6 +136,8 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
                    for t, q, k in zip(total.tolist(), squares.tolist(), n.tolist())], dtype=np.float64)
     group_of_worker = table.group.codes[workers.first]
     worker_name = [table.worker.labels[c] for c in table.worker.codes[workers.first]]
+    if table.given_z is not None:
+        return _scores_of_given_z(table, passed, settings, workers, group_of_worker, worker_name)
     given = worker_stats is not None
     if given:
         for w in range(workers.n):
@@ -228,6 +230,53 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
                              item_raw[mask], item_z[mask], item_n[mask]),
             workers=tuple(standardisation.get(g, [])),
         )
+    return result
+
+
+def _scores_of_given_z(table: RatingsTable, passed: Mapping[str, frozenset[str]] | None,
+                       settings: ScoreSettings, workers, group_of_worker: np.ndarray,
+                       worker_name: list[str]) -> dict[str, GroupScores]:
+    """Scores of a table whose z-scores are given (raw scores unknown: NaN): item and system z only."""
+    included = np.array([passed is None or worker_name[w] in passed.get(table.group.labels[group_of_worker[w]],
+                                                                        frozenset()) for w in range(workers.n)],
+                        dtype=bool)
+    n = workers.counts()
+    standardisation: dict[int, list[WorkerStandardisation]] = {}
+    for w in range(workers.n):
+        reason = "z-scores given by the source" if included[w] else "did not pass quality control"
+        standardisation.setdefault(int(group_of_worker[w]), []).append(
+            WorkerStandardisation(worker_name[w], int(n[w]), math.nan, math.nan, bool(included[w]), reason))
+    counted = included[workers.index] & ((table.slot_type == SYSTEM) | (table.slot_type == REPEAT))
+    rows = np.flatnonzero(counted)
+    items = group_by(table.group.codes[rows], table.system.codes[rows], table.item.codes[rows])
+    item_rows = rows[items.first]
+    item_n = items.counts()
+    z = table.given_z[rows]
+    if settings.numeric == "wmt":
+        item_z = significant(r_means(items.index, z, items.n), 15)
+    else:
+        item_z = canonical_sums(items.index, z, items.n) / item_n
+    item_group, item_system = table.group.codes[item_rows], table.system.codes[item_rows]
+    systems = group_by(item_group, item_system)
+    mean = r_means if settings.numeric == "wmt" else canonical_means
+    sys_z = mean(systems.index, item_z, systems.n)
+    sys_ratings = systems.sums(item_n.astype(np.float64)).astype(np.int64)
+    sys_items = systems.counts()
+    sys_group = item_group[systems.first]
+    system_labels = np.array(table.system.labels, dtype=object)
+    item_labels = np.array(table.item.labels, dtype=object)
+    result: dict[str, GroupScores] = {}
+    for g in np.unique(table.group.codes).tolist():
+        ranked = sorted((SystemScore(table.system.labels[item_system[systems.first[s]]], math.nan, float(sys_z[s]),
+                                     int(sys_ratings[s]), int(sys_items[s])) for s in np.flatnonzero(sys_group == g)),
+                        key=lambda s: (-s.z, s.system))
+        mask = item_group == g
+        result[table.group.labels[g]] = GroupScores(
+            table.group.labels[g], tuple(ranked),
+            ItemScores(system_labels[item_system[mask]].astype(str),
+                       item_labels[table.item.codes[item_rows[mask]]].astype(str),
+                       np.full(int(mask.sum()), np.nan), item_z[mask], item_n[mask]),
+            tuple(standardisation.get(g, [])))
     return result
 
 

@@ -108,6 +108,7 @@ class RatingsTable:
     original: np.ndarray  # int64 row index of the original SYSTEM rating, NO_LINK if none
     score: np.ndarray  # int32, 0-100
     seconds: np.ndarray  # float64 time on item, NaN when unknown
+    given_z: np.ndarray | None = None  # z-scores a source gives instead of raw scores (WMT good-stnd); score is 0
 
     def __len__(self) -> int:
         return len(self.score)
@@ -190,7 +191,8 @@ class RatingsTable:
         original = np.where(original == NO_LINK, NO_LINK, new_position[original])
         return RatingsTable(self.group.take(index), self.worker.take(index), self.hit.take(index),
                             self.system.take(index), self.item.take(index), self.slot_type[index],
-                            self.slot.take(index), original, self.score[index], self.seconds[index])
+                            self.slot.take(index), original, self.score[index], self.seconds[index],
+                            None if self.given_z is None else self.given_z[index])
 
     def describe(self) -> Mapping[str, int]:
         """Counts for messages: ratings, groups, workers, systems, per slot type."""

@@ -8,7 +8,8 @@
   the score replaced by the worker's z-score (QC already applied, raters with sd 0 removed).
   With the release's ``ad-<src><trg>-trk-mean-sd.txt`` (each worker's mean and sd as R printed
   them) every raw score is recovered exactly as z·sd + mean, and the analysis standardises with
-  those published means and sds.
+  those published means and sds. Without any such file the given z-scores are analysed as they
+  are (``RatingsTable.given_z``): z-scores and ranking, no raw scores, no quality control.
 
 Every error names the file, the line and the field; nothing is returned half-read.
 """
@@ -16,7 +17,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 from analysis.errors import InputError
 from analysis.table import RatingsTable
@@ -116,15 +120,18 @@ def mean_sd_files_beside(table_path: Path) -> list[Path]:
 
 
 def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
-                  ) -> tuple[RatingsTable, dict[tuple[str, str], tuple[float, float]]]:
+                  ) -> tuple[RatingsTable, dict[tuple[str, str], tuple[float, float]] | None]:
     """Read a good-stnd table and recover raw scores with the trk-mean-sd files (see the module docstring).
 
     Returns the table (integer raw scores) and (mean, sd) per (language pair, worker) as published.
+    Without any trk-mean-sd file the table carries the given z-scores (``given_z``; raw scores
+    unknown) and no stats: item and system z-scores and the ranking can be computed, raw means cannot.
     """
     from analysis.readers import _table_from_text_columns, _wmt_links
 
     path = Path(path)
     files = mean_sd if mean_sd is not None else mean_sd_files_beside(path)
+    z_only = not files  # no trk-mean-sd file at all: analyse the given z-scores (raw scores unknown)
     by_pair: dict[str, tuple[Path, dict[str, tuple[float, float]]]] = {}
     for file in files:
         match = re.fullmatch(r"ad-(.+)-trk-mean-sd\.txt", Path(file).name)
@@ -133,7 +140,7 @@ def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
     lines = _lines(path)
     if not lines or [c for c in lines[0].split()] != list(STND_COLUMNS):
         raise InputError(f"expected the WMT header {' '.join(STND_COLUMNS)}", file=str(path), line=1)
-    rows, numbers, raw_scores = [], [], []
+    rows, numbers, raw_scores, given_z = [], [], [], []
     stats: dict[tuple[str, str], tuple[float, float]] = {}
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split()
@@ -143,11 +150,25 @@ def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
             raise InputError(f"expected {len(STND_COLUMNS)} whitespace-separated fields, found {len(fields)}",
                              file=str(path), line=number)
         src, trg, worker = fields[2], fields[3], fields[1]
+        if z_only:
+            try:
+                z = float(fields[10])
+            except ValueError:
+                raise InputError(f"score {fields[10]!r} is not a number", file=str(path), line=number,
+                                 field="score") from None
+            if not math.isfinite(z):
+                raise InputError(f"score {fields[10]!r} is not a finite z-score", file=str(path), line=number,
+                                 field="score")
+            given_z.append(z)
+            raw_scores.append("0")
+            rows.append(fields)
+            numbers.append(number)
+            continue
         pair = by_pair.get(src + trg)
         if pair is None:
-            raise InputError(f"no ad-{src}{trg}-trk-mean-sd.txt for language pair {src}-{trg}: put the release's "
-                             "file beside the table or name it with --mean-sd (z-scores alone cannot be turned "
-                             "back into ratings)", file=str(path), line=number, field="Input.src")
+            raise InputError(f"no ad-{src}{trg}-trk-mean-sd.txt for language pair {src}-{trg} (there are for "
+                             f"{', '.join(sorted(by_pair))}): put the release's file beside the table or name it "
+                             "with --mean-sd", file=str(path), line=number, field="Input.src")
         stats_file, workers = pair
         if worker not in workers:
             raise InputError(f"worker {worker!r} is not in {stats_file}", file=str(path), line=number,
@@ -178,4 +199,6 @@ def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
             "seconds": columns["time"]}
     table = _table_from_text_columns(text, str(path), first_line=2, lines=numbers,
                                      field_names={"slot_type": "type", "item": "sid", "seconds": "time"})
+    if z_only:
+        return replace(table, given_z=np.array(given_z, dtype=np.float64)), None
     return table, stats

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -73,6 +74,31 @@ def test_good_stnd_recovers_raw_scores_and_published_numbers_exactly(tmp_path):
         assert ours[system][2] == n_all
 
 
+def test_good_stnd_without_trk_files_analyses_the_given_z(tmp_path):
+    path = _stnd_from_fixture(tmp_path)
+    (path.parent / "ad-bnhi-trk-mean-sd.txt").unlink()
+    table, stats = read_ratings_with_stats(path)
+    assert stats is None and table.given_z is not None and len(table.given_z) == len(table)
+    with pytest.raises(ValueError, match="z-scores only"):
+        analyze(table)
+    result = analyze(table, qc_method="none", scores=ScoreSettings.wmt())
+    items = result.groups["bn-hi"].scores.items
+    ours = {(s, i): z for s, i, z in zip(items.system, items.item, items.z)}
+    published = [line.split() for line in (WMT21 / "ad-seg-scores-bn-hi.csv").read_text().splitlines()[1:]]
+    assert all(ours[(s, i)] == float(z) for s, i, _, z, _ in published)  # the published 15-digit item z
+    systems = result.groups["bn-hi"].scores.systems
+    assert all(math.isnan(s.raw) for s in systems)
+    out = tmp_path / "out"
+    run = CliRunner().invoke(main, ["analyze", "--ratings", str(path), "--out", str(out), "--no-plots",
+                                    "--wmt-compat"])
+    assert run.exit_code == 0, run.output
+    assert "z-scores only" in run.output
+    line = next(r for r in (out / "wmt" / "ad-sys-scores-bn-hi.csv").read_text().splitlines() if "GTCOM.0" in r)
+    assert line.split()[0] == "NA" and float(line.split()[1]) == pytest.approx(0.202193985925346, abs=1e-14)
+    refused = CliRunner().invoke(main, ["analyze", "--ratings", str(path), "--qc", "ttest"])
+    assert refused.exit_code == 2 and "z-scores only" in refused.output
+
+
 def test_good_stnd_errors(tmp_path):
     path = _stnd_from_fixture(tmp_path, rows=5)
     lines = path.read_text().splitlines()
@@ -87,7 +113,8 @@ def test_good_stnd_errors(tmp_path):
         read_wmt_stnd(path)
     assert (error.value.line, error.value.field) == (4, "WorkerId")
     (path.parent / "ad-bnhi-trk-mean-sd.txt").unlink()
-    with pytest.raises(InputError, match="no ad-bnhi-trk-mean-sd.txt") as error:
+    shutil.copy(WMT21 / "ad-hibn-trk-mean-sd.txt", path.parent)  # a file for another language pair only
+    with pytest.raises(InputError, match="no ad-bnhi-trk-mean-sd.txt for language pair bn-hi") as error:
         read_wmt_stnd(path)
     assert error.value.line == 2
     bad_stats = tmp_path / "ad-bnhi-trk-mean-sd.txt"

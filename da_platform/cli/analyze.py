@@ -1,6 +1,7 @@
 """``da-platform analyze``: quality control, scores, ranking and report files for a campaign or a file."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -83,6 +84,13 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
             name = ratings_file.stem
             if len(table) == 0:
                 raise click.ClickException(f"no ratings in {name}")
+            if table.given_z is not None:  # z-scores only (a good-stnd table without its trk-mean-sd files)
+                if qc_method not in (None, "none"):
+                    raise click.UsageError(f"{ratings_file} holds z-scores only: quality control cannot run "
+                                           "(use --qc none, or give the trk-mean-sd files with --mean-sd)")
+                options = replace(options, qc_method="none")
+                click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
+                           "no quality control (the table is already filtered)", err=True)
             run = lambda: _run_file(table, options, worker_stats)
         else:
             campaign = _load_campaign_analysis(context, campaign_name, options)
