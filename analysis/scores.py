@@ -11,7 +11,7 @@ Numeric paths (``ScoreSettings``, docs/method.md §8 and §11):
 
 - ``exact`` (default): each worker's mean and sd from integer sums (sd = sqrt of the exactly computed
   variance, correctly rounded); an item's z-score adds one term per rating worker, that worker's
-  deviations summed in integers divided by its sd, in ascending order of the terms. Item scores that
+  deviations summed in integers divided by its sd, with a correctly rounded sum (``math.fsum``). Item scores that
   are equal in exact arithmetic for that reason (the same workers with the same total deviations)
   are bit-identical whatever the order of the rows, so the rank-sum test sees them as ties.
 - ``wmt``: WMT's scripts digit for digit: mean and sd printed at 7 significant digits (R), each z
@@ -30,7 +30,7 @@ from typing import Mapping
 import numpy as np
 
 from analysis.grouping import group_by
-from analysis.summation import canonical_means, canonical_sums, r_means, significant
+from analysis.summation import canonical_means, canonical_sums, r_means, segment_fsums, significant
 from analysis.table import REPEAT, SYSTEM, RatingsTable
 
 
@@ -98,7 +98,7 @@ class ScoreSettings:
     z_digits: int | None = None
     sd_zero: str = "exclude"  # exclude | raw-only | zero
     item_means: str = ("integer sums per (item, worker), each worker's term divided by its sd, terms "
-                       "added in ascending order: equal in exact arithmetic => bit-identical")
+                       "added exactly and rounded once (math.fsum): equal in exact arithmetic => bit-identical")
 
     def __post_init__(self) -> None:
         if self.numeric not in NUMERIC_PATHS:
@@ -186,17 +186,24 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
         item_raw = items.sums(scores[rows].astype(np.float64)) / item_n  # integer sums: exact
         # One term per (item, worker): the worker's summed deviations over the item, exact in integers
         # (or from the given/rounded mean), divided by the worker's sd.
-        pairs = group_by(items.index[z_row], w_rows[z_row])
-        p_rows, p_item, p_worker = rows[z_row], items.index[z_row][pairs.first], w_rows[z_row][pairs.first]
-        k = pairs.counts()
-        s = pairs.sums(scores[p_rows].astype(np.float64))
+        key = items.index[z_row].astype(np.int64) * workers.n + w_rows[z_row]
+        order = np.argsort(key, kind="stable")
+        sorted_key = key[order]
+        starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]]) if len(key) else key
+        p_item, p_worker = sorted_key[starts] // workers.n, sorted_key[starts] % workers.n
+        k = np.diff(np.r_[starts, len(key)])
+        s = np.add.reduceat(scores[rows[z_row]][order], starts) if len(key) else key
         if given or digits is not None:
             deviation = s - k * mean[p_worker]
         else:
-            deviation = (n[p_worker] * s.astype(np.int64) - k * total[p_worker]) / n[p_worker]
+            deviation = (n[p_worker] * s - k * total[p_worker]) / n[p_worker]
         with np.errstate(invalid="ignore", divide="ignore"):
             term = np.where(sd[p_worker] > 0, deviation / sd[p_worker], 0.0)
-            item_z = canonical_sums(p_item, term, items.n) / item_z_n
+            item_z = np.zeros(items.n)
+            if len(term):  # p_item is sorted: the terms of one item are consecutive
+                first = np.flatnonzero(np.r_[True, p_item[1:] != p_item[:-1]])
+                item_z[p_item[first]] = segment_fsums(term, first)
+            item_z = item_z / item_z_n
     item_z = np.where(item_z_n > 0, item_z, np.nan)
     item_group = table.group.codes[item_rows]
     item_system = table.system.codes[item_rows]

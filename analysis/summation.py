@@ -1,8 +1,8 @@
 """Group means that do not depend on the order of the rows, and R's ``mean`` for WMT compatibility.
 
-``canonical_means``: each group's values are summed in ascending order of value (then divided by
-the count), so the result is a function of the group's *multiset* of values alone: permuting the
-rows can never move a mean by an ulp (docs/method.md §8, "ties").
+``canonical_means``: each group's values are added exactly and rounded once (``math.fsum``, a
+correctly rounded sum), then divided by the count, so the result is a function of the group's
+*multiset* of values alone: permuting the rows can never move a mean by an ulp (docs/method.md §8).
 
 ``r_means``: what R's ``mean()`` of a double vector returns: the sum in file order in 80-bit
 extended precision (``long double``), divided by n, plus a second pass adding the mean of the
@@ -12,6 +12,8 @@ residuals, rounded to double at the end. WMT's R scripts computed item and syste
 ``print`` (7 digits), R's ``write.table`` (15 digits) and Perl's default output (15 digits) write.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -25,16 +27,23 @@ def canonical_means(index: np.ndarray, values: np.ndarray, n_groups: int) -> np.
 
 
 def canonical_sums(index: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
-    """Sum of ``values`` per group, adding each group's values in ascending order (0 for empty groups)."""
+    """Sum of ``values`` per group, correctly rounded (``math.fsum``): exact sum, rounded once (0 if empty)."""
     values = np.asarray(values, dtype=np.float64)
     out = np.zeros(n_groups, dtype=np.float64)
     if len(values) == 0:
         return out
-    order = np.lexsort((values, index))
+    order = np.argsort(index, kind="stable")
     sorted_index = index[order]
     starts = np.flatnonzero(np.r_[True, sorted_index[1:] != sorted_index[:-1]])
-    out[sorted_index[starts]] = _sequential_segment_sums(values[order], starts, np.float64)
+    out[sorted_index[starts]] = segment_fsums(values[order], starts)
     return out
+
+
+def segment_fsums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``math.fsum`` of each run ``values[starts[i]:starts[i + 1]]`` (runs are consecutive)."""
+    data = values.tolist()
+    bounds = [*starts.tolist(), len(data)]
+    return np.array([math.fsum(data[a:b]) for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
 
 
 def _sequential_segment_sums(values: np.ndarray, starts: np.ndarray, dtype) -> np.ndarray:
