@@ -13,6 +13,7 @@ residuals, rounded to double at the end. WMT's R scripts computed item and syste
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -43,7 +44,7 @@ def segment_fsums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``math.fsum`` of each run ``values[starts[i]:starts[i + 1]]`` (runs are consecutive)."""
     data = values.tolist()
     bounds = [*starts.tolist(), len(data)]
-    return np.array([math.fsum(data[a:b]) for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+    return np.array([math.fsum(data[a:b]) for a, b in itertools.pairwise(bounds)], dtype=np.float64)
 
 
 def _sequential_segment_sums(values: np.ndarray, starts: np.ndarray, dtype) -> np.ndarray:
