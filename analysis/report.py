@@ -155,12 +155,12 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
         if not report.applicable:
             why = "quality control off" if qc_method == "none" else "no BAD_REF checks, so no quality control"
             warnings.append(f"{group}: {why}; all {len(report.workers)} workers' ratings are used")
-        for w in report.workers:
-            if not w.passed:
-                exclusions.append(Exclusion(group, w.worker, EXCLUDED_BY_QC, w.reason))
-        for w in group_scores.workers:
-            if w.reason.startswith("standard deviation 0") and not w.included:
-                exclusions.append(Exclusion(group, w.worker, EXCLUDED_BY_SD, w.reason))
+        for qc in report.workers:
+            if not qc.passed:
+                exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC, qc.reason))
+        for standardised in group_scores.workers:
+            if standardised.reason.startswith("standard deviation 0") and not standardised.included:
+                exclusions.append(Exclusion(group, standardised.worker, EXCLUDED_BY_SD, standardised.reason))
         if not group_scores.systems:
             warnings.append(f"{group}: no ratings left after quality control; nothing to rank")
         items = group_scores.items

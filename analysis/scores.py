@@ -139,7 +139,7 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
     if table.given_z is not None:
         return _scores_of_given_z(table, passed, settings, workers, group_of_worker, worker_name)
     given = worker_stats is not None
-    if given:
+    if worker_stats is not None:
         for w in range(workers.n):
             key = (table.group.labels[group_of_worker[w]], worker_name[w])
             if key not in worker_stats:
@@ -258,6 +258,7 @@ def _scores_of_given_z(table: RatingsTable, passed: Mapping[str, frozenset[str]]
     items = group_by(table.group.codes[rows], table.system.codes[rows], table.item.codes[rows])
     item_rows = rows[items.first]
     item_n = items.counts()
+    assert table.given_z is not None
     z = table.given_z[rows]
     if settings.numeric == "wmt":
         item_z = significant(r_means(items.index, z, items.n), 15)

@@ -104,9 +104,9 @@ class CampaignAnalysis:
         self.decisions = data_use(session, campaign)
         method, qc_alpha = qc_settings(campaign)
         options = options or AnalysisOptions()
-        self.options = replace(options, qc_method=options.qc_method or method,
-                               qc_alpha=qc_alpha if options.qc_alpha is None else options.qc_alpha)
-        self.qc_method, self.qc_alpha = self.options.qc_method, self.options.qc_alpha
+        self.qc_method: str = options.qc_method or method
+        self.qc_alpha: float = qc_alpha if options.qc_alpha is None else options.qc_alpha
+        self.options = replace(options, qc_method=self.qc_method, qc_alpha=self.qc_alpha)
 
     @property
     def excluded(self) -> dict[str, str]:
@@ -124,8 +124,8 @@ class CampaignAnalysis:
         if len(self.used) == 0:
             return None
         o = self.options
-        return analyze(self.table, qc_method=o.qc_method, alpha=o.alpha, qc_alpha=o.qc_alpha, qc_scope=o.qc_scope,
-                       scores=o.scores, excluded=self.excluded)
+        return analyze(self.table, qc_method=self.qc_method, alpha=o.alpha, qc_alpha=self.qc_alpha,
+                       qc_scope=o.qc_scope, scores=o.scores, excluded=self.excluded)
 
     @property
     def exclusions(self) -> tuple[Exclusion, ...]:

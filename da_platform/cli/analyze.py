@@ -93,6 +93,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
                            "no quality control (the table is already filtered)", err=True)
             run = lambda: _run_file(table, options, worker_stats)
         else:
+            assert campaign_name is not None  # exactly one of the two was given
             campaign = _load_campaign_analysis(context, campaign_name, options)
             name = campaign_name
             if len(campaign.table) == 0:
