@@ -1,9 +1,10 @@
 """Readers for WMT DA release files other than ``ad-latest.csv`` (docs/ratings-format.md).
 
 - ``wmt15``: the 2015 pipeline's ``ad-latest.csv``: 11 whitespace-separated columns
-  ``HITId WorkerId src trg item sys_id rid type sid score time`` (with or without that header;
-  ``Input.`` prefixes allowed), slot types in lower case: ``system``, ``repeat``, ``ref`` and
-  ``cal`` (the degraded "calibration" check, i.e. ``BAD_REF``).
+  ``HITId WorkerId src trg item sys_id rid type sid score time`` (without a header, in that order;
+  with one, columns are found by name: ``HITId WorkerId src trg sys_id type sid score`` required,
+  ``Input.`` prefixes allowed, others ignored), slot types in lower case: ``system``, ``repeat``,
+  ``ref`` and ``cal`` (the degraded "calibration" check, i.e. ``BAD_REF``).
 - ``wmt-stnd``: a ``ad-<src><trg>-good-stnd[-redup].csv`` table: the ``ad-latest.csv`` columns with
   the score replaced by the worker's z-score (QC already applied, raters with sd 0 removed).
   With the release's ``ad-<src><trg>-trk-mean-sd.txt`` (each worker's mean and sd as R printed
@@ -26,6 +27,7 @@ from analysis.errors import InputError
 from analysis.table import RatingsTable
 
 WMT15_COLUMNS = ("HITId", "WorkerId", "src", "trg", "item", "sys_id", "rid", "type", "sid", "score", "time")
+WMT15_REQUIRED = ("HITId", "WorkerId", "src", "trg", "sys_id", "type", "sid", "score")
 WMT15_TYPES = {"system": "SYSTEM", "repeat": "REPEAT", "ref": "REF", "cal": "BAD_REF", "bad_ref": "BAD_REF",
                "bad-ref": "BAD_REF"}
 STND_COLUMNS = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid", "type", "sid",
@@ -58,25 +60,31 @@ def read_wmt15(path: str | Path) -> RatingsTable:
         raise InputError("empty file", file=str(path), line=1)
     first = [c.removeprefix("Input.") for c in lines[0].split()]
     has_header = first[:2] == ["HITId", "WorkerId"]
-    if has_header and first != list(WMT15_COLUMNS):
-        raise InputError(f"expected the 2015 WMT header {' '.join(WMT15_COLUMNS)} ('Input.' prefixes allowed)",
-                         file=str(path), line=1)
+    names = first if has_header else list(WMT15_COLUMNS)
+    missing = [c for c in WMT15_REQUIRED if c not in names]
+    if missing or len(set(names)) != len(names):
+        raise InputError(f"the header must name {' '.join(WMT15_REQUIRED)} once each ('Input.' prefixes allowed; "
+                         f"the 2015 layout is {' '.join(WMT15_COLUMNS)})", file=str(path), line=1,
+                         field=missing[0] if missing else None)
+    at = {name: i for i, name in enumerate(names)}
     rows, numbers = [], []
     for number, line in enumerate(lines[1:] if has_header else lines, start=2 if has_header else 1):
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != len(WMT15_COLUMNS):
-            raise InputError(f"expected {len(WMT15_COLUMNS)} whitespace-separated fields "
-                             f"({' '.join(WMT15_COLUMNS)}), found {len(fields)}", file=str(path), line=number)
-        kind = WMT15_TYPES.get(fields[7].lower())
+        if len(fields) != len(names):
+            raise InputError(f"expected {len(names)} whitespace-separated fields ({' '.join(names)}), "
+                             f"found {len(fields)}", file=str(path), line=number)
+        kind = WMT15_TYPES.get(fields[at["type"]].lower())
         if kind is None:
-            raise InputError(f"unknown type {fields[7]!r} (expected one of {', '.join(sorted(set(WMT15_TYPES)))})",
-                             file=str(path), line=number, field="type")
-        fields[7] = kind
+            raise InputError(f"unknown type {fields[at['type']]!r} (expected one of "
+                             f"{', '.join(sorted(set(WMT15_TYPES)))})", file=str(path), line=number, field="type")
+        fields[at["type"]] = kind
         rows.append(fields)
         numbers.append(number)
-    columns = dict(zip(WMT15_COLUMNS, zip(*rows))) if rows else {c: () for c in WMT15_COLUMNS}
+    by_position = list(zip(*rows)) if rows else [() for _ in names]
+    columns = {name: by_position[i] for name, i in at.items()}
+    columns.setdefault("time", ("NA",) * len(rows))
     group = [f"{s}-{t}" for s, t in zip(columns["src"], columns["trg"])]
     system = [_unquote(s) for s in columns["sys_id"]]
     slot = [str(n) for n in numbers]

@@ -261,3 +261,15 @@ def test_cli_reads_the_new_formats(tmp_path):
     result = CliRunner().invoke(main, ["analyze", "--ratings", str(bad), "--format", "mturk"])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert f"{bad}:2: field 'Answer.Q1': 1 ratings where the HIT has 100" in result.output
+
+
+def test_wmt15_columns_are_found_by_name(tmp_path):
+    path = tmp_path / "reordered.csv"
+    path.write_text("HITId WorkerId Input.src Input.trg hit sys_id type sid score time extra\n"
+                    + "".join(f"H1 W1 cs en 3 sysA system {k} {50 + k} 4 x\n" for k in range(3)), encoding="utf-8")
+    table = read_wmt15(path)
+    assert table.score.tolist() == [50, 51, 52] and table.groups() == ("cs-en",)
+    path.write_text("HITId WorkerId src trg sys_id type score time\nH1 W1 cs en s system 5 1\n", encoding="utf-8")
+    with pytest.raises(InputError, match="the header must name") as error:
+        read_wmt15(path)
+    assert (error.value.line, error.value.field) == (1, "sid")
