@@ -36,8 +36,11 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
                                  "context": r.context, "answer_type": r.answer_type, "yes_no_label": r.yes_no,
                                  "gold_entities": list(r.entities) if r.entities else None} for r in records])
     question_ids = _question_ids(session, test_set)
-    _insert(session, Reference, [{"question_id": question_ids[r.id], "position": position, "text": text}
-                                 for r in records for position, text in enumerate(r.references)])
+    _insert(session, Reference, [
+        {"question_id": question_ids[r.id], "position": position, "text": text,
+         "yes_no_label": r.reference_labels[position] if r.reference_labels else None,
+         "entities": list(r.reference_entities[position]) if r.reference_entities else None}
+        for r in records for position, text in enumerate(r.references)])
     return test_set
 
 
@@ -77,7 +80,8 @@ def import_system_answers(
     systems = [System(test_set=test_set, name=name, is_human=False, source_file=table.file) for name in groups]
     session.add_all(systems)
     session.flush()
-    _insert(session, Answer, [{"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer}
+    _insert(session, Answer, [{"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer,
+                               "yes_no_label": a.yes_no}
                               for new, answers in zip(systems, groups.values()) for a in answers])
     return systems
 
@@ -107,6 +111,20 @@ def import_second_reference_as_human(session: Session, test_set: TestSet, *, nam
     _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text}
                               for question_id, _, text in rows])
     return human
+
+
+def identical_to_first_reference(session: Session, system: System) -> list[str]:
+    """Ids of the questions whose answer by ``system`` is exactly their first reference.
+
+    For a ``HUMAN`` system (second references) these are questions whose two references agree: the
+    metrics score such an answer as perfect, and a rating of it measures nothing about humans.
+    """
+    query = (select(Question.external_id)
+             .join(Answer, Answer.question_id == Question.id)
+             .join(Reference, (Reference.question_id == Question.id) & (Reference.position == 0))
+             .where(Answer.system_id == system.id, Answer.text == Reference.text)
+             .order_by(Question.id))
+    return list(session.scalars(query))
 
 
 def _question_ids(session: Session, test_set: TestSet) -> dict[str, int]:

@@ -120,11 +120,17 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
 
     The first reference stays the one shown to workers as "Answer A".
     """
-    from hit_builder.importers import import_second_reference_as_human
+    from hit_builder.importers import identical_to_first_reference, import_second_reference_as_human
 
     def work(session: Session) -> list[str]:
         human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name)
-        return [f"imported {_describe_system(session, human)} into test set {test_set_name!r}"]
+        lines = [f"imported {_describe_system(session, human)} into test set {test_set_name!r}"]
+        same = identical_to_first_reference(session, human)
+        if same:
+            shown = ", ".join(repr(q) for q in same[:5]) + (f" and {len(same) - 5} more" if len(same) > 5 else "")
+            lines.append(f"warning: for {len(same)} question(s) the second reference equals the first "
+                         f"({shown}); metrics score {name} as perfect there")
+        return lines
 
     _run_import(context, work)
 
