@@ -34,7 +34,7 @@ from analysis.metrics.base import (
     f_measure,
     number,
 )
-from analysis.metrics.bleu import SMOOTHING
+from analysis.metrics.bleu import SMOOTHING, unit_score
 from analysis.metrics.lcs import lcs_length
 from analysis.metrics.tokenize import DEFAULT_TOKENIZATION
 
@@ -195,7 +195,7 @@ class AdaptedBleu(_Adapted):
         order = self.max_order
         result = BLEU.compute_bleu(list(stats[2:2 + order]), list(stats[2 + order:]), int(stats[0]), int(stats[1]),
                                    smooth_method=self.smooth, max_ngram_order=order)
-        return result.score / 100
+        return unit_score(result.score)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str],
                        question: QuestionInfo | None = None) -> float:

@@ -31,6 +31,11 @@ SMOOTHING = ("none", "exp", "floor", "add-k")
 PLATFORM_TOKENIZER = DEFAULT_TOKENIZATION
 
 
+def unit_score(percent: float) -> float:
+    """sacrebleu's percentage as a fraction; its exp(log 100)/100 can pass 1 by an ulp, which is cut off."""
+    return min(1.0, percent / 100)
+
+
 class Bleu(Metric):
     """BLEU up to n-grams of ``max_order`` (sacrebleu's implementation)."""
 
@@ -72,7 +77,7 @@ class Bleu(Metric):
                        question: QuestionInfo | None = None) -> float:
         check_references(references)
         result = self._bleu.corpus_score([self.prepare(hypothesis)], [[self.prepare(r)] for r in references])
-        return result.score / 100
+        return unit_score(result.score)
 
     def corpus_score(self, hypotheses: Sequence[str], references_lists: Sequence[Sequence[str]],
                      questions: Sequence[QuestionInfo | None] | None = None) -> MetricScore:
@@ -89,7 +94,7 @@ class Bleu(Metric):
         details = {f"precision_{n + 1}": p / 100 for n, p in enumerate(result.precisions)}
         details.update(brevity_penalty=result.bp, hypothesis_length=result.sys_len,
                        reference_length=result.ref_len)
-        return MetricScore(self.name, result.score / 100, len(hypotheses), details)
+        return MetricScore(self.name, unit_score(result.score), len(hypotheses), details)
 
 
 class Bleu1(Bleu):
