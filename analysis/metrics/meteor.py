@@ -41,7 +41,7 @@ def count_chunks(matches: Sequence[tuple[int, int]]) -> int:
 
 
 #: Search nodes one stage may visit looking for the fewest crossings; past it the best found counts.
-SEARCH_LIMIT = 50_000
+SEARCH_LIMIT = 20_000
 
 
 def crossings(pairs: Sequence[tuple[int, int]], others: Sequence[tuple[int, int]]) -> int:
@@ -89,24 +89,35 @@ def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], fr
             options.append([list(zip(hyps, chosen)) for chosen in combinations(refs, len(hyps))])
         else:
             options.append([list(zip(chosen, refs)) for chosen in combinations(hyps, len(refs))])
-    options.sort(key=len)
+    # Branch and bound: each key's choices in order of their crossings with the fixed mappings (the
+    # first complete alignment reached is already good), bounded below by those crossings.
+    scored = []
+    for choices in options:
+        costs = [crossings(option, fixed) for option in choices]
+        order = sorted(range(len(choices)), key=costs.__getitem__)
+        scored.append([(costs[k], choices[k]) for k in order])
+    scored.sort(key=len)
+    floor = [0] * (len(scored) + 1)
+    for depth in range(len(scored) - 1, -1, -1):
+        floor[depth] = floor[depth + 1] + scored[depth][0][0]
     base = fixed[len(earlier):]
     best: list[list[tuple[int, int]]] = []
     best_cost = [math.inf]
     visited = [0]
 
     def search(depth: int, placed: list[tuple[int, int]], cost: int, chosen: list[list[tuple[int, int]]]) -> None:
-        if cost >= best_cost[0]:
+        if cost + floor[depth] >= best_cost[0]:
             return
-        if depth == len(options):
+        if depth == len(scored):
             best_cost[0] = cost
             best[:] = chosen
             return
-        for option in options[depth]:
+        for fixed_cost, option in scored[depth]:
             visited[0] += 1
             if visited[0] > SEARCH_LIMIT and best_cost[0] < math.inf:
                 return
-            search(depth + 1, placed + option, cost + crossings(option, placed), chosen + [option])
+            search(depth + 1, placed + option, cost + fixed_cost + crossings(option, placed[len(fixed):]),
+                   chosen + [option])
 
     search(0, fixed, crossings(base, earlier) + _internal_crossings(base), [])
     return base + [pair for option in best for pair in option]
