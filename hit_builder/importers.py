@@ -15,16 +15,24 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from da_platform.models import Answer, Question, Reference, System, TestSet
-from hit_builder.readers import Table, read_table
+from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
+from hit_builder.readers import Table
 from hit_builder.records import AnswerRecord, check_name, parse_answers, parse_test_set
 
 #: How many ids an error message lists before saying "and N more".
 _LISTED = 5
 
 
-def import_test_set(session: Session, path: str | Path, *, name: str | None = None) -> TestSet:
-    """Add the test set in ``path`` (JSONL, CSV or TSV) named ``name`` (default: the file's stem)."""
-    table = read_table(path)
+def import_test_set(session: Session, path: str | Path, *, name: str | None = None, format: str = "auto",
+                    notes: list[str] | None = None) -> TestSet:
+    """Add the test set in ``path`` named ``name`` (default: the file's stem).
+
+    ``format``: the platform's JSONL/CSV/TSV or a standard QA format (``hit_builder.formats``; ``auto``
+    guesses); what a converted file leaves out is appended to ``notes``.
+    """
+    table = read_test_set_input(path, format)
+    if notes is not None:
+        notes.extend(notes_of(table))
     records = parse_test_set(table)
     name = check_name(Path(path).stem if name is None else name, table, field="name", what="test set")
     if session.scalar(select(TestSet.id).where(TestSet.name == name)) is not None:
@@ -45,15 +53,19 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
 
 
 def import_system_answers(
-    session: Session, test_set: TestSet, path: str | Path, *, system: str | None = None
+    session: Session, test_set: TestSet, path: str | Path, *, system: str | None = None, format: str = "auto",
+    notes: list[str] | None = None,
 ) -> list[System]:
     """Add the systems whose answers are in ``path``: one system per file, or a long table.
 
     A file without a ``system`` field holds one system, named ``system`` (default: the file's stem).
     A file with one holds several; ``system`` must then be None. Every system must answer every
-    question of the test set exactly once, and its name must be new in the test set.
+    question of the test set exactly once, and its name must be new in the test set. ``format`` and
+    ``notes`` as for ``import_test_set``.
     """
-    table = read_table(path)
+    table = read_answers_input(path, format)
+    if notes is not None:
+        notes.extend(notes_of(table))
     records = parse_answers(table)
     long_table = records[0].system is not None
     if long_table and system is not None:

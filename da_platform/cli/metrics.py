@@ -137,11 +137,11 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
     """Test set and answer files in the import formats (hit_builder readers), scored without a database."""
     from analysis.errors import InputError
     from analysis.metrics.scoring import QuestionEntry, system_corpus
-    from hit_builder.readers import read_table
+    from hit_builder.formats import read_answers_input, read_test_set_input
     from hit_builder.records import parse_answers, parse_test_set
 
     try:
-        questions = parse_test_set(read_table(references))
+        questions = parse_test_set(read_test_set_input(references))
         entries = [QuestionEntry(q.id, q.references, _question_info(
             q.answer_type.value if q.answer_type else None, q.yes_no, q.entities,
             q.reference_labels or ())) for q in questions]
@@ -149,7 +149,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
         grouped: dict[str, dict[str, str]] = {}
         labels: dict[str, dict[str, str | None]] = {}
         for path in answers:
-            table = read_table(path)
+            table = read_answers_input(path)
             for record in parse_answers(table):
                 if record.id not in known:
                     raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
@@ -192,7 +192,7 @@ def _write(path: Path, text: str) -> None:
 @click.command("metrics")
 @click.option("--test-set", "test_set", help="Score the systems of this test set in the database.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Or: a test-set file (JSONL/CSV/TSV, the import format) ...")
+              help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO) ...")
 @click.option("--answers", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="... and system answer files (one per system, named by file stem, or a long table).")
 @click.option("--systems", help="Comma-separated system names to score (default: all).")
