@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
-from analysis.metrics import PAPER, AdaptedBleu, AdaptedRougeL, Bleu1, Bleu4, Meteor, QuestionInfo, RougeL
+from analysis.metrics import (
+    PAPER,
+    AdaptedBleu,
+    AdaptedRougeL,
+    Bleu1,
+    Bleu4,
+    Meteor,
+    QuestionInfo,
+    RougeL,
+)
 from analysis.metrics.config import MetricSettings, configure
 from analysis.metrics.meteor import align, crossings
 from analysis.metrics.tokenize import char_tokens, word_tokens
@@ -157,7 +166,7 @@ def test_plain_bleu_takes_sacrebleus_tokenizers(tokenize):
 def test_meteor_alignment_chooses_the_fewest_crossings():
     # "the" twice in the reference: the greedy pairing takes the first and crosses "cat";
     # the fewest-crossings alignment takes the second and crosses nothing.
-    hyp, ref = "cat the".split(), "the cat the".split()
+    hyp, ref = ["cat", "the"], ["the", "cat", "the"]
     matches = align(hyp, ref, (str,))
     assert sorted(matches) == [(0, 1), (1, 2)]
     assert crossings(matches, matches) == 0

@@ -7,11 +7,16 @@ SQuAD normalisation on ``words`` tokens.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from analysis.metrics import METRICS, Metric
-from analysis.metrics.adapted import LABELS_FROM_DATA, SCORER, AdaptedBleu, AdaptedRougeL
+from analysis.metrics.adapted import (
+    LABELS_FROM_DATA,
+    SCORER,
+    AdaptedBleu,
+    AdaptedRougeL,
+)
 from analysis.metrics.bleu import Bleu
 from analysis.metrics.meteor import Meteor, MeteorWordNet
 from analysis.metrics.rouge import RougeL

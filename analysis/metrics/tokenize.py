@@ -13,7 +13,7 @@ Degradation (SPEC §3) keeps its own whitespace tokens (``analysis.text.tokenize
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import regex
 

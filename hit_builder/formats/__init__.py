@@ -9,8 +9,8 @@ and the source's own field.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from analysis.errors import InputError
 from hit_builder.formats import dureader, msmarco, squad
