@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from da_platform.models import Answer, Question, Reference, System, TestSet
@@ -101,18 +101,20 @@ def import_system_answers(
 def import_second_reference_as_human(session: Session, test_set: TestSet, *, name: str = "HUMAN") -> System:
     """Add a system ``name`` (is_human) whose answers are each question's second reference.
 
-    The first reference stays the one shown to workers; every question needs a second one.
+    The first reference stays the one shown to workers; every question needs a second one. Each
+    answer carries its reference's yes/no label (or the question's), as a system's own label.
     """
     source = Table(test_set.source_file or f"test set {test_set.name}", "", (), ())
     name = check_name(name, source, field="system", what="system")
     _check_new_systems(session, test_set, source, {name: []}, long_table=False)
     rows = session.execute(
-        select(Question.id, Question.external_id, Reference.text)
+        select(Question.id, Question.external_id, Reference.text,
+               func.coalesce(Reference.yes_no_label, Question.yes_no_label))
         .outerjoin(Reference, (Reference.question_id == Question.id) & (Reference.position == 1))
         .where(Question.test_set_id == test_set.id)
         .order_by(Question.id)
     ).all()
-    lacking = [external_id for _, external_id, text in rows if text is None]
+    lacking = [external_id for _, external_id, text, _ in rows if text is None]
     if lacking:
         raise source.error(f"{_count(lacking, 'question')} of test set {test_set.name!r} "
                            f"{'has' if len(lacking) == 1 else 'have'} no second reference, which a "
@@ -120,8 +122,8 @@ def import_second_reference_as_human(session: Session, test_set: TestSet, *, nam
     human = System(test_set=test_set, name=name, is_human=True, source_file=test_set.source_file)
     session.add(human)
     session.flush()
-    _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text}
-                              for question_id, _, text in rows])
+    _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text, "yes_no_label": label}
+                              for question_id, _, text, label in rows])
     return human
 
 

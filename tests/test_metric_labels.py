@@ -14,7 +14,7 @@ from sqlalchemy import select
 from analysis.metrics import AdaptedBleu, AdaptedRougeL, QuestionInfo, RougeL
 from da_platform.cli import main
 from da_platform.models import Answer, Question, Reference, System
-from hit_builder.importers import import_system_answers, import_test_set
+from hit_builder.importers import import_second_reference_as_human, import_system_answers, import_test_set
 from hit_builder.readers import read_table
 from hit_builder.records import parse_answers, parse_test_set
 
@@ -133,6 +133,13 @@ def test_labels_round_trip_through_the_database(session, files):
         for question, (_, label) in zip(TEST_SET, rows):
             assert given[(name, question["id"])] == label
     assert session.scalar(select(Reference.id).where(Reference.yes_no_label.is_not(None))) is not None
+    # HUMAN (the second references) carries each second reference's label, or the question's
+    human = import_second_reference_as_human(session, test_set)
+    session.commit()
+    labels = dict(session.execute(select(Question.external_id, Answer.yes_no_label)
+                                  .join(Answer, Answer.question_id == Question.id)
+                                  .where(Answer.system_id == human.id)).all())
+    assert labels == {"y1": "no", "y2": "depends", "e1": None, "d1": None}
 
 
 def _env(database_url, tmp_path):
