@@ -251,3 +251,21 @@ def test_corpus_bleu_equals_sacrebleu_and_bonuses_never_pass_one(corpus):
                           gold_entities=("the cat",)) for rs in refs]
     for metric in (AdaptedBleu(alpha=2.0, beta=1.0), AdaptedRougeL(alpha=2.0, beta=1.0)):
         assert 0.0 <= metric.corpus_score(hyps, refs, infos).score <= 1.0
+
+
+def test_chars_tokenisation_reproduces_the_official_scorers_units():
+    # "8848.86米" vs "高8848.86米": the official scorer's characters; with words both are characters too
+    for tokenization in ("chars", "words"):
+        rouge = RougeL(tokenization=tokenization)
+        assert rouge.precision_recall("8848.86米", ["高8848.86米"]) == (1.0, pytest.approx(8 / 9))
+    # in English, chars compares letters: unrelated words share many of them
+    assert RougeL(tokenization="chars").sentence_score("Never mind", ["No, never."]) > 0.3
+    assert RougeL().sentence_score("Never mind", ["No, never."]) == 0.0
+    assert RougeL(tokenization="chars").signature().startswith("rouge-l|tok:chars|")
+
+
+def test_bleu_tokenizer_choice_changes_plain_bleu_only():
+    settings_13a = MetricSettings(bleu_tokenize="13a")
+    bleu, adapted = configure(["bleu-4", "bleu-4-adapted"], settings_13a)
+    assert bleu.signature().startswith("bleu-4|tok:sacrebleu-13a|")
+    assert adapted.signature().startswith("bleu-4-adapted|tok:words|")
