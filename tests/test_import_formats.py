@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import select
+from test_import import database_snapshot
 
 from analysis.errors import InputError
 from da_platform.cli import main
 from da_platform.models import Answer, Question, System
 from da_platform.models import TestSet as TestSetRow
 from hit_builder.formats import guess_format
-from test_import import database_snapshot
 
 
 @pytest.fixture

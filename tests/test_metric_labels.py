@@ -14,7 +14,11 @@ from sqlalchemy import select
 from analysis.metrics import AdaptedBleu, AdaptedRougeL, QuestionInfo, RougeL
 from da_platform.cli import main
 from da_platform.models import Answer, Question, Reference, System
-from hit_builder.importers import import_second_reference_as_human, import_system_answers, import_test_set
+from hit_builder.importers import (
+    import_second_reference_as_human,
+    import_system_answers,
+    import_test_set,
+)
 from hit_builder.readers import read_table
 from hit_builder.records import parse_answers, parse_test_set
 

@@ -7,7 +7,13 @@ beforehand). Tokens come from ``analysis.metrics.tokenize`` (named in each metri
 """
 from __future__ import annotations
 
-from analysis.metrics.adapted import PAPER, SCORER, AdaptedBleu, AdaptedRougeL, infer_yes_no_label
+from analysis.metrics.adapted import (
+    PAPER,
+    SCORER,
+    AdaptedBleu,
+    AdaptedRougeL,
+    infer_yes_no_label,
+)
 from analysis.metrics.base import Metric, MetricScore, MetricUnavailable, QuestionInfo
 from analysis.metrics.bleu import Bleu1, Bleu4
 from analysis.metrics.meteor import Meteor, MeteorWordNet

@@ -137,7 +137,10 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
 
     The first reference stays the one shown to workers as "Answer A".
     """
-    from hit_builder.importers import identical_to_first_reference, import_second_reference_as_human
+    from hit_builder.importers import (
+        identical_to_first_reference,
+        import_second_reference_as_human,
+    )
 
     def work(session: Session) -> list[str]:
         human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name)

@@ -54,7 +54,12 @@ def metric_options(command):
 
 def _settings(preset: str, alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
               bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool):
-    from analysis.metrics.adapted import LABELS_FROM_DATA, LABELS_WITH_GUESS, PAPER, SCORER
+    from analysis.metrics.adapted import (
+        LABELS_FROM_DATA,
+        LABELS_WITH_GUESS,
+        PAPER,
+        SCORER,
+    )
     from analysis.metrics.config import MetricSettings
 
     base = PAPER if preset == "paper" else SCORER
