@@ -12,9 +12,9 @@ from sqlalchemy import select
 from test_import import database_snapshot
 
 from analysis.errors import InputError
+from da_platform import models
 from da_platform.cli import main
 from da_platform.models import Answer, Question, System
-from da_platform.models import TestSet as TestSetRow
 from hit_builder.formats import guess_format
 
 
@@ -232,7 +232,7 @@ def test_msmarco_test_set_and_predictions(run, sessions, tmp_path):
     assert database_snapshot(sessions) == before
     with sessions() as s:
         assert s.scalar(select(System.name).where(System.name == "run")) == "run"
-        assert s.scalar(select(TestSetRow.name)) == "marco"
+        assert s.scalar(select(models.TestSet.name)) == "marco"
 
 
 def test_a_file_whose_format_cannot_be_told(tmp_path):
