@@ -269,3 +269,13 @@ def test_bleu_tokenizer_choice_changes_plain_bleu_only():
     bleu, adapted = configure(["bleu-4", "bleu-4-adapted"], settings_13a)
     assert bleu.signature().startswith("bleu-4|tok:sacrebleu-13a|")
     assert adapted.signature().startswith("bleu-4-adapted|tok:words|")
+
+
+def test_meteor_alignment_of_a_word_repeated_very_often_still_has_every_match():
+    # C(40, 12) ways to place 12 "the" among 40: past CHOICE_LIMIT only candidates are tried
+    hyp = ("the cat " * 12).split()
+    ref = ("the dog the the " * 10).split()
+    matches = align(hyp, ref, (str,))
+    assert len(matches) == 12 and all(hyp[i] == ref[j] == "the" for i, j in matches)
+    assert crossings(matches, matches) == 0
+    assert 0.0 < Meteor().sentence_score(" ".join(hyp), [" ".join(ref)]) < 1.0

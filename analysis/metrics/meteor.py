@@ -42,6 +42,8 @@ def count_chunks(matches: Sequence[tuple[int, int]]) -> int:
 
 #: Search nodes one stage may visit looking for the fewest crossings; past it the best found counts.
 SEARCH_LIMIT = 20_000
+#: Ways to place one repeated word that a stage enumerates; past it, three candidates (``_subsets``).
+CHOICE_LIMIT = 2_000
 
 
 def crossings(pairs: Sequence[tuple[int, int]], others: Sequence[tuple[int, int]]) -> int:
@@ -56,7 +58,9 @@ def align(hyp: Sequence[str], ref: Sequence[str],
     Each stage maps the tokens still unmatched to keys (exact form, stem, ...) and pairs equal keys.
     A key with as many free tokens on both sides pairs them in order; one with more on a side
     chooses which of them to pair, and the choice that crosses the fewest mappings (those of this
-    stage and of the earlier ones) wins; equal counts keep the leftmost tokens.
+    stage and of the earlier ones) wins; equal counts keep the leftmost tokens. (A word repeated so
+    often that its placements pass ``CHOICE_LIMIT``, or a stage whose search passes ``SEARCH_LIMIT``,
+    gets the best of the candidates tried.)
     """
     matches: list[tuple[int, int]] = []
     free_hyp = list(range(len(hyp)))
@@ -86,9 +90,9 @@ def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], fr
         if len(hyps) == len(refs):
             fixed += zip(hyps, refs)
         elif len(hyps) < len(refs):
-            options.append([list(zip(hyps, chosen)) for chosen in combinations(refs, len(hyps))])
+            options.append([list(zip(hyps, chosen)) for chosen in _subsets(refs, hyps, len(ref), len(hyp))])
         else:
-            options.append([list(zip(chosen, refs)) for chosen in combinations(hyps, len(refs))])
+            options.append([list(zip(chosen, refs)) for chosen in _subsets(hyps, refs, len(hyp), len(ref))])
     # Branch and bound: each key's choices in order of their crossings with the fixed mappings (the
     # first complete alignment reached is already good), bounded below by those crossings.
     scored = []
@@ -121,6 +125,25 @@ def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], fr
 
     search(0, fixed, crossings(base, earlier) + _internal_crossings(base), [])
     return base + [pair for option in best for pair in option]
+
+
+def _subsets(positions: list[int], partners: list[int], own_length: int,
+             partner_length: int) -> list[tuple[int, ...]]:
+    """The ways to choose one of ``positions`` for each of the fewer ``partners`` (in order).
+
+    All of them, or, past ``CHOICE_LIMIT``, three candidates for a word repeated very often: the
+    leftmost positions, the rightmost, and those nearest to where the partners sit in relative terms.
+    """
+    size = len(partners)
+    if math.comb(len(positions), size) <= CHOICE_LIMIT:
+        return list(combinations(positions, size))
+    nearest: list[int] = []
+    for k, partner in enumerate(partners):
+        target = partner / max(partner_length, 1) * own_length
+        free = [p for p in positions if not nearest or p > nearest[-1]]
+        room = free[:len(free) - (size - k - 1)]
+        nearest.append(min(room, key=lambda p: abs(p - target)))
+    return list(dict.fromkeys([tuple(positions[:size]), tuple(nearest), tuple(positions[-size:])]))
 
 
 def _internal_crossings(pairs: Sequence[tuple[int, int]]) -> int:
