@@ -312,6 +312,7 @@ def test_adapted_metrics_without_bonus_equal_the_plain_metrics():
 @pytest.mark.parametrize("text, label", [
     ("Yes, it is.", "yes"), ("no", "no"), ("Not really", "no"), ("It depends on the dose", "depends"),
     ("是的，可以", "yes"), ("不是", "no"), ("Nobody knows", None), ("yesterday", None), ("", None),
+    ("对于这个问题，要看情况", None), ("Never mind, you can eat them.", None), ("是否可以取决于温度", None),
 ])
 def test_infer_yes_no_label(text, label):
     assert infer_yes_no_label(text) == label

@@ -51,8 +51,9 @@ LABELS_WITH_GUESS = "data+guess"
 _OPENINGS = (
     (DEPENDS, re.compile(r"^\W*(it\s+depends|depends|depending|maybe|sometimes|看情况|视情况|取决于|不一定)",
                          re.IGNORECASE)),
-    (YES, re.compile(r"^\W*(yes|yeah|yep|sure|correct|true|是的|是|对|可以|能|会)(?![a-z])", re.IGNORECASE)),
-    (NO, re.compile(r"^\W*(no|nope|not|never|false|不是|不|没有|没|否)(?![a-z])", re.IGNORECASE)),
+    (YES, re.compile(r"^\W*(yes|yeah|yep|sure|correct|true|是的|是(?![否不])|对(?![于])|可以|能|会)(?![a-z])",
+                     re.IGNORECASE)),
+    (NO, re.compile(r"^\W*(no|nope|not|never(?!\s+mind)|false|不是|不|没有|没|否)(?![a-z])", re.IGNORECASE)),
 )
 
 
