@@ -95,7 +95,7 @@ def _question_info(answer_type, yes_no_label, gold_entities, references):
 
 
 def _corpora_from_database(context: CliContext, test_set_name: str, systems: list[str] | None,
-                           guess_labels: bool = False, exclude: list[str] | None = None):
+                           guess_labels: bool = False):
     """The answers of the test set's systems, with the references and annotations of their questions."""
     from sqlalchemy import select
     from sqlalchemy.orm import selectinload
@@ -123,8 +123,6 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
                 raise click.ClickException(f"test set {test_set_name!r} has no system {', '.join(missing)} "
                                            f"(it has: {', '.join(sorted(names)) or 'none'})")
             found = [s for s in found if s.name in systems]
-        if exclude:
-            found = [s for s in found if s.name not in exclude]
         if not found:
             raise click.ClickException(f"test set {test_set_name!r} has no systems to score")
         by_id = {q.id: q.external_id for q in questions}
