@@ -21,6 +21,8 @@ _CHARACTER_RANGES = (
     "\uff00-\uffef"          # half-width and full-width forms
     "\U00020000-\U0003134f"  # CJK extensions B-G and compatibility supplement
 )
+#: The same ranges, for other modules' character classes (e.g. the metrics' tokenisation).
+CHARACTER_RANGES = _CHARACTER_RANGES
 _CHARACTER = re.compile(f"[{_CHARACTER_RANGES}]")
 _TOKEN = re.compile(f"[{_CHARACTER_RANGES}]|[^\\s{_CHARACTER_RANGES}]+")
 

@@ -45,7 +45,7 @@ def generate(n: int, seed: int):
             opener = ("是的" if label == "yes" else "不是") if chinese else label
             answer = [opener, *answer]
             refs = [[opener, *r] for r in refs]
-            info = QuestionInfo("yes_no", label)
+            info = QuestionInfo("yes_no", label, answer_label=label)
         elif kind == 1:
             info = QuestionInfo("entity", None, tuple(_join(refs[0][i:i + 2], chinese) for i in (0, 3)))
         else:

@@ -130,6 +130,8 @@ class Reference(Base):
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"), index=True)
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
+    yes_no_label: Mapped[Optional[str]] = mapped_column(String(20))  # this reference's own opinion label
+    entities: Mapped[Optional[list[str]]] = mapped_column(JSON)  # this reference's gold entities
 
     question: Mapped[Question] = relationship(back_populates="references")
 
@@ -156,6 +158,7 @@ class Answer(Base):
     system_id: Mapped[int] = mapped_column(ForeignKey("system.id", ondelete="CASCADE"), index=True)
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"), index=True)
     text: Mapped[str] = mapped_column(Text)
+    yes_no_label: Mapped[Optional[str]] = mapped_column(String(20))  # the system's own yes/no label
 
     system: Mapped[System] = relationship(back_populates="answers")
     question: Mapped[Question] = relationship()

@@ -11,20 +11,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from da_platform.models import Answer, Question, Reference, System, TestSet
-from hit_builder.readers import Table, read_table
+from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
+from hit_builder.readers import Table
 from hit_builder.records import AnswerRecord, check_name, parse_answers, parse_test_set
 
 #: How many ids an error message lists before saying "and N more".
 _LISTED = 5
 
 
-def import_test_set(session: Session, path: str | Path, *, name: str | None = None) -> TestSet:
-    """Add the test set in ``path`` (JSONL, CSV or TSV) named ``name`` (default: the file's stem)."""
-    table = read_table(path)
+def import_test_set(session: Session, path: str | Path, *, name: str | None = None, format: str = "auto",
+                    notes: list[str] | None = None) -> TestSet:
+    """Add the test set in ``path`` named ``name`` (default: the file's stem).
+
+    ``format``: the platform's JSONL/CSV/TSV or a standard QA format (``hit_builder.formats``; ``auto``
+    guesses); what a converted file leaves out is appended to ``notes``.
+    """
+    table = read_test_set_input(path, format)
+    if notes is not None:
+        notes.extend(notes_of(table))
     records = parse_test_set(table)
     name = check_name(Path(path).stem if name is None else name, table, field="name", what="test set")
     if session.scalar(select(TestSet.id).where(TestSet.name == name)) is not None:
@@ -36,21 +44,28 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
                                  "context": r.context, "answer_type": r.answer_type, "yes_no_label": r.yes_no,
                                  "gold_entities": list(r.entities) if r.entities else None} for r in records])
     question_ids = _question_ids(session, test_set)
-    _insert(session, Reference, [{"question_id": question_ids[r.id], "position": position, "text": text}
-                                 for r in records for position, text in enumerate(r.references)])
+    _insert(session, Reference, [
+        {"question_id": question_ids[r.id], "position": position, "text": text,
+         "yes_no_label": r.reference_labels[position] if r.reference_labels else None,
+         "entities": list(r.reference_entities[position]) if r.reference_entities else None}
+        for r in records for position, text in enumerate(r.references)])
     return test_set
 
 
 def import_system_answers(
-    session: Session, test_set: TestSet, path: str | Path, *, system: str | None = None
+    session: Session, test_set: TestSet, path: str | Path, *, system: str | None = None, format: str = "auto",
+    notes: list[str] | None = None,
 ) -> list[System]:
     """Add the systems whose answers are in ``path``: one system per file, or a long table.
 
     A file without a ``system`` field holds one system, named ``system`` (default: the file's stem).
     A file with one holds several; ``system`` must then be None. Every system must answer every
-    question of the test set exactly once, and its name must be new in the test set.
+    question of the test set exactly once, and its name must be new in the test set. ``format`` and
+    ``notes`` as for ``import_test_set``.
     """
-    table = read_table(path)
+    table = read_answers_input(path, format)
+    if notes is not None:
+        notes.extend(notes_of(table))
     records = parse_answers(table)
     long_table = records[0].system is not None
     if long_table and system is not None:
@@ -77,7 +92,8 @@ def import_system_answers(
     systems = [System(test_set=test_set, name=name, is_human=False, source_file=table.file) for name in groups]
     session.add_all(systems)
     session.flush()
-    _insert(session, Answer, [{"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer}
+    _insert(session, Answer, [{"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer,
+                               "yes_no_label": a.yes_no}
                               for new, answers in zip(systems, groups.values()) for a in answers])
     return systems
 
@@ -85,18 +101,20 @@ def import_system_answers(
 def import_second_reference_as_human(session: Session, test_set: TestSet, *, name: str = "HUMAN") -> System:
     """Add a system ``name`` (is_human) whose answers are each question's second reference.
 
-    The first reference stays the one shown to workers; every question needs a second one.
+    The first reference stays the one shown to workers; every question needs a second one. Each
+    answer carries its reference's yes/no label (or the question's), as a system's own label.
     """
     source = Table(test_set.source_file or f"test set {test_set.name}", "", (), ())
     name = check_name(name, source, field="system", what="system")
     _check_new_systems(session, test_set, source, {name: []}, long_table=False)
     rows = session.execute(
-        select(Question.id, Question.external_id, Reference.text)
+        select(Question.id, Question.external_id, Reference.text,
+               func.coalesce(Reference.yes_no_label, Question.yes_no_label))
         .outerjoin(Reference, (Reference.question_id == Question.id) & (Reference.position == 1))
         .where(Question.test_set_id == test_set.id)
         .order_by(Question.id)
     ).all()
-    lacking = [external_id for _, external_id, text in rows if text is None]
+    lacking = [external_id for _, external_id, text, _ in rows if text is None]
     if lacking:
         raise source.error(f"{_count(lacking, 'question')} of test set {test_set.name!r} "
                            f"{'has' if len(lacking) == 1 else 'have'} no second reference, which a "
@@ -104,9 +122,23 @@ def import_second_reference_as_human(session: Session, test_set: TestSet, *, nam
     human = System(test_set=test_set, name=name, is_human=True, source_file=test_set.source_file)
     session.add(human)
     session.flush()
-    _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text}
-                              for question_id, _, text in rows])
+    _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text, "yes_no_label": label}
+                              for question_id, _, text, label in rows])
     return human
+
+
+def identical_to_first_reference(session: Session, system: System) -> list[str]:
+    """Ids of the questions whose answer by ``system`` is exactly their first reference.
+
+    For a ``HUMAN`` system (second references) these are questions whose two references agree: the
+    metrics score such an answer as perfect, and a rating of it measures nothing about humans.
+    """
+    query = (select(Question.external_id)
+             .join(Answer, Answer.question_id == Question.id)
+             .join(Reference, (Reference.question_id == Question.id) & (Reference.position == 0))
+             .where(Answer.system_id == system.id, Answer.text == Reference.text)
+             .order_by(Question.id))
+    return list(session.scalars(query))
 
 
 def _question_ids(session: Session, test_set: TestSet) -> dict[str, int]:

@@ -68,6 +68,19 @@ def read_table(path: str | Path) -> Table:
     return _read_delimited(text, file, kind)
 
 
+def read_json_lines(path: str | Path) -> Table:
+    """Read a file as JSON lines whatever its ending (DuReader's end in ``.json``), like ``read_table``."""
+    file = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
+    text = decode_utf8(data, file)
+    if not text.strip():
+        raise InputError("the file is empty", file=file)
+    return _read_jsonl(text, file)
+
+
 def decode_utf8(data: bytes, file: str) -> str:
     """Decode UTF-8 (dropping a byte-order mark); say on which line and byte it is not UTF-8."""
     if data.startswith(_BOM):

@@ -29,7 +29,7 @@ ENTITY_SEPARATOR = ";"
 
 TEST_SET_FIELDS_JSONL = ("id", "question", "references", "context", "answer_type", "yes_no", "entities")
 TEST_SET_FIELDS_TABLE = ("id", "question", "reference", "context", "answer_type", "yes_no", "entities")
-ANSWER_FIELDS = ("id", "answer", "system")
+ANSWER_FIELDS = ("id", "answer", "system", "yes_no")
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _EXTRA_REFERENCE = re.compile(r"reference_(\d+)")
@@ -51,6 +51,10 @@ class QuestionRecord:
     answer_type: AnswerType | None = None
     yes_no: str | None = None
     entities: tuple[str, ...] | None = None
+    reference_labels: tuple[str | None, ...] | None = None
+    """Each reference's own yes/no label, when the file gives one per reference."""
+    reference_entities: tuple[tuple[str, ...], ...] | None = None
+    """Each reference's gold entities, when the file gives a list per reference (``entities`` is the union)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,8 @@ class AnswerRecord:
     id: str
     answer: str
     system: str | None = None
+    yes_no: str | None = None
+    """The yes/no label the system gave with its answer (``yes``, ``no``, ``depends``)."""
 
 
 def normalize_text(value: str) -> str:
@@ -214,27 +220,64 @@ def _answer_type(fields: _Fields) -> AnswerType | None:
                            "answer_type") from None
 
 
-def _yes_no(fields: _Fields, answer_type: AnswerType | None) -> str | None:
-    value = fields.text("yes_no", required=False)
+def _label(fields: _Fields, value: object, field: str) -> str | None:
     if value is None:
         return None
-    label = value.lower()
+    if not isinstance(value, str):
+        raise fields.error(f"a yes/no label must be text, not {_json_type(value)}", field)
+    label = normalize_text(value).lower()
+    if not label:
+        return None
     if label not in YES_NO_LABELS:
-        raise fields.error(f"unknown yes/no label {value!r}: use one of {', '.join(YES_NO_LABELS)}", "yes_no")
-    if answer_type is not AnswerType.yes_no:
-        given = answer_type.value if answer_type else "empty"
-        raise fields.error(f"a yes/no label needs answer_type 'yes_no' (answer_type is {given})", "yes_no")
+        raise fields.error(f"unknown yes/no label {value!r}: use one of {', '.join(YES_NO_LABELS)}", field)
     return label
 
 
-def _entities(fields: _Fields, jsonl: bool) -> tuple[str, ...] | None:
+def _yes_no(fields: _Fields, answer_type: AnswerType | None,
+            references: int) -> tuple[str | None, tuple[str | None, ...] | None]:
+    """The question's label and the references' own labels (one label, or one per reference)."""
+    value = fields.raw("yes_no")
+    if isinstance(value, str) and ENTITY_SEPARATOR in value and fields.table.format != "jsonl":
+        value = value.split(ENTITY_SEPARATOR)
+    if isinstance(value, list):
+        if len(value) != references:
+            raise fields.error(f"{len(value)} yes/no labels for {references} references: give one label per "
+                               f"reference (empty for none) or a single label for all", "yes_no")
+        labels = tuple(_label(fields, item, "yes_no") for item in value)
+        question, per_reference = (labels[0] if len(set(labels)) == 1 else None), labels
+    else:
+        question, per_reference = _label(fields, value, "yes_no"), None
+    if (question is not None or any(per_reference or ())) and answer_type is not AnswerType.yes_no:
+        given = answer_type.value if answer_type else "empty"
+        raise fields.error(f"a yes/no label needs answer_type 'yes_no' (answer_type is {given})", "yes_no")
+    return question, per_reference
+
+
+def _entities(fields: _Fields, jsonl: bool,
+              references: int) -> tuple[tuple[str, ...] | None, tuple[tuple[str, ...], ...] | None]:
+    """The gold entities (the union, without duplicates) and, when given, each reference's list."""
     if jsonl:
-        return fields.text_list("entities") or None
+        value = fields.raw("entities")
+        if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
+            if len(value) != references:
+                raise fields.error(f"{len(value)} entity lists for {references} references: give one list per "
+                                   f"reference or one list for the question", "entities")
+            per_reference = []
+            for position, item in enumerate(value, start=1):
+                if not all(isinstance(entity, str) for entity in item):
+                    raise fields.error(f"list {position} must hold texts only", "entities")
+                cleaned = tuple(normalize_text(entity) for entity in item)
+                if _CONTROL.search("".join(cleaned)):
+                    raise fields.error(f"list {position} contains a control character", "entities")
+                per_reference.append(tuple(entity for entity in cleaned if entity))
+            union = tuple(dict.fromkeys(entity for item in per_reference for entity in item))
+            return union or None, tuple(per_reference)
+        return fields.text_list("entities") or None, None
     cell = fields.text("entities", required=False)
     if cell is None:
-        return None
+        return None, None
     pieces = tuple(normalize_text(piece) for piece in cell.split(ENTITY_SEPARATOR))
-    return tuple(piece for piece in pieces if piece) or None
+    return tuple(dict.fromkeys(piece for piece in pieces if piece)) or None, None
 
 
 def parse_test_set(table: Table) -> list[QuestionRecord]:
@@ -257,15 +300,21 @@ def parse_test_set(table: Table) -> list[QuestionRecord]:
             raise fields.error(f"duplicate id {question_id!r} (first on line {first_line[question_id]})", "id")
         first_line[question_id] = record.line
         answer_type = _answer_type(fields)
+        question = fields.text("question", required=True)
+        references = _references(fields, reference_columns)
+        yes_no, reference_labels = _yes_no(fields, answer_type, len(references))
+        entities, reference_entities = _entities(fields, jsonl, len(references))
         questions.append(QuestionRecord(
             line=record.line,
             id=question_id,
-            question=fields.text("question", required=True),
-            references=_references(fields, reference_columns),
+            question=question,
+            references=references,
             context=fields.text("context", required=False),
             answer_type=answer_type,
-            yes_no=_yes_no(fields, answer_type),
-            entities=_entities(fields, jsonl),
+            yes_no=yes_no,
+            entities=entities,
+            reference_labels=reference_labels,
+            reference_entities=reference_entities,
         ))
     if not questions:
         raise table.error("the file has a header but no questions", line=table.header_line)
@@ -303,5 +352,6 @@ def parse_answers(table: Table) -> list[AnswerRecord]:
             raise fields.error(f"duplicate answer to {question_id!r}{whose} (first on line {first_line[key]})",
                                "id")
         first_line[key] = record.line
-        answers.append(AnswerRecord(record.line, question_id, fields.text("answer", required=True), system))
+        answers.append(AnswerRecord(record.line, question_id, fields.text("answer", required=True), system,
+                                    _label(fields, fields.raw("yes_no"), "yes_no")))
     return answers

@@ -122,16 +122,25 @@ CHINESE = [
 ]
 
 
+def _unsmoothed(hyp, refs, order=4, tokenize="13a"):
+    """sacrebleu's BLEU of one sentence as defined: no smoothing, no effective order."""
+    bleu = sacrebleu.BLEU(max_ngram_order=order, tokenize=tokenize, smooth_method="none")
+    return bleu.corpus_score([hyp], [[r] for r in refs]).score / 100
+
+
 def test_platform_tokens_give_sacrebleus_13a_values_on_unpunctuated_english():
     for hyp, refs in ENGLISH:
-        assert Bleu4().sentence_score(hyp, refs) == pytest.approx(sacrebleu.sentence_bleu(hyp, refs).score / 100)
-        assert Bleu1().sentence_score(hyp, refs) == pytest.approx(
-            sacrebleu.BLEU(max_ngram_order=1, effective_order=True).sentence_score(hyp, refs).score / 100)
+        assert Bleu4().sentence_score(hyp, refs) == pytest.approx(_unsmoothed(hyp, refs))
+        assert Bleu1().sentence_score(hyp, refs) == pytest.approx(_unsmoothed(hyp, refs, order=1))
+    # smoothing only by choice: sacrebleu's sentence-BLEU settings on request
+    hyp, refs = ENGLISH[0]
+    assert Bleu4(smooth="exp", effective_order=True).sentence_score(hyp, refs) == pytest.approx(
+        sacrebleu.sentence_bleu(hyp, refs).score / 100)
 
 
 def test_platform_tokens_give_sacrebleus_zh_values_on_chinese():
     for hyp, refs in CHINESE:
-        expected = sacrebleu.sentence_bleu(hyp, refs, tokenize="zh").score / 100
+        expected = _unsmoothed(hyp, refs, tokenize="zh")
         assert Bleu4().sentence_score(hyp, refs) == pytest.approx(expected)
     hyps = [h for h, _ in CHINESE]
     refs = [r for _, r in CHINESE]
@@ -153,8 +162,7 @@ def test_corpus_bleu_with_a_varying_number_of_references_matches_sacrebleu():
 def test_bleu_mixed_languages_use_platform_tokens():
     # One corpus mixing English and Chinese: both are tokenised by analysis.text.tokenize.
     assert Bleu1().sentence_score("北京 is 首都", ["北京 is the 首都"]) == pytest.approx(
-        sacrebleu.BLEU(tokenize="none", max_ngram_order=1, effective_order=True)
-        .sentence_score("北 京 is 首 都", ["北 京 is the 首 都"]).score / 100)
+        _unsmoothed("北 京 is 首 都", ["北 京 is the 首 都"], order=1, tokenize="none"))
 
 
 # --- METEOR -------------------------------------------------------------------------------------
@@ -233,7 +241,7 @@ def test_corpus_scores_of_em_and_f1_are_means():
 
 # --- adapted ROUGE-L and BLEU (Yang et al. 2018) --------------------------------------------------
 
-YES_NO = QuestionInfo(answer_type="yes_no", yes_no_label="Yes")
+YES_NO = QuestionInfo(answer_type="yes_no", yes_no_label="Yes", answer_label="yes")
 HYP_YN = "yes it is safe to eat these"                                 # 7 tokens, label yes
 REF_YN = "yes it is generally safe for most adults to eat them daily"  # 12 tokens; LCS = 6
 
@@ -249,8 +257,12 @@ def test_adapted_rouge_l_worked_example():
 
 def test_adapted_rouge_l_gives_no_bonus_for_the_wrong_opinion():
     wrong = "no it is safe to eat these"
-    assert AdaptedRougeL().sentence_score(wrong, [REF_YN], YES_NO) == RougeL().sentence_score(wrong, [REF_YN])
-    assert AdaptedRougeL().sentence_score(HYP_YN, [REF_YN], QuestionInfo("yes_no", "No")) == \
+    wrong_label = QuestionInfo(answer_type="yes_no", yes_no_label="Yes", answer_label="no")
+    assert AdaptedRougeL().sentence_score(wrong, [REF_YN], wrong_label) == RougeL().sentence_score(wrong, [REF_YN])
+    assert AdaptedRougeL().sentence_score(HYP_YN, [REF_YN], QuestionInfo("yes_no", "No", answer_label="yes")) == \
+        RougeL().sentence_score(HYP_YN, [REF_YN])
+    # no label given with the answer: no bonus (nothing is guessed from "yes it is ...")
+    assert AdaptedRougeL().sentence_score(HYP_YN, [REF_YN], QuestionInfo("yes_no", "Yes")) == \
         RougeL().sentence_score(HYP_YN, [REF_YN])
 
 
@@ -300,6 +312,7 @@ def test_adapted_metrics_without_bonus_equal_the_plain_metrics():
 @pytest.mark.parametrize("text, label", [
     ("Yes, it is.", "yes"), ("no", "no"), ("Not really", "no"), ("It depends on the dose", "depends"),
     ("是的，可以", "yes"), ("不是", "no"), ("Nobody knows", None), ("yesterday", None), ("", None),
+    ("对于这个问题，要看情况", None), ("Never mind, you can eat them.", None), ("是否可以取决于温度", None),
 ])
 def test_infer_yes_no_label(text, label):
     assert infer_yes_no_label(text) == label

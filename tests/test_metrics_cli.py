@@ -30,6 +30,9 @@ ANSWERS = {
     "poor": ["maybe", "paris", "上海", "it is hot"],
     "bad": ["the weather is nice", "tokyo", "东京", "no idea at all"],
 }
+#: The yes/no labels the systems give with their answers (only q1 is a yes/no question).
+GOOD_LABELS = {"q1": "yes"}
+LABELS = {"good": GOOD_LABELS, "fair": {"q1": "no"}}
 
 
 def _write_jsonl(path: Path, rows) -> Path:
@@ -40,8 +43,10 @@ def _write_jsonl(path: Path, rows) -> Path:
 @pytest.fixture
 def files(tmp_path):
     test_set = _write_jsonl(tmp_path / "qa.jsonl", TEST_SET)
-    answers = [_write_jsonl(tmp_path / f"{name}.jsonl", [{"id": q["id"], "answer": a}
-                                                           for q, a in zip(TEST_SET, texts)])
+    answers = [_write_jsonl(tmp_path / f"{name}.jsonl",
+                            [{"id": q["id"], "answer": a,
+                              **({"yes_no": LABELS[name][q["id"]]} if q["id"] in LABELS.get(name, {}) else {})}
+                             for q, a in zip(TEST_SET, texts)])
                for name, texts in ANSWERS.items()]
     return test_set, answers
 
@@ -68,11 +73,14 @@ def test_metrics_scores_every_system_of_a_test_set(imported, database_url, tmp_p
     assert result.exit_code == 0, result.output
     assert "| System | ROUGE-L | BLEU-1 | BLEU-4 | METEOR | EM | F1 | ROUGE-L (adapted) | BLEU-4 (adapted) |" \
         in result.output
-    rows = {row["system"]: row for row in csv.DictReader(out.open())}
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("# rouge-l: rouge-l|tok:words|case:mixed|gamma:1.2")  # the signatures first
+    rows = {row["system"]: row for row in csv.DictReader(line for line in lines if not line.startswith("#"))}
     assert set(rows) == {"good", "fair", "poor", "bad", "HUMAN"}
     # the database path gives exactly the library's numbers, annotations included
     refs = [tuple(q["references"]) for q in TEST_SET]
-    infos = [QuestionInfo(q["answer_type"], q.get("yes_no"), tuple(q.get("entities", ()))) for q in TEST_SET]
+    infos = [QuestionInfo(q["answer_type"], q.get("yes_no"), tuple(q.get("entities", ())),
+                          answer_label=GOOD_LABELS.get(q["id"])) for q in TEST_SET]
     good = ANSWERS["good"]
     assert float(rows["good"]["rouge-l"]) == pytest.approx(RougeL().corpus_score(good, refs).score)
     assert float(rows["good"]["bleu-4"]) == pytest.approx(Bleu4().corpus_score(good, refs).score)

@@ -3,11 +3,17 @@
 Every metric is a small class (see ``base.Metric``); ``METRICS`` maps registry names to classes so
 that the command line and the validation can iterate over them. ``DEFAULT_METRICS`` are the ones
 that always run offline; ``meteor-wordnet`` is optional (NLTK with its WordNet data, installed
-beforehand). Tokens come from ``analysis.text.tokenize``: Chinese, Japanese and Thai as characters.
+beforehand). Tokens come from ``analysis.metrics.tokenize`` (named in each metric's ``signature()``).
 """
 from __future__ import annotations
 
-from analysis.metrics.adapted import AdaptedBleu, AdaptedRougeL, infer_yes_no_label
+from analysis.metrics.adapted import (
+    PAPER,
+    SCORER,
+    AdaptedBleu,
+    AdaptedRougeL,
+    infer_yes_no_label,
+)
 from analysis.metrics.base import Metric, MetricScore, MetricUnavailable, QuestionInfo
 from analysis.metrics.bleu import Bleu1, Bleu4
 from analysis.metrics.meteor import Meteor, MeteorWordNet
@@ -34,5 +40,5 @@ def get_metric(name: str) -> Metric:
 __all__ = [
     "AdaptedBleu", "AdaptedRougeL", "Bleu1", "Bleu4", "DEFAULT_METRICS", "ExactMatch", "METRICS", "Meteor",
     "MeteorWordNet", "Metric", "MetricScore", "MetricUnavailable", "QuestionInfo", "RougeL", "TokenF1",
-    "get_metric", "infer_yes_no_label", "normalize_answer",
+    "PAPER", "SCORER", "get_metric", "infer_yes_no_label", "normalize_answer",
 ]

@@ -1,28 +1,29 @@
-"""ROUGE-L and BLEU adapted to yes/no and entity questions (Yang et al. 2018).
+"""ROUGE-L and BLEU adapted to yes/no and entity questions (Yang et al. 2018), as defined.
 
-Plain n-gram overlap barely moves when a yes/no answer gets the opinion wrong or an entity answer
-misses the entities, so both metrics add a bonus to the matched and the total counts:
+The definitions, parameters and checks are those of the MRC2018 task (see ``docs/metrics.md``):
 
-- yes/no questions (bonus weight α): when the hypothesis' opinion label equals the gold label,
-  ROUGE-L adds α·LCS(hyp, ref) and BLEU adds α·(clipped n-gram matches) to numerator and denominator;
-- entity questions (bonus weight β): ROUGE-L adds β·(tokens of the gold entities the hypothesis
-  contains as contiguous token runs); BLEU adds β·(hypothesis n-grams matched against the gold
-  entities' n-grams, clipped by the most frequent entity).
+- A question gets one kind of bonus (``QuestionInfo.bonus_type``): yes/no **or** entity.
+- Yes/no (weight α): every reference carries its own opinion label and the answer carries the label
+  its system gave (``QuestionInfo.answer_label``; nothing is guessed here). ROUGE-L adds α·LCS(ref, cand)
+  to the numerators and denominators of P and R of each reference whose label equals the answer's;
+  BLEU adds α·Σ Count_clip-s to the numerator and denominator of every precision P_i, where
+  Count_clip-s clips each candidate i-gram to the most times it appears in a single reference with
+  the answer's label.
+- Entity (weight β): ROUGE-L adds β·Σ len(e) over the distinct gold entities e the candidate contains
+  (as a contiguous token run) to the numerators and denominators; BLEU adds β·Σ Count_clip-e, clipping
+  to the most times the i-gram appears in a single gold entity.
 
-So ROUGE-L P = (LCS + B)/(|hyp| + B), R = (LCS + B)/(|ref| + B) with P and R maximised over the
-references (as for ``RougeL``); BLEU's modified precision p_n = (matches + B_n)/(n-grams + B_n). The
-yes/no bonus applies when the question has a gold label and its answer type is ``yes_no`` (or
-unknown); the entity bonus when it has gold entities and its type is ``entity`` (or unknown). With
-the type unknown and both annotations present, ROUGE-L adds both bonuses and BLEU the yes/no one
-(as DuReader's reference scorer does).
+ROUGE-L takes the maximum P and the maximum R over the references and F = (1+γ²)PR/(R+γ²P); its
+corpus score is the mean of the sentence scores. BLEU is cumulative BLEU-n with uniform weights and
+the brevity penalty (closest reference length, the shorter on a tie); corpus statistics (bonuses
+included) are summed before the formula; no smoothing by default, so a zero precision gives 0.
 
-The platform stores answers as text only, so the hypothesis' opinion label is read from the answer
-by ``infer_yes_no_label`` (its opening words); pass another ``label_hypothesis`` to change that.
+Defaults are the official scorer's (α = β = 1.0, γ = 1.2); ``PAPER`` holds the paper's (α = 2.0).
 """
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from typing import Sequence
 
 from analysis.metrics.base import (
     Metric,
@@ -31,41 +32,45 @@ from analysis.metrics.base import (
     check_corpus,
     check_references,
     f_measure,
-    tokens,
+    number,
 )
+from analysis.metrics.bleu import SMOOTHING, unit_score
 from analysis.metrics.lcs import lcs_length
+from analysis.metrics.tokenize import DEFAULT_TOKENIZATION
 
 YES, NO, DEPENDS = "yes", "no", "depends"
+
+#: Parameter presets: the official scorer's defaults and the paper's experiments.
+SCORER = {"alpha": 1.0, "beta": 1.0, "gamma": 1.2}
+PAPER = {"alpha": 2.0, "beta": 1.0, "gamma": 1.2}
+
+#: How the answers' yes/no labels were obtained, as signatures record it.
+LABELS_FROM_DATA = "data"
+LABELS_WITH_GUESS = "data+guess"
 
 _OPENINGS = (
     (DEPENDS, re.compile(r"^\W*(it\s+depends|depends|depending|maybe|sometimes|看情况|视情况|取决于|不一定)",
                          re.IGNORECASE)),
-    (YES, re.compile(r"^\W*(yes|yeah|yep|sure|correct|true|是的|是|对|可以|能|会)(?![a-z])", re.IGNORECASE)),
-    (NO, re.compile(r"^\W*(no|nope|not|never|false|不是|不|没有|没|否)(?![a-z])", re.IGNORECASE)),
+    (YES, re.compile(r"^\W*(yes|yeah|yep|sure|correct|true|是的|是(?![否不])|对(?![于])|可以|能|会)(?![a-z])",
+                     re.IGNORECASE)),
+    (NO, re.compile(r"^\W*(no|nope|not|never(?!\s+mind)|false|不是|不|没有|没|否)(?![a-z])", re.IGNORECASE)),
 )
 
 
 def infer_yes_no_label(text: str) -> str | None:
-    """``yes``, ``no`` or ``depends`` from an answer's opening words (English or Chinese), else None."""
+    """A guess of ``yes``, ``no`` or ``depends`` from an answer's opening words (English or Chinese).
+
+    Only for the explicit opt-in fallback (``metrics --guess-labels``): the guess is often wrong.
+    """
     for label, pattern in _OPENINGS:
         if pattern.match(text):
             return label
     return None
 
 
-def _same_label(hypothesis_label: str | None, gold_label: str | None) -> bool:
-    return (hypothesis_label is not None and gold_label is not None
-            and hypothesis_label.strip().lower() == gold_label.strip().lower())
-
-
-def _yes_no_applies(question: QuestionInfo | None) -> bool:
-    return (question is not None and question.yes_no_label is not None
-            and question.answer_type in (None, "yes_no"))
-
-
-def _entity_applies(question: QuestionInfo | None) -> bool:
-    return (question is not None and bool(question.gold_entities)
-            and question.answer_type in (None, "entity"))
+def same_label(a: str | None, b: str | None) -> bool:
+    """Two yes/no labels are equal (case-insensitive); a missing label equals nothing."""
+    return a is not None and b is not None and a.strip().lower() == b.strip().lower()
 
 
 def _contains_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
@@ -74,35 +79,53 @@ def _contains_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
                              for i in range(len(haystack) - width + 1))
 
 
-class AdaptedRougeL(Metric):
+def _distinct(items: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class _Adapted(Metric):
+    labels = LABELS_FROM_DATA
+
+    def signature_fields(self) -> dict[str, str]:
+        return {**super().signature_fields(), "labels": self.labels, "alpha": number(self.alpha),
+                "beta": number(self.beta)}
+
+
+class AdaptedRougeL(_Adapted):
     """ROUGE-L with the yes/no bonus α and the entity bonus β of Yang et al. (2018)."""
 
     name = "rouge-l-adapted"
     label = "ROUGE-L (adapted)"
 
-    def __init__(self, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.2, lowercase: bool = False,
-                 label_hypothesis: Callable[[str], str | None] = infer_yes_no_label) -> None:
+    def __init__(self, alpha: float = SCORER["alpha"], beta: float = SCORER["beta"], gamma: float = SCORER["gamma"],
+                 lowercase: bool = False, tokenization: str = DEFAULT_TOKENIZATION,
+                 labels: str = LABELS_FROM_DATA) -> None:
         self.alpha, self.beta, self.gamma = alpha, beta, gamma
         self.lowercase = lowercase
-        self.label_hypothesis = label_hypothesis
+        self.tokenization = tokenization
+        self.labels = labels
+
+    def signature_fields(self) -> dict[str, str]:
+        return {**super().signature_fields(), "gamma": number(self.gamma)}
 
     def precision_recall(self, hypothesis: str, references: Sequence[str],
                          question: QuestionInfo | None = None) -> tuple[float, float]:
         """Adapted LCS precision and recall, each maximised over the references."""
         check_references(references)
-        hyp = tokens(hypothesis, self.lowercase)
-        yes_no = _yes_no_applies(question) and _same_label(self.label_hypothesis(hypothesis),
-                                                          question.yes_no_label)
+        hyp = self.tokens(hypothesis)
+        kind = question.bonus_type if question is not None else None
         entity_bonus = 0.0
-        if _entity_applies(question):
+        if kind == "entity":
             entity_bonus = self.beta * sum(
-                len(entity) for entity in (tokens(e, self.lowercase) for e in question.gold_entities)
+                len(entity) for entity in (self.tokens(e) for e in _distinct(question.gold_entities))
                 if _contains_run(hyp, entity))
         best_p = best_r = 0.0
-        for reference in references:
-            ref = tokens(reference, self.lowercase)
+        for position, reference in enumerate(references):
+            ref = self.tokens(reference)
             common = lcs_length(hyp, ref)
-            bonus = entity_bonus + (self.alpha * common if yes_no else 0.0)
+            bonus = entity_bonus
+            if kind == "yes_no" and same_label(question.answer_label, question.reference_label(position)):
+                bonus = self.alpha * common
             if common + bonus > 0:
                 best_p = max(best_p, (common + bonus) / (len(hyp) + bonus))
                 best_r = max(best_r, (common + bonus) / (len(ref) + bonus))
@@ -114,67 +137,70 @@ class AdaptedRougeL(Metric):
         return f_measure(precision, recall, self.gamma)
 
 
-class AdaptedBleu(Metric):
+class AdaptedBleu(_Adapted):
     """BLEU-4 with the yes/no bonus α and the entity bonus β of Yang et al. (2018).
 
-    With no bonus (α = β = 0, or a description question) it equals ``Bleu4`` exactly: same tokens,
-    same sufficient statistics and sacrebleu's own formula (``BLEU.compute_bleu``).
+    With no bonus (α = β = 0, or a description question) it equals ``Bleu4`` with the same
+    tokenisation and smoothing exactly: same sufficient statistics, sacrebleu's own formula.
     """
 
     name = "bleu-4-adapted"
     label = "BLEU-4 (adapted)"
 
-    def __init__(self, alpha: float = 1.0, beta: float = 1.0, max_order: int = 4, lowercase: bool = False,
-                 label_hypothesis: Callable[[str], str | None] = infer_yes_no_label) -> None:
+    def __init__(self, alpha: float = SCORER["alpha"], beta: float = SCORER["beta"], max_order: int = 4,
+                 lowercase: bool = False, tokenization: str = DEFAULT_TOKENIZATION, smooth: str = "none",
+                 labels: str = LABELS_FROM_DATA) -> None:
+        if smooth not in SMOOTHING:
+            raise ValueError(f"unknown BLEU smoothing {smooth!r}; known: {', '.join(SMOOTHING)}")
         self.alpha, self.beta = alpha, beta
         self.max_order = max_order
         self.lowercase = lowercase
-        self.label_hypothesis = label_hypothesis
+        self.tokenization = tokenization
+        self.smooth = smooth
+        self.labels = labels
+
+    def signature_fields(self) -> dict[str, str]:
+        return {**super().signature_fields(), "smooth": self.smooth, "max-order": str(self.max_order)}
 
     def _ngrams(self, text: str):
         from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
-        return extract_all_word_ngrams(" ".join(tokens(text, self.lowercase)), 1, self.max_order)
+        return extract_all_word_ngrams(" ".join(self.tokens(text)), 1, self.max_order)
 
     def statistics(self, hypothesis: str, references: Sequence[str],
                    question: QuestionInfo | None = None) -> list[float]:
         """[hyp length, closest ref length, matches per order..., n-grams per order...], bonus included."""
         check_references(references)
         hyp_ngrams, hyp_len = self._ngrams(hypothesis)
-        ref_ngrams: dict[tuple[str, ...], int] = {}
-        ref_lens = []
-        for reference in references:
-            ngrams, length = self._ngrams(reference)
-            ref_lens.append(length)
-            for ngram, count in ngrams.items():
-                ref_ngrams[ngram] = max(ref_ngrams.get(ngram, 0), count)
-        correct = _clipped_matches(hyp_ngrams, ref_ngrams, self.max_order)
+        per_reference = [self._ngrams(reference) for reference in references]
+        correct = _clipped_matches(hyp_ngrams, _max_counts(ngrams for ngrams, _ in per_reference), self.max_order)
         total = [0.0] * self.max_order
         for ngram, count in hyp_ngrams.items():
             total[len(ngram) - 1] += count
         bonus = [0.0] * self.max_order
-        if _yes_no_applies(question) and _same_label(self.label_hypothesis(hypothesis), question.yes_no_label):
-            bonus = [self.alpha * c for c in correct]
-        elif _entity_applies(question):
-            entity_ngrams: dict[tuple[str, ...], int] = {}
-            for entity in question.gold_entities:
-                for ngram, count in self._ngrams(entity)[0].items():
-                    entity_ngrams[ngram] = max(entity_ngrams.get(ngram, 0), count)
-            bonus = [self.beta * m for m in _clipped_matches(hyp_ngrams, entity_ngrams, self.max_order)]
-        return ([hyp_len, closest_length(hyp_len, ref_lens)]
+        kind = question.bonus_type if question is not None else None
+        if kind == "yes_no":
+            same = [ngrams for position, (ngrams, _) in enumerate(per_reference)
+                    if same_label(question.answer_label, question.reference_label(position))]
+            if same:
+                bonus = [self.alpha * m for m in _clipped_matches(hyp_ngrams, _max_counts(same), self.max_order)]
+        elif kind == "entity":
+            entities = _max_counts(self._ngrams(e)[0] for e in _distinct(question.gold_entities))
+            bonus = [self.beta * m for m in _clipped_matches(hyp_ngrams, entities, self.max_order)]
+        return ([hyp_len, closest_length(hyp_len, [length for _, length in per_reference])]
                 + [c + b for c, b in zip(correct, bonus)] + [t + b for t, b in zip(total, bonus)])
 
-    def _bleu(self, stats: Sequence[float], sentence: bool) -> float:
+    def _bleu(self, stats: Sequence[float]) -> float:
         from sacrebleu.metrics import BLEU
 
         order = self.max_order
         result = BLEU.compute_bleu(list(stats[2:2 + order]), list(stats[2 + order:]), int(stats[0]), int(stats[1]),
-                                   smooth_method="exp", effective_order=sentence, max_ngram_order=order)
-        return result.score / 100
+                                   smooth_method=self.smooth, max_ngram_order=order)
+        return unit_score(result.score)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str],
                        question: QuestionInfo | None = None) -> float:
-        return self._bleu(self.statistics(hypothesis, references, question), sentence=True)
+        return self._bleu(self.statistics(hypothesis, references, question))
 
     def corpus_score(self, hypotheses: Sequence[str], references_lists: Sequence[Sequence[str]],
                      questions: Sequence[QuestionInfo | None] | None = None) -> MetricScore:
@@ -185,7 +211,17 @@ class AdaptedBleu(Metric):
         for hypothesis, references, question in zip(hypotheses, references_lists, questions):
             for k, value in enumerate(self.statistics(hypothesis, references, question)):
                 sums[k] += value
-        return MetricScore(self.name, self._bleu(sums, sentence=False), len(hypotheses))
+        return MetricScore(self.name, self._bleu(sums), len(hypotheses))
+
+
+def _max_counts(counters) -> dict[tuple[str, ...], int]:
+    """For each n-gram, the most times it appears in any single one of the counters."""
+    best: dict[tuple[str, ...], int] = {}
+    for counter in counters:
+        for ngram, count in counter.items():
+            if count > best.get(ngram, 0):
+                best[ngram] = count
+    return best
 
 
 def _clipped_matches(hyp_ngrams, ref_ngrams, max_order: int) -> list[float]:

@@ -8,22 +8,51 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
 from typing import ClassVar, Mapping, Sequence
 
-from analysis.text import tokenize
+from analysis.metrics.tokenize import DEFAULT_TOKENIZATION, get_tokenizer
 
 
 @dataclass(frozen=True)
 class QuestionInfo:
-    """What a test set says about a question beyond its references (used by the adapted metrics).
+    """What the data says about a question and one answer to it (used by the adapted metrics).
 
-    ``answer_type`` is ``description``, ``yes_no`` or ``entity`` (SPEC §1); ``yes_no_label`` is the
-    gold opinion of the references (``Yes``, ``No``, ``Depends``); ``gold_entities`` the gold entity list.
+    ``answer_type`` is ``description``, ``yes_no`` or ``entity`` (SPEC §1). ``reference_labels`` are the
+    references' own yes/no labels (``yes``, ``no``, ``depends`` or None), in reference order;
+    ``yes_no_label`` is a question-level label that stands for every reference without its own.
+    ``gold_entities`` is the gold entity list (the union of the references' lists). ``answer_label``
+    is the yes/no label the system gave with its answer (never guessed here).
     """
 
     answer_type: str | None = None
     yes_no_label: str | None = None
     gold_entities: tuple[str, ...] = ()
+    reference_labels: tuple[str | None, ...] = ()
+    answer_label: str | None = None
+
+    def reference_label(self, position: int) -> str | None:
+        """The yes/no label of the reference at ``position`` (its own, else the question's)."""
+        own = self.reference_labels[position] if position < len(self.reference_labels) else None
+        return own if own is not None else self.yes_no_label
+
+    @property
+    def has_yes_no_labels(self) -> bool:
+        return self.yes_no_label is not None or any(label is not None for label in self.reference_labels)
+
+    @property
+    def bonus_type(self) -> str | None:
+        """``yes_no``, ``entity`` or None: a question gets one kind of bonus, never both.
+
+        The answer type decides; a question without one is yes/no when it has yes/no labels, else
+        entity when it has gold entities (the official scorer's ``if yes/no ... elif entity``).
+        """
+        if self.answer_type == "yes_no" or (self.answer_type is None and self.has_yes_no_labels):
+            return "yes_no"
+        if self.answer_type == "entity" or (self.answer_type is None and self.gold_entities):
+            return "entity"
+        return None
 
 
 @dataclass(frozen=True)
@@ -48,9 +77,26 @@ class Metric(ABC):
     label: ClassVar[str]
     """Name as printed in tables, e.g. ``ROUGE-L``."""
 
+    tokenization: str = DEFAULT_TOKENIZATION
+    """Name of the tokenisation (``analysis.metrics.tokenize``), recorded in the signature."""
+    lowercase: bool = False
+
     @classmethod
     def check_available(cls) -> None:
         """Raise :class:`MetricUnavailable` when an optional backend is missing (offline metrics never do)."""
+
+    def tokens(self, text: str) -> list[str]:
+        """The text's tokens under this metric's tokenisation and case setting."""
+        return get_tokenizer(self.tokenization)(text.lower() if self.lowercase else text)
+
+    def signature_fields(self) -> dict[str, str]:
+        """What the score depends on besides the data; subclasses add their parameters."""
+        return {"tok": self.tokenization, "case": "lc" if self.lowercase else "mixed"}
+
+    def signature(self) -> str:
+        """A sacrebleu-style signature: ``name|tok:words|case:mixed|...|version:X``."""
+        fields = {**self.signature_fields(), "version": package_version()}
+        return "|".join([self.name] + [f"{key}:{value}" for key, value in fields.items()])
 
     @abstractmethod
     def sentence_score(self, hypothesis: str, references: Sequence[str],
@@ -88,9 +134,23 @@ def check_references(references: Sequence[str]) -> None:
         raise ValueError("at least one reference is needed")
 
 
-def tokens(text: str, lowercase: bool = False) -> list[str]:
-    """The project's tokens (CJK/Thai characters, whitespace words elsewhere), optionally lowercased."""
-    return tokenize(text.lower() if lowercase else text)
+def tokens(text: str, lowercase: bool = False, tokenization: str = DEFAULT_TOKENIZATION) -> list[str]:
+    """A text's tokens under a named tokenisation (default ``words``), optionally lowercased."""
+    return get_tokenizer(tokenization)(text.lower() if lowercase else text)
+
+
+@cache
+def package_version() -> str:
+    """The installed da-platform version, which the signatures record."""
+    try:
+        return metadata.version("da-platform")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def number(value: float) -> str:
+    """A parameter as a signature prints it: ``2`` for 2.0, ``1.2`` for 1.2."""
+    return f"{value:g}"
 
 
 def f_measure(precision: float, recall: float, gamma: float) -> float:

@@ -1,19 +1,39 @@
-"""BLEU-1 and BLEU-4 through sacrebleu.
+"""BLEU-1 and BLEU-4 through sacrebleu, by default exactly as defined: no smoothing.
 
-Tokenisation: by default (``tokenize="platform"``) text is split by ``analysis.text.tokenize``
-(Chinese, Japanese and Thai as characters, other scripts on whitespace), so one corpus may mix
-languages and every metric sees the same tokens; sacrebleu then runs with its ``none`` tokenizer.
-Any sacrebleu tokenizer name (``13a``, ``zh``, ``intl``, ...) may be given instead to reproduce
-published sacrebleu numbers. Sentence scores use sacrebleu's sentence-BLEU settings (exponential
-smoothing, effective order); corpus scores its corpus BLEU. Scores are sacrebleu's divided by 100.
+Tokenisation: by default the metrics' own ``words`` tokenisation (``analysis.metrics.tokenize``; ``chars``
+is the other one), joined by spaces and given to sacrebleu with its ``none`` tokenizer, so one corpus
+may mix languages and every metric sees the same tokens. One of sacrebleu's tokenizers (``13a``,
+``zh``, ``intl``, ``char``) may be named instead, to reproduce published sacrebleu numbers.
+
+Smoothing: ``none`` by default (a zero n-gram precision makes BLEU 0, and a candidate shorter than
+the order has no 4-grams, so it scores 0), as the definition and DuReader's scorer have it; sacrebleu's
+``exp``, ``floor`` and ``add-k`` (and its effective order for sentences) only when chosen. Sentence
+and corpus scores use the same settings. Scores are sacrebleu's divided by 100, so never above 1.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from analysis.metrics.base import Metric, MetricScore, QuestionInfo, check_corpus, check_references, tokens
+from analysis.metrics.base import (
+    Metric,
+    MetricScore,
+    QuestionInfo,
+    check_corpus,
+    check_references,
+)
+from analysis.metrics.tokenize import DEFAULT_TOKENIZATION, TOKENIZATIONS
 
-PLATFORM_TOKENIZER = "platform"
+#: sacrebleu tokenizers offered for plain BLEU (the adapted metrics always use the metrics' own).
+SACREBLEU_TOKENIZERS = ("13a", "zh", "intl", "char")
+#: sacrebleu smoothing methods; ``none`` is the definition.
+SMOOTHING = ("none", "exp", "floor", "add-k")
+#: Back-compatible name of the default tokenisation.
+PLATFORM_TOKENIZER = DEFAULT_TOKENIZATION
+
+
+def unit_score(percent: float) -> float:
+    """sacrebleu's percentage as a fraction; its exp(log 100)/100 can pass 1 by an ulp, which is cut off."""
+    return min(1.0, percent / 100)
 
 
 class Bleu(Metric):
@@ -23,29 +43,41 @@ class Bleu(Metric):
     label = "BLEU"
     max_order = 4
 
-    def __init__(self, tokenize: str = PLATFORM_TOKENIZER, lowercase: bool = False) -> None:
+    def __init__(self, tokenize: str = DEFAULT_TOKENIZATION, lowercase: bool = False, smooth: str = "none",
+                 effective_order: bool = False) -> None:
         from sacrebleu.metrics import BLEU
 
+        if tokenize not in TOKENIZATIONS and tokenize not in SACREBLEU_TOKENIZERS:
+            raise ValueError(f"unknown BLEU tokenisation {tokenize!r}; known: "
+                             f"{', '.join((*TOKENIZATIONS, *SACREBLEU_TOKENIZERS))}")
+        if smooth not in SMOOTHING:
+            raise ValueError(f"unknown BLEU smoothing {smooth!r}; known: {', '.join(SMOOTHING)}")
         self.tokenize = tokenize
         self.lowercase = lowercase
-        sacre_tokenizer = "none" if tokenize == PLATFORM_TOKENIZER else tokenize
-        self._sentence = BLEU(tokenize=sacre_tokenizer, lowercase=lowercase,
-                              max_ngram_order=self.max_order, effective_order=True)
-        self._corpus = BLEU(tokenize=sacre_tokenizer, lowercase=lowercase,
-                            max_ngram_order=self.max_order)
+        self.smooth = smooth
+        self.effective_order = effective_order
+        own = tokenize in TOKENIZATIONS
+        if own:
+            self.tokenization = tokenize
+        self._bleu = BLEU(tokenize="none" if own else tokenize, lowercase=False if own else lowercase,
+                          max_ngram_order=self.max_order, smooth_method=smooth, effective_order=effective_order)
+
+    def signature_fields(self) -> dict[str, str]:
+        tok = self.tokenize if self.tokenize in TOKENIZATIONS else f"sacrebleu-{self.tokenize}"
+        return {"tok": tok, "case": "lc" if self.lowercase else "mixed", "smooth": self.smooth,
+                "eff": "yes" if self.effective_order else "no", "max-order": str(self.max_order)}
 
     def prepare(self, text: str) -> str:
-        """The text as sacrebleu should see it: space-joined platform tokens, or unchanged."""
-        if self.tokenize == PLATFORM_TOKENIZER:
-            return " ".join(tokens(text))
+        """The text as sacrebleu should see it: space-joined tokens of our own, or unchanged."""
+        if self.tokenize in TOKENIZATIONS:
+            return " ".join(self.tokens(text))
         return text
 
     def sentence_score(self, hypothesis: str, references: Sequence[str],
                        question: QuestionInfo | None = None) -> float:
         check_references(references)
-        result = self._sentence.sentence_score(self.prepare(hypothesis),
-                                               [self.prepare(r) for r in references])
-        return result.score / 100
+        result = self._bleu.corpus_score([self.prepare(hypothesis)], [[self.prepare(r)] for r in references])
+        return unit_score(result.score)
 
     def corpus_score(self, hypotheses: Sequence[str], references_lists: Sequence[Sequence[str]],
                      questions: Sequence[QuestionInfo | None] | None = None) -> MetricScore:
@@ -58,11 +90,11 @@ class Bleu(Metric):
         # sacrebleu takes reference streams; None pads segments with fewer references.
         streams = [[self.prepare(references[k]) if k < len(references) else None
                     for references in references_lists] for k in range(width)]
-        result = self._corpus.corpus_score([self.prepare(h) for h in hypotheses], streams)
+        result = self._bleu.corpus_score([self.prepare(h) for h in hypotheses], streams)
         details = {f"precision_{n + 1}": p / 100 for n, p in enumerate(result.precisions)}
         details.update(brevity_penalty=result.bp, hypothesis_length=result.sys_len,
                        reference_length=result.ref_len)
-        return MetricScore(self.name, result.score / 100, len(hypotheses), details)
+        return MetricScore(self.name, unit_score(result.score), len(hypotheses), details)
 
 
 class Bleu1(Bleu):

@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from analysis.metrics.base import Metric, QuestionInfo, check_references, f_measure, tokens
+from analysis.metrics.base import (
+    Metric,
+    QuestionInfo,
+    check_references,
+    f_measure,
+    number,
+)
 from analysis.metrics.lcs import lcs_length
+from analysis.metrics.tokenize import DEFAULT_TOKENIZATION
 
 
 class RougeL(Metric):
@@ -19,17 +26,22 @@ class RougeL(Metric):
     name = "rouge-l"
     label = "ROUGE-L"
 
-    def __init__(self, gamma: float = 1.2, lowercase: bool = False) -> None:
+    def __init__(self, gamma: float = 1.2, lowercase: bool = False,
+                 tokenization: str = DEFAULT_TOKENIZATION) -> None:
         self.gamma = gamma
         self.lowercase = lowercase
+        self.tokenization = tokenization
+
+    def signature_fields(self) -> dict[str, str]:
+        return {**super().signature_fields(), "gamma": number(self.gamma), "refs": "max-p-max-r"}
 
     def precision_recall(self, hypothesis: str, references: Sequence[str]) -> tuple[float, float]:
         """Maximum LCS precision and maximum LCS recall over the references."""
         check_references(references)
-        hyp = tokens(hypothesis, self.lowercase)
+        hyp = self.tokens(hypothesis)
         best_p = best_r = 0.0
         for reference in references:
-            ref = tokens(reference, self.lowercase)
+            ref = self.tokens(reference)
             common = lcs_length(hyp, ref)
             if common:
                 best_p = max(best_p, common / len(hyp))

@@ -4,10 +4,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
 from analysis.errors import InputError
+from analysis.metrics.adapted import infer_yes_no_label
 from analysis.metrics.base import Metric, MetricScore, QuestionInfo
 
 
@@ -19,6 +20,10 @@ class SystemCorpus:
     hypotheses: tuple[str, ...]
     references: tuple[tuple[str, ...], ...]
     questions: tuple[QuestionInfo, ...]
+    guessed: int = 0
+    """Yes/no answers whose label was guessed from the text (only with the opt-in fallback)."""
+    unlabelled: int = 0
+    """Answers to yes/no questions with no label (no yes/no bonus for them)."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,11 @@ class SystemScores:
     metrics: tuple[str, ...]
     labels: Mapping[str, str]
     scores: Mapping[str, Mapping[str, MetricScore]]
+    signatures: Mapping[str, str] = field(default_factory=dict)
+
+    def signature_lines(self) -> list[str]:
+        """``metric: signature`` for every metric that has one, in table order."""
+        return [f"{m}: {self.signatures[m]}" for m in self.metrics if m in self.signatures]
 
     def value(self, metric: str, system: str) -> float:
         return self.scores[metric][system].score
@@ -41,13 +51,18 @@ class SystemScores:
         lines = ["| System | " + " | ".join(self.labels[m] for m in self.metrics) + " |",
                  "|---|" + "---:|" * len(self.metrics)]
         for system in self.systems:
-            lines.append(f"| {system} | " + " | ".join(f"{self.value(m, system):.{digits}f}" for m in self.metrics)
-                         + " |")
+            lines.append(f"| {_cell(system)} | "
+                         + " | ".join(f"{self.value(m, system):.{digits}f}" for m in self.metrics) + " |")
+        signatures = self.signature_lines()
+        if signatures:
+            lines += ["", "Signatures:", ""] + [f"- `{line}`" for line in signatures]
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:
-        """Header ``system,<metric names>``; ``read_metric_scores`` reads it back."""
+        """``# metric: signature`` lines, then header ``system,<metric names>``; ``read_metric_scores`` reads it."""
         buffer = io.StringIO()
+        for line in self.signature_lines():
+            buffer.write(f"# {line}\n")
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["system", *self.metrics])
         for system in self.systems:
@@ -57,8 +72,9 @@ class SystemScores:
     def to_json(self) -> str:
         document = {m: {s: {"score": self.scores[m][s].score, "n": self.scores[m][s].n,
                             **dict(self.scores[m][s].details)} for s in self.systems} for m in self.metrics}
-        return json.dumps({"systems": list(self.systems), "labels": dict(self.labels), "scores": document},
-                          indent=2, ensure_ascii=False) + "\n"
+        return json.dumps({"systems": list(self.systems), "labels": dict(self.labels),
+                           "signatures": {m: self.signatures[m] for m in self.metrics if m in self.signatures},
+                           "scores": document}, indent=2, ensure_ascii=False) + "\n"
 
 
 def score_systems(corpora: Sequence[SystemCorpus], metrics: Sequence[Metric],
@@ -72,17 +88,22 @@ def score_systems(corpora: Sequence[SystemCorpus], metrics: Sequence[Metric],
             if progress is not None:
                 progress(len(corpus.hypotheses))
     return SystemScores(systems=tuple(c.system for c in corpora), metrics=tuple(m.name for m in metrics),
-                        labels={m.name: m.label for m in metrics}, scores=scores)
+                        labels={m.name: m.label for m in metrics}, scores=scores,
+                        signatures={m.name: m.signature() for m in metrics})
 
 
 def read_metric_scores(text: str, file: str) -> dict[str, dict[str, float]]:
-    """metric → system → score from the CSV that ``SystemScores.to_csv`` writes."""
+    """metric → system → score from the CSV that ``SystemScores.to_csv`` writes (its ``#`` lines skipped)."""
     rows = list(csv.reader(io.StringIO(text)))
+    skipped = 0
+    while skipped < len(rows) and rows[skipped] and rows[skipped][0].startswith("#"):
+        skipped += 1
+    rows = rows[skipped:]
     if not rows or not rows[0] or rows[0][0].strip().lower() != "system" or len(rows[0]) < 2:
-        raise InputError("expected a header 'system,<metric>,...'", file=file, line=1)
+        raise InputError("expected a header 'system,<metric>,...'", file=file, line=skipped + 1)
     metrics = [m.strip() for m in rows[0][1:]]
     table: dict[str, dict[str, float]] = {m: {} for m in metrics}
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in enumerate(rows[1:], start=skipped + 2):
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(rows[0]):
@@ -96,6 +117,18 @@ def read_metric_scores(text: str, file: str) -> dict[str, dict[str, float]]:
     return table
 
 
+def read_metric_signatures(text: str) -> dict[str, str]:
+    """metric → signature from the ``# metric: signature`` lines that ``SystemScores.to_csv`` writes."""
+    signatures: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        metric, _, signature = line[1:].strip().partition(": ")
+        if signature:
+            signatures[metric] = signature
+    return signatures
+
+
 @dataclass(frozen=True)
 class QuestionEntry:
     """A question as the metrics need it: its id, references and annotations."""
@@ -106,24 +139,47 @@ class QuestionEntry:
 
 
 def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[QuestionEntry], *,
-                  is_human: bool = False) -> SystemCorpus:
+                  is_human: bool = False, labels: Mapping[str, str | None] | None = None,
+                  guess_labels: bool = False) -> SystemCorpus:
     """Align a system's answers (question id → text) with the questions, in question order.
 
+    ``labels`` are the yes/no labels the system gave with its answers (question id → label). With
+    ``guess_labels`` an answer to a yes/no question without one gets a label guessed from its text
+    (``infer_yes_no_label``), counted in ``guessed``; without it such an answer gets no yes/no bonus,
+    counted in ``unlabelled``.
+
     A human system's answer is a reference itself (e.g. the second reference imported as ``HUMAN``),
-    so for it the references with exactly its text are left out; it is scored against the others.
+    so for it the references with exactly its text are left out and it is scored against the others.
+    When every reference has its text (the references are identical) it is a perfect answer and is
+    scored against them as they are.
     """
     hypotheses, references, infos = [], [], []
+    guessed = unlabelled = 0
     for question in questions:
         if question.id not in answers:
             raise ValueError(f"system {system!r} has no answer for question {question.id!r}")
         answer = answers[question.id]
-        refs = question.references
+        refs, info = question.references, question.info
         if is_human:
-            refs = tuple(r for r in refs if r != answer)
-            if not refs:
-                raise ValueError(f"human system {system!r}: question {question.id!r} has no reference "
-                                 f"other than the human answer itself")
+            kept = [k for k, r in enumerate(refs) if r != answer]
+            if kept and len(kept) < len(refs):
+                refs = tuple(refs[k] for k in kept)
+                info = replace(info, reference_labels=tuple(info.reference_label(k) for k in kept),
+                               yes_no_label=None)
+        label = (labels or {}).get(question.id)
+        if label is None and info.bonus_type == "yes_no":
+            if guess_labels:
+                label = infer_yes_no_label(answer)
+                guessed += label is not None
+            unlabelled += label is None
+        if label is not None:
+            info = replace(info, answer_label=label)
         hypotheses.append(answer)
         references.append(refs)
-        infos.append(question.info)
-    return SystemCorpus(system, tuple(hypotheses), tuple(references), tuple(infos))
+        infos.append(info)
+    return SystemCorpus(system, tuple(hypotheses), tuple(references), tuple(infos), guessed, unlabelled)
+
+
+def _cell(text: str) -> str:
+    """A system name as a Markdown table cell: pipes and line breaks escaped."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")

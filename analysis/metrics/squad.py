@@ -2,8 +2,8 @@
 
 Normalisation as in the SQuAD v1.1 evaluation script (lower case, drop punctuation, drop the
 articles a/an/the, collapse whitespace), extended to every Unicode punctuation mark so that Chinese
-and Japanese punctuation goes too; tokens then come from ``analysis.text.tokenize``, so Chinese,
-Japanese and Thai count characters. Both take the maximum over the references.
+and Japanese punctuation goes too; tokens then come from the metrics' ``words`` tokenisation, so
+Chinese, Japanese and Thai (and digits and letters written inside them) count characters. Both take the maximum over the references.
 """
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ from functools import cache
 from typing import Sequence
 
 from analysis.metrics.base import Metric, QuestionInfo, check_references
-from analysis.text import tokenize
+from analysis.metrics.tokenize import word_tokens
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
 def normalize_answer(text: str) -> list[str]:
-    """SQuAD normalisation, returned as tokens (CJK/Thai characters, whitespace words otherwise)."""
+    """SQuAD normalisation, returned as ``words`` tokens (CJK/Thai text as characters)."""
     text = text.lower().translate(_punctuation_table())
-    return tokenize(_ARTICLES.sub(" ", text))
+    return word_tokens(_ARTICLES.sub(" ", text))
 
 
 @cache
@@ -36,6 +36,11 @@ def _punctuation_table() -> dict[int, None]:
 
 class _NormalisedMatch(Metric):
     """Compares normalised token lists; the best reference counts."""
+
+    lowercase = True
+
+    def signature_fields(self) -> dict[str, str]:
+        return {**super().signature_fields(), "norm": "squad+unicode-punct"}
 
     @staticmethod
     def compare(hyp: list[str], ref: list[str]) -> float:

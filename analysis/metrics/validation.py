@@ -14,7 +14,7 @@ import io
 import json
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
@@ -52,6 +52,12 @@ class ValidationResult:
     labels: Mapping[str, str]
     correlations: Mapping[str, CorrelationResult]
     williams: tuple[WilliamsComparison, ...]
+    signatures: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def constant_metrics(self) -> tuple[str, ...]:
+        """Metrics that give every system the same score (no correlation is defined for them)."""
+        return tuple(m for m in self.metric_scores if len(set(self.metric_scores[m])) < 2)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -73,7 +79,7 @@ class ValidationResult:
             c = self.correlations[metric]
             rows.append({"metric": metric, "label": self.labels.get(metric, metric), "n": c.n,
                          "r": c.pearson, "r_p": c.pearson_p, "rho": c.spearman, "rho_p": c.spearman_p,
-                         "tau": c.kendall, "tau_p": c.kendall_p})
+                         "tau": c.kendall, "tau_p": c.kendall_p, "signature": self.signatures.get(metric, "")})
         return rows
 
     def to_markdown(self, digits: int = 3) -> str:
@@ -82,6 +88,9 @@ class ValidationResult:
         for row in self.rows():
             lines.append(f"| {row['label']} | " + " | ".join(_fmt(row[k], digits) for k in ("r", "rho", "tau"))
                          + " |")
+        signed = [f"- `{row['metric']}: {row['signature']}`" for row in self.rows() if row["signature"]]
+        if signed:
+            lines += ["", "Signatures:", ""] + signed
         return "\n".join(lines) + "\n"
 
     def to_latex(self, digits: int = 3) -> str:
@@ -97,7 +106,7 @@ class ValidationResult:
         """Every statistic at full precision, one row per metric."""
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=["metric", "label", "n", "r", "r_p", "rho", "rho_p",
-                                                    "tau", "tau_p"], lineterminator="\n")
+                                                    "tau", "tau_p", "signature"], lineterminator="\n")
         writer.writeheader()
         writer.writerows(self.rows())
         return buffer.getvalue()
@@ -115,7 +124,8 @@ class ValidationResult:
 
 
 def validate_metrics(human: Mapping[str, float], metric_scores: Mapping[str, Mapping[str, float]],
-                     labels: Mapping[str, str] | None = None) -> ValidationResult:
+                     labels: Mapping[str, str] | None = None,
+                     signatures: Mapping[str, str] | None = None) -> ValidationResult:
     """Correlate each metric's system scores with the human system scores and compare metrics.
 
     ``human`` maps system → human score (z); ``metric_scores`` maps metric → system → score. The
@@ -140,7 +150,8 @@ def validate_metrics(human: Mapping[str, float], metric_scores: Mapping[str, Map
                 williams.append(_williams(a, b, correlations[a].pearson, correlations[b].pearson, r23,
                                           len(systems)))
     return ValidationResult(systems=systems, human=human_values, metric_scores=aligned,
-                            labels=dict(labels or {}), correlations=correlations, williams=tuple(williams))
+                            labels=dict(labels or {}), correlations=correlations, williams=tuple(williams),
+                            signatures=dict(signatures or {}))
 
 
 def plot_williams_heatmap(result: ValidationResult, path: str | Path) -> Path:

@@ -72,16 +72,29 @@ def import_group() -> None:
     """
 
 
+_FORMAT_CHOICES = ["auto", "platform", "squad", "cmrc", "dureader", "msmarco"]
+
+
+def _format_option(command):
+    return click.option("--format", "file_format", type=click.Choice(_FORMAT_CHOICES), default="auto",
+                        show_default=True,
+                        help="File format: the platform's JSONL/CSV/TSV, SQuAD (v1.1/v2.0) or CMRC JSON, DuReader "
+                             "or MS MARCO JSON lines; auto guesses from the file.")(command)
+
+
 @import_group.command("test-set")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--name", help="Name of the test set [default: the file name without its ending].")
+@_format_option
 @pass_context
-def import_test_set_command(context: CliContext, file: Path, name: str | None) -> None:
+def import_test_set_command(context: CliContext, file: Path, name: str | None, file_format: str) -> None:
     """Import a test set: questions with references and optional context, answer type, labels, entities."""
     from hit_builder.importers import import_test_set
 
     def work(session: Session) -> list[str]:
-        return [f"imported {_describe_test_set(session, import_test_set(session, file, name=name))}"]
+        notes: list[str] = []
+        test_set = import_test_set(session, file, name=name, format=file_format, notes=notes)
+        return [f"imported {_describe_test_set(session, test_set)}"] + [f"note: {note}" for note in notes]
 
     _run_import(context, work)
 
@@ -91,9 +104,10 @@ def import_test_set_command(context: CliContext, file: Path, name: str | None) -
 @click.option("--system", help="System name when importing ONE file without a system column "
                                "[default: the file name without its ending].")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@_format_option
 @pass_context
 def import_answers_command(context: CliContext, test_set_name: str, system: str | None,
-                           files: tuple[Path, ...]) -> None:
+                           files: tuple[Path, ...], file_format: str) -> None:
     """Import system answers: one file per system, or long tables with a system column.
 
     All FILES are imported together or, if any has an error, none.
@@ -105,8 +119,11 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
 
     def work(session: Session) -> list[str]:
         test_set = find_test_set(session, test_set_name)
-        return [f"imported {_describe_system(session, imported)} from {file}"
-                for file in files for imported in import_system_answers(session, test_set, file, system=system)]
+        notes: list[str] = []
+        lines = [f"imported {_describe_system(session, imported)} from {file}"
+                 for file in files for imported in import_system_answers(session, test_set, file, system=system,
+                                                                         format=file_format, notes=notes)]
+        return lines + [f"note: {note}" for note in notes]
 
     _run_import(context, work)
 
@@ -120,11 +137,20 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
 
     The first reference stays the one shown to workers as "Answer A".
     """
-    from hit_builder.importers import import_second_reference_as_human
+    from hit_builder.importers import (
+        identical_to_first_reference,
+        import_second_reference_as_human,
+    )
 
     def work(session: Session) -> list[str]:
         human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name)
-        return [f"imported {_describe_system(session, human)} into test set {test_set_name!r}"]
+        lines = [f"imported {_describe_system(session, human)} into test set {test_set_name!r}"]
+        same = identical_to_first_reference(session, human)
+        if same:
+            shown = ", ".join(repr(q) for q in same[:5]) + (f" and {len(same) - 5} more" if len(same) > 5 else "")
+            lines.append(f"warning: for {len(same)} question(s) the second reference equals the first "
+                         f"({shown}); metrics score {name} as perfect there")
+        return lines
 
     _run_import(context, work)
 

@@ -8,29 +8,98 @@ import click
 from da_platform.cli import CliContext, pass_context
 
 
-def _metrics(names: tuple[str, ...]):
-    from analysis.metrics import DEFAULT_METRICS, METRICS, MetricUnavailable, get_metric
+def _metrics(names: tuple[str, ...], settings=None):
+    from analysis.metrics import DEFAULT_METRICS, METRICS, MetricUnavailable
+    from analysis.metrics.config import MetricSettings, configure
 
     chosen = names or DEFAULT_METRICS
-    try:
-        return [get_metric(name) for name in chosen]
-    except KeyError:
-        unknown = [n for n in chosen if n not in METRICS]
+    unknown = [n for n in chosen if n not in METRICS]
+    if unknown:
         raise click.ClickException(f"unknown metric {', '.join(unknown)}; choose from {', '.join(METRICS)}")
+    try:
+        return configure(chosen, settings or MetricSettings())
     except MetricUnavailable as error:
         raise click.ClickException(str(error))
+
+
+def metric_options(command):
+    """The options that set the metrics up, shared by ``metrics`` and ``validate-metrics``."""
+    from analysis.metrics.bleu import SACREBLEU_TOKENIZERS, SMOOTHING
+    from analysis.metrics.tokenize import TOKENIZATIONS
+
+    options = [
+        click.option("--preset", type=click.Choice(["scorer", "paper"]), default="scorer", show_default=True,
+                     help="α, β, γ of the adapted metrics: the official MRC2018 scorer's (α=1, β=1, γ=1.2) "
+                          "or the paper's experiments (α=2, β=1, γ=1.2)."),
+        click.option("--alpha", type=click.FloatRange(min=0), help="Yes/no bonus weight α (overrides --preset)."),
+        click.option("--beta", type=click.FloatRange(min=0), help="Entity bonus weight β (overrides --preset)."),
+        click.option("--gamma", type=click.FloatRange(min=0, min_open=True),
+                     help="ROUGE-L recall weight γ, for ROUGE-L and adapted ROUGE-L (overrides --preset)."),
+        click.option("--tokenize", "tokenization", type=click.Choice(list(TOKENIZATIONS)), default="words",
+                     show_default=True, help="Tokens of every metric: words (CJK/Thai text as characters, "
+                                             "punctuation split off) or chars (the official scorer's)."),
+        click.option("--bleu-tokenize", type=click.Choice([*TOKENIZATIONS, *SACREBLEU_TOKENIZERS]),
+                     help="Tokenizer of plain BLEU-1/BLEU-4 only, e.g. sacrebleu's 13a, zh, intl or char "
+                          "[default: --tokenize]."),
+        click.option("--bleu-smooth", type=click.Choice(list(SMOOTHING)), default="none", show_default=True,
+                     help="BLEU smoothing (sacrebleu's methods); none is the definition."),
+        click.option("--guess-labels", is_flag=True,
+                     help="Fallback: guess the yes/no label of answers that carry none from their opening "
+                          "words (reported, and recorded in the signature as labels:data+guess)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _settings(preset: str, alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
+              bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool):
+    from analysis.metrics.adapted import (
+        LABELS_FROM_DATA,
+        LABELS_WITH_GUESS,
+        PAPER,
+        SCORER,
+    )
+    from analysis.metrics.config import MetricSettings
+
+    base = PAPER if preset == "paper" else SCORER
+    return MetricSettings(alpha=base["alpha"] if alpha is None else alpha,
+                          beta=base["beta"] if beta is None else beta,
+                          gamma=base["gamma"] if gamma is None else gamma,
+                          tokenization=tokenization, bleu_tokenize=bleu_tokenize, smooth=bleu_smooth,
+                          labels=LABELS_WITH_GUESS if guess_labels else LABELS_FROM_DATA)
+
+
+def _report_labels(corpora, guess: bool) -> None:
+    """Say how many yes/no answers had their label guessed, or had none (no yes/no bonus)."""
+    guessed = sum(c.guessed for c in corpora)
+    unlabelled = sum(c.unlabelled for c in corpora)
+    if guess and guessed:
+        click.echo(f"note: guessed the yes/no label of {guessed} answer(s) from their text "
+                   f"(--guess-labels)", err=True)
+    if unlabelled:
+        hint = "" if guess else "; give a yes_no field with the answers, or --guess-labels"
+        click.echo(f"warning: {unlabelled} answer(s) to yes/no questions have no yes/no label, so no "
+                   f"yes/no bonus{hint}", err=True)
 
 
 def _split(systems: str | None) -> list[str] | None:
     return [s.strip() for s in systems.split(",") if s.strip()] if systems else None
 
 
-def _corpora_from_database(context: CliContext, test_set_name: str, systems: list[str] | None):
+def _question_info(answer_type, yes_no_label, gold_entities, references):
+    from analysis.metrics import QuestionInfo
+
+    return QuestionInfo(answer_type=answer_type, yes_no_label=yes_no_label, gold_entities=tuple(gold_entities or ()),
+                        reference_labels=tuple(references))
+
+
+def _corpora_from_database(context: CliContext, test_set_name: str, systems: list[str] | None,
+                           guess_labels: bool = False):
     """The answers of the test set's systems, with the references and annotations of their questions."""
     from sqlalchemy import select
     from sqlalchemy.orm import selectinload
 
-    from analysis.metrics import QuestionInfo
     from analysis.metrics.scoring import QuestionEntry, system_corpus
     from da_platform.models import Question, System, TestSet
 
@@ -41,9 +110,9 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
             raise click.ClickException(f"no test set named {test_set_name!r} (known: {known})")
         questions = session.scalars(select(Question).where(Question.test_set_id == test_set.id)
                                     .options(selectinload(Question.references)).order_by(Question.id)).all()
-        entries = [QuestionEntry(q.external_id, tuple(r.text for r in q.references), QuestionInfo(
-            answer_type=q.answer_type.value if q.answer_type else None, yes_no_label=q.yes_no_label,
-            gold_entities=tuple(q.gold_entities or ()))) for q in questions]
+        entries = [QuestionEntry(q.external_id, tuple(r.text for r in q.references), _question_info(
+            q.answer_type.value if q.answer_type else None, q.yes_no_label, q.gold_entities,
+            [r.yes_no_label for r in q.references])) for q in questions]
         query = (select(System).where(System.test_set_id == test_set.id)
                  .options(selectinload(System.answers)).order_by(System.id))
         found = session.scalars(query).all()
@@ -59,28 +128,31 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
         by_id = {q.id: q.external_id for q in questions}
         try:
             return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers}, entries,
-                                  is_human=s.is_human) for s in found]
+                                  is_human=s.is_human, guess_labels=guess_labels,
+                                  labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
+                    for s in found]
         except ValueError as error:
             raise click.ClickException(str(error))
 
 
-def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None):
+def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
+                        guess_labels: bool = False):
     """Test set and answer files in the import formats (hit_builder readers), scored without a database."""
     from analysis.errors import InputError
-    from analysis.metrics import QuestionInfo
     from analysis.metrics.scoring import QuestionEntry, system_corpus
-    from hit_builder.readers import read_table
+    from hit_builder.formats import read_answers_input, read_test_set_input
     from hit_builder.records import parse_answers, parse_test_set
 
     try:
-        questions = parse_test_set(read_table(references))
-        entries = [QuestionEntry(q.id, q.references, QuestionInfo(
-            answer_type=q.answer_type.value if q.answer_type else None, yes_no_label=q.yes_no,
-            gold_entities=tuple(q.entities or ()))) for q in questions]
+        questions = parse_test_set(read_test_set_input(references))
+        entries = [QuestionEntry(q.id, q.references, _question_info(
+            q.answer_type.value if q.answer_type else None, q.yes_no, q.entities,
+            q.reference_labels or ())) for q in questions]
         known = {q.id for q in questions}
         grouped: dict[str, dict[str, str]] = {}
+        labels: dict[str, dict[str, str | None]] = {}
         for path in answers:
-            table = read_table(path)
+            table = read_answers_input(path)
             for record in parse_answers(table):
                 if record.id not in known:
                     raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
@@ -89,6 +161,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
                 if record.system is None and name in grouped and record.id in grouped[name]:
                     raise table.error(f"system {name!r} is given twice (file names must differ)", field="system")
                 grouped.setdefault(name, {})[record.id] = record.answer
+                labels.setdefault(name, {})[record.id] = record.yes_no
     except InputError as error:
         raise click.ClickException(str(error))
     names = systems if systems is not None else list(grouped)
@@ -96,14 +169,16 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
     if missing:
         raise click.ClickException(f"no answers for system {', '.join(missing)}")
     try:
-        return [system_corpus(name, grouped[name], entries) for name in names]
+        return [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
+                for name in names]
     except ValueError as error:
         raise click.ClickException(str(error))
 
 
-def _score(corpora, metrics):
+def _score(corpora, metrics, guess_labels: bool = False):
     from analysis.metrics.scoring import score_systems
 
+    _report_labels(corpora, guess_labels)
     total = sum(len(c.hypotheses) for c in corpora) * len(metrics)
     with click.progressbar(length=total, label="scoring", file=click.get_text_stream("stderr")) as bar:
         try:
@@ -120,7 +195,7 @@ def _write(path: Path, text: str) -> None:
 @click.command("metrics")
 @click.option("--test-set", "test_set", help="Score the systems of this test set in the database.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Or: a test-set file (JSONL/CSV/TSV, the import format) ...")
+              help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO) ...")
 @click.option("--answers", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="... and system answer files (one per system, named by file stem, or a long table).")
 @click.option("--systems", help="Comma-separated system names to score (default: all).")
@@ -129,14 +204,19 @@ def _write(path: Path, text: str) -> None:
 @click.option("--list", "list_metrics", is_flag=True, help="List the metrics and exit.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the scores: .csv, .json or .md by the file's ending.")
+@metric_options
 @pass_context
 def metrics_command(context: CliContext, test_set: str | None, references: Path | None, answers: tuple[Path, ...],
-                    systems: str | None, metric_names: tuple[str, ...], list_metrics: bool, out: Path | None) -> None:
+                    systems: str | None, metric_names: tuple[str, ...], list_metrics: bool, out: Path | None,
+                    preset: str, alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
+                    bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
     """Score every system's answers against the references with automatic metrics.
 
-    ROUGE-L (γ = 1.2), BLEU-1, BLEU-4, METEOR, exact match, token F1 and the adapted ROUGE-L / BLEU-4
-    of Yang et al. 2018 (yes/no and entity bonuses from the test set's annotations). Chinese,
-    Japanese and Thai are compared character by character. Scores are in [0, 1]. A human system
+    ROUGE-L (γ = 1.2), BLEU-1, BLEU-4 (no smoothing), METEOR, exact match, token F1 and the adapted
+    ROUGE-L / BLEU-4 of Yang et al. 2018: yes/no bonus α from the references' and the answers' own
+    yes/no labels, entity bonus β from the gold entities (docs/metrics.md). Chinese, Japanese and
+    Thai text is compared character by character. Scores are in [0, 1]; each metric's signature
+    (tokens, labels, α, β, γ, smoothing, version) is printed and written with them. A human system
     (e.g. HUMAN, the second references) is scored against the other references, not itself.
     """
     if list_metrics:
@@ -153,12 +233,13 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
         raise click.ClickException("--references needs at least one --answers FILE")
     if test_set is not None and answers:
         raise click.ClickException("--answers goes with --references, not with --test-set")
-    metrics = _metrics(metric_names)
+    metrics = _metrics(metric_names, _settings(preset, alpha, beta, gamma, tokenization, bleu_tokenize,
+                                               bleu_smooth, guess_labels))
     if test_set is not None:
-        corpora = _corpora_from_database(context, test_set, _split(systems))
+        corpora = _corpora_from_database(context, test_set, _split(systems), guess_labels)
     else:
-        corpora = _corpora_from_files(references, answers, _split(systems))
-    scores = _score(corpora, metrics)
+        corpora = _corpora_from_files(references, answers, _split(systems), guess_labels)
+    scores = _score(corpora, metrics, guess_labels)
     click.echo(scores.to_markdown(), nl=False)
     if out is not None:
         suffix = out.suffix.lower()
@@ -175,12 +256,17 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
               help="Or: metric scores already computed ('metrics --out FILE.csv').")
 @click.option("--metric", "metric_names", multiple=True, metavar="NAME",
               help="Metric to validate (repeatable; default: every offline metric).")
+@click.option("--systems", help="Comma-separated systems to validate on (default: all with a human score).")
+@click.option("--exclude-systems", help="Comma-separated systems to leave out (e.g. HUMAN).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("metric-validation"),
               show_default=True, help="Folder for the table (CSV, JSON, LaTeX, Markdown) and the heatmap.")
+@metric_options
 @pass_context
 def validate_metrics_command(context: CliContext, campaign: str | None, human_scores: Path | None,
                              test_set: str | None, metric_scores: Path | None, metric_names: tuple[str, ...],
-                             out: Path) -> None:
+                             systems: str | None, exclude_systems: str | None, out: Path, preset: str,
+                             alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
+                             bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
     """Correlate automatic metrics with human system scores and compare them (Williams test).
 
     Prints Pearson r, Spearman ρ and Kendall τ per metric (best r first), and writes that table with
@@ -188,7 +274,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     """
     from analysis.errors import InputError
     from analysis.metrics.human_scores import read_human_scores
-    from analysis.metrics.scoring import read_metric_scores
+    from analysis.metrics.scoring import read_metric_scores, read_metric_signatures
     from analysis.metrics.validation import validate_metrics, write_validation
 
     if (campaign is None) == (human_scores is None):
@@ -205,12 +291,16 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
             raise click.ClickException(str(error))
         if test_set is None and metric_scores is None:
             raise click.ClickException("--human-scores needs --test-set NAME or --metric-scores FILE")
+    human = _select_systems(human, _split(systems), _split(exclude_systems))
     labels: dict[str, str] = {}
+    signatures: dict[str, str] = {}
     if metric_scores is not None:
         try:
-            by_metric = read_metric_scores(metric_scores.read_text(encoding="utf-8-sig"), str(metric_scores))
-        except InputError as error:
+            text = metric_scores.read_text(encoding="utf-8-sig")
+            by_metric = read_metric_scores(text, str(metric_scores))
+        except (InputError, OSError, UnicodeDecodeError) as error:
             raise click.ClickException(str(error))
+        signatures = read_metric_signatures(text)
         if metric_names:
             unknown = [m for m in metric_names if m not in by_metric]
             if unknown:
@@ -220,16 +310,33 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
 
         labels = {m: METRICS[m].label for m in by_metric if m in METRICS}
     else:
-        scores = _score(_corpora_from_database(context, test_set, list(human)), _metrics(metric_names))
-        by_metric, labels = scores.by_metric(), dict(scores.labels)
+        metrics = _metrics(metric_names, _settings(preset, alpha, beta, gamma, tokenization, bleu_tokenize,
+                                                   bleu_smooth, guess_labels))
+        scores = _score(_corpora_from_database(context, test_set, list(human), guess_labels), metrics, guess_labels)
+        by_metric, labels, signatures = scores.by_metric(), dict(scores.labels), dict(scores.signatures)
     try:
-        result = validate_metrics(human, by_metric, labels)
+        result = validate_metrics(human, by_metric, labels, signatures)
     except ValueError as error:
         raise click.ClickException(str(error))
-    click.echo(f"{len(result.systems)} systems")
+    click.echo(f"{len(result.systems)} systems: {', '.join(result.systems)}")
+    for metric in result.constant_metrics:
+        click.echo(f"note: {result.labels.get(metric, metric)} gives every system the same score; "
+                   "it has no correlation (shown as –)", err=True)
     click.echo(result.to_markdown(), nl=False)
     for path in write_validation(result, out):
         click.echo(f"wrote {path}")
+
+
+def _select_systems(human: dict[str, float], systems: list[str] | None,
+                    exclude: list[str] | None) -> dict[str, float]:
+    """The human scores of the systems chosen by ``--systems`` / ``--exclude-systems``."""
+    for option, names in (("--systems", systems), ("--exclude-systems", exclude)):
+        unknown = [s for s in names or () if s not in human]
+        if unknown:
+            raise click.ClickException(f"{option}: no human score for {', '.join(unknown)} "
+                                       f"(systems: {', '.join(human)})")
+    chosen = [s for s in human if (systems is None or s in systems) and s not in (exclude or ())]
+    return {s: human[s] for s in chosen}
 
 
 def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], str]:

@@ -1,0 +1,101 @@
+"""What the readers of standard QA formats share: a table that remembers where each record came from.
+
+A converted file becomes a :class:`SourceTable` of records in the platform's own field names (with
+JSON values, so its ``format`` is ``jsonl``), so :mod:`hit_builder.records` checks it like any import file; its errors name the source's own fields:
+``file:line: field 'yesno_answers'`` for JSON lines, and the JSON path (``data[0].paragraphs[2].qas[1].answers``)
+for a whole-JSON file, which has no line per record.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import InputError
+from hit_builder.readers import Table, decode_utf8
+
+
+@dataclass(frozen=True)
+class SourceTable(Table):
+    """A :class:`Table` converted from a standard format; ``notes`` says what was left out and why."""
+
+    source_format: str = ""
+    paths: Mapping[int, str] = field(default_factory=dict)
+    """Whole-JSON files: record line (a running number) → JSON path of the record."""
+    field_names: Mapping[str, str] = field(default_factory=dict)
+    """Platform field → the source's field ("" = the record's path itself)."""
+    notes: tuple[str, ...] = ()
+    whole_json: bool = False
+    """A whole-JSON file: errors give the record's JSON path instead of a line."""
+
+    def error(self, message: str, *, line: int | None = None, field: str | None = None) -> InputError:
+        source_field = self.field_names.get(field, field) if field else None
+        if self.whole_json:
+            path = self.paths.get(line) if line is not None else None
+            where = ".".join(part for part in (path, source_field) if part) or None
+            return InputError(message, file=self.file, field=where)
+        return InputError(message, file=self.file, line=line, field=source_field)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def load_json(path: str | Path) -> Any:
+    """A whole JSON file, with errors that name the file and line (never a traceback)."""
+    file = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
+    text = decode_utf8(data, file)
+    if not text.strip():
+        raise InputError("the file is empty", file=file)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno) from None
+    except RecursionError:
+        raise InputError("not valid here: the JSON is nested too deeply", file=file) from None
+    except ValueError:  # integers of more than 4,300 digits
+        raise InputError("not valid here: a number in it has too many digits", file=file) from None
+    _reject_surrogates(document, file)
+    return document
+
+
+def _reject_surrogates(document: Any, file: str) -> None:
+    """A ``\\ud800`` escape is valid JSON but no character: refuse it (walks without recursion)."""
+    pending: list[tuple[str, Any]] = [("", document)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, str):
+            texts: tuple[str, ...] = (value,)
+        elif isinstance(value, dict):
+            texts = tuple(value)
+            pending.extend((f"{path}.{key}" if path else str(key), item) for key, item in value.items())
+        elif isinstance(value, list):
+            texts = ()
+            pending.extend((f"{path}[{k}]", item) for k, item in enumerate(value))
+        else:
+            continue
+        for text in texts:
+            if _SURROGATE.search(text):
+                raise InputError("a \\u escape names half of a character (a lone surrogate), which is not text",
+                                 file=file, field=path or None)
+
+
+def json_type(value: Any) -> str:
+    """A JSON value's kind in words, for messages."""
+    names = {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
+             dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def distinct(texts: list[str]) -> list[str]:
+    """The texts without repeats (compared after stripping), in their first order."""
+    seen: dict[str, str] = {}
+    for text in texts:
+        seen.setdefault(text.strip(), text)
+    return list(seen.values())
