@@ -9,7 +9,8 @@
 A campaign without ratings cannot be exported (:class:`ExportError`, never an empty file). An
 unfinished campaign is refused too unless ``partial=True``; a partial export then says so: the
 bundle's manifest and the JSON carry ``"status": "unfinished: k of n HITs done"``, the LaTeX file a
-comment, and file names end in ``-partial``.
+comment, the CSV files a last column ``status`` with that text on every row (readers of the long
+CSV ignore extra columns), and file names end in ``-partial``.
 """
 from __future__ import annotations
 
@@ -99,7 +100,7 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
     ctx = _context(session, campaign, partial=partial, need_ranking=True)
     result = ctx.analysis.result
     if fmt == "csv":
-        content = _written(lambda p: write_system_csv(result, p), "ranking.csv")
+        content = _marked(ctx, _written(lambda p: write_system_csv(result, p), "ranking.csv"))
     elif fmt == "json":
         data = {"campaign": campaign.name, "status": ctx.progress.describe(),
                 "excluded_workers": ctx.analysis.excluded, **result_as_dict(result)}
@@ -115,8 +116,21 @@ def ratings(session: Session, campaign: Campaign, *, partial: bool = False) -> E
     from analysis.readers import write_long_csv
 
     ctx = _context(session, campaign, partial=partial, need_ranking=False)
-    content = _written(lambda p: write_long_csv(ctx.analysis.table, p), "ratings.csv")
+    content = _marked(ctx, _written(lambda p: write_long_csv(ctx.analysis.table, p), "ratings.csv"))
     return ExportFile(f"{ctx.stem}-ratings.csv", content, "text/csv")
+
+
+def _marked(ctx: _Context, content: bytes) -> bytes:
+    """A partial export's CSV with a last column ``status`` ("unfinished: k of n HITs done") on every row."""
+    if not ctx.partial:
+        return content
+    status = ctx.progress.describe()
+    rows = list(csv.reader(io.StringIO(content.decode("utf-8"))))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*rows[0], "status"])
+    writer.writerows([*row, status] for row in rows[1:])
+    return out.getvalue().encode("utf-8")
 
 
 def _zip(files: dict[str, bytes]) -> bytes:

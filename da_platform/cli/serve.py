@@ -37,7 +37,8 @@ def development_app(context: CliContext, config: dict[str, Any] | None = None):
 
 def run_development_server(app, host: str, port: int, debug: bool) -> None:
     """Werkzeug's development server (threaded; reloader and debugger only with ``debug``)."""
-    click.echo(f"worker pages on http://{host}:{port}/  (development server: use gunicorn in production)")
+    click.echo(f"serving on http://{host}:{port}/  (dashboard: http://{host}:{port}/admin/; development "
+               "server: use gunicorn in production)")
     app.run(host=host, port=port, debug=debug, use_reloader=debug, threaded=True)
 
 
@@ -49,8 +50,11 @@ def run_development_server(app, host: str, port: int, debug: bool) -> None:
               type=click.Path(file_okay=False, path_type=Path), metavar="[FOLDER]",
               help="Serve the dashboard on the demo campaign in FOLDER [default: demo-output], running "
                    "`da-platform demo` first if it has not been run there.")
+@click.option("--out", "demo_folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --demo: the demo's folder (as `da-platform demo --out FOLDER`).")
 @pass_context
-def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path | None) -> None:
+def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path | None,
+          demo_folder: Path | None) -> None:
     """Serve the worker pages for development.
 
     Without $DA_SECRET_KEY a random key is used, so links stop working when the server restarts and
@@ -59,6 +63,10 @@ def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path
     """
     if debug and host not in ("127.0.0.1", "localhost", "::1"):
         raise click.ClickException("--debug exposes an interactive debugger: use it on 127.0.0.1 only")
+    if demo_folder is not None:
+        if demo_out is None:
+            raise click.UsageError("--out names the demo's folder: use it with --demo")
+        demo_out = demo_folder
     if demo_out is not None:
         app = _demo_app(demo_out, host, port)
     else:
