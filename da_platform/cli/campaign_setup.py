@@ -11,7 +11,7 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli import CliContext, database_name, find_campaign, pass_context
 from da_platform.models import Answer, Question, Reference, System, TestSet
 
 COMMANDS: list[click.Command] = []
@@ -22,7 +22,7 @@ def find_test_set(session: Session, name: str) -> TestSet:
     test_set = session.scalar(select(TestSet).where(TestSet.name == name))
     if test_set is None:
         known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none yet"
-        raise click.ClickException(f"no test set named {name!r} (test sets: {known})")
+        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) in database {database_name(session)}")
     return test_set
 
 
@@ -34,6 +34,7 @@ def _run_import(context: CliContext, work: Callable[[Session], list[str]]) -> No
     from analysis.errors import InputError
     from da_platform.db import transaction
 
+    context.may_create = True  # importing is how a project's data begins
     try:
         with transaction(context.sessions) as session:
             summary = work(session)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli import CliContext, creates_database, database_name, pass_context
 
 PARTIAL_HELP = "Export an unfinished campaign anyway (the files are marked 'unfinished: k of n HITs')."
 
@@ -23,7 +23,7 @@ def _campaign(session, name: str):
     if campaign is None and name.isdigit():
         campaign = session.get(Campaign, int(name))
     if campaign is None:
-        raise click.ClickException(f"no campaign named {name!r}")
+        raise click.ClickException(f"no campaign named {name!r} in database {database_name(session)}")
     return campaign
 
 
@@ -114,6 +114,7 @@ def _with_new_password(context: CliContext, name: str, change) -> None:
 @admin.command("create-user")
 @click.argument("name")
 @pass_context
+@creates_database
 def create_user(context: CliContext, name: str) -> None:
     """Create a dashboard account; asks for the password twice (stored as a salted scrypt hash)."""
     from da_platform.web.admin.accounts import create_user as create
