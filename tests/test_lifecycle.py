@@ -1,0 +1,176 @@
+"""Campaign lifecycle (``da_platform.lifecycle`` and its CLI): pause / resume / close and their effect
+on arrivals, releasing a stuck assignment, deletion guards, replacing a system's answers."""
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from da_platform.assignments import assignments_in_progress
+from da_platform.cli import main
+from da_platform.models import (
+    Answer,
+    Assignment,
+    AssignmentStatus,
+    AuditLog,
+    Campaign,
+    CampaignStatus,
+    Hit,
+    Rating,
+    Slot,
+    System,
+)
+from da_platform import models
+from da_platform.sources.pool import mint_invites
+from da_platform.sources.tokens import Tokens
+from tests.web_factories import make_web_env
+
+
+@pytest.fixture
+def env(database_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("DA_DATABASE_URL", database_url)
+    return make_web_env(database_url, tmp_path)
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def arrive(client, campaign_id: int):
+    """A new own-pool person follows a fresh invite link; returns (response, their link path)."""
+    link = urlsplit(mint_invites(Tokens("test-secret-key"), "http://127.0.0.1", campaign_id, 1, 1)[0]).path
+    return client.get(link), link
+
+
+def rate(client, arrival_response, count: int) -> None:
+    """Rate the first ``count`` slots of the assignment the arrival redirected to."""
+    token = arrival_response.headers["Location"].split("/a/")[1].split("/")[0]
+    for _ in range(count):
+        page = client.get(f"/a/{token}/slot").text
+        slot = page.split('name="slot" value="')[1].split('"')[0]
+        assert client.post(f"/a/{token}/slot", data={"slot": slot, "score": "70"}).status_code == 303
+
+
+def test_pause_resume_close_and_what_arrivals_get(env):
+    web = env.campaign(hits=3, slots=10)
+    client = env.app.test_client()
+    first, first_link = arrive(client, web.campaign_id)
+    assert first.status_code == 303
+
+    assert cli("campaign", "pause", web.name, "--reason", "fixing a typo").exit_code == 0
+    refused, _ = arrive(client, web.campaign_id)
+    assert refused.status_code == 409 and "paused at the moment" in refused.text
+    assert client.get(first_link).status_code == 303  # work under way goes on
+    assert cli("campaign", "pause", web.name).output.startswith(
+        f"Error: campaign {web.name!r} is paused: it cannot pause (possible: resume, close)")
+
+    assert cli("campaign", "resume", web.name).exit_code == 0
+    assert arrive(client, web.campaign_id)[0].status_code == 303
+
+    assert cli("campaign", "close", web.name).exit_code == 0
+    closed, _ = arrive(client, web.campaign_id)
+    assert closed.status_code == 409 and "not open at the moment" in closed.text
+    again = cli("campaign", "resume", web.name)
+    assert again.exit_code == 1 and "closed: it cannot resume (possible: nothing (closed is final))" in again.output
+    with env.sessions() as session:
+        actions = session.execute(select(AuditLog.action, AuditLog.reason).order_by(AuditLog.id)).all()
+    assert actions == [("campaign.pause", "fixing a typo"), ("campaign.resume", None), ("campaign.close", None)]
+
+
+def test_a_released_assignment_frees_its_hit_and_keeps_its_ratings(env):
+    web = env.campaign(hits=1, slots=10)
+    client = env.app.test_client()
+    first, _ = arrive(client, web.campaign_id)
+    rate(client, first, 3)
+    assert arrive(client, web.campaign_id)[0].status_code == 409  # the only HIT is taken
+    with env.sessions() as session:
+        (shown,) = assignments_in_progress(session, session.get(Campaign, web.campaign_id))
+    assert (shown.rated, shown.total, shown.hit_index, shown.overdue) == (3, 10, 0, False)
+    listing = cli("campaign", "assignments", web.name)
+    assert shown.public_id in listing.output and "3/10" in listing.output
+
+    result = cli("campaign", "release", web.name, "--assignment", shown.public_id, "--reason", "left the lab")
+    assert result.exit_code == 0, result.output
+    assert "3 ratings kept" in result.output
+    with env.sessions() as session:
+        assert session.scalar(select(Assignment.status)) == AssignmentStatus.abandoned
+        assert session.scalar(select(func.count(Rating.id))) == 3
+        audit = session.scalar(select(AuditLog).where(AuditLog.action == "assignment.release"))
+        assert audit.reason == "left the lab" and audit.details["rated"] == 3
+    assert arrive(client, web.campaign_id)[0].status_code == 303  # the HIT went to the next person
+    twice = cli("campaign", "release", web.name, "--assignment", shown.public_id)
+    assert twice.exit_code == 1 and "only an assignment in progress can be released" in twice.output
+
+
+def _counts(env) -> dict[str, int]:
+    with env.sessions() as session:
+        return {model.__name__: session.scalar(select(func.count()).select_from(model))
+                for model in (models.TestSet, System, Answer, Campaign, Hit, Slot, Assignment, Rating)}
+
+
+def test_deleting_what_has_ratings_needs_force_and_leaves_an_audit_record(env):
+    web = env.campaign(hits=2, slots=10)
+    client = env.app.test_client()
+    rate(client, arrive(client, web.campaign_id)[0], 4)
+    before = _counts(env)
+    refused = cli("campaign", "delete", web.name)
+    assert refused.exit_code == 1 and "has 4 ratings" in refused.output and "nothing was changed" in refused.output
+    for args in (("test-set", "delete", web.name), ("system", "delete", "--test-set", web.name, "sys-a")):
+        result = cli(*args)
+        assert result.exit_code == 1 and f"'{web.name}'" in result.output and "--force" in result.output
+    assert _counts(env) == before
+    result = cli("test-set", "delete", web.name, "--force", "--reason", "pilot over")
+    assert result.exit_code == 0, result.output
+    assert f"campaigns {web.name} (4 ratings)" in result.output
+    assert _counts(env) == {"TestSet": 0, "System": 0, "Answer": 0, "Campaign": 0, "Hit": 0, "Slot": 0,
+                            "Assignment": 0, "Rating": 0}
+    assert before["Rating"] == 4
+    with env.sessions() as session:
+        record = session.scalar(select(AuditLog).where(AuditLog.action == "test_set.delete"))
+    assert record.details == {"campaigns": [web.name], "ratings": 4} and record.reason == "pilot over"
+    assert record.target == f"test set {web.name!r}"
+
+
+def test_an_unrated_campaign_is_deleted_without_force_and_its_test_set_stays(env):
+    web = env.campaign(hits=2, slots=10)
+    result = cli("campaign", "delete", web.name)
+    assert result.exit_code == 0 and "(0 ratings)" in result.output
+    counts = _counts(env)
+    assert counts["Campaign"] == counts["Hit"] == counts["Slot"] == 0
+    assert counts["TestSet"] == 1 and counts["Answer"] == 10
+    listing = cli("test-set", "list")
+    assert web.name in listing.output and "sys-a" in listing.output
+    assert cli("system", "delete", "--test-set", web.name, "sys-a").exit_code == 0
+    assert _counts(env)["Answer"] == 0
+
+
+def test_replacing_a_systems_answers_before_the_build(env, tmp_path: Path):
+    web = env.campaign(hits=0, slots=10, status=CampaignStatus.draft)
+    answers = tmp_path / "sys-a.jsonl"
+    answers.write_text("".join(f'{{"id": "q{i}", "answer": "better answer {i}"}}\n' for i in range(10)))
+    with env.sessions() as session:
+        system_id = session.scalar(select(System.id))
+    result = cli("system", "replace", "--test-set", web.name, "sys-a", str(answers), "--reason", "v2 of the model")
+    assert result.exit_code == 0, result.output
+    assert "10 answers" in result.output
+    with env.sessions() as session:
+        system = session.get(System, system_id)
+        assert system.name == "sys-a" and system.source_file == str(answers)
+        assert sorted(session.scalars(select(Answer.text).where(Answer.system_id == system_id))) == sorted(
+            f"better answer {i}" for i in range(10))
+        assert session.scalar(select(func.count(System.id))) == 1
+
+    short = tmp_path / "short.jsonl"
+    short.write_text('{"id": "q0", "answer": "x"}\n')
+    bad = cli("system", "replace", "--test-set", web.name, "sys-a", str(short))
+    assert bad.exit_code == 1 and "has no answer for 9 questions" in bad.output and "nothing was changed" in bad.output
+    with env.sessions() as session:
+        assert session.scalar(select(func.count(Answer.id))) == 10
+
+    with env.sessions.begin() as session:
+        session.get(Campaign, web.campaign_id).status = CampaignStatus.built
+    built = cli("system", "replace", "--test-set", web.name, "sys-a", str(answers))
+    assert built.exit_code == 1 and f"already built into campaign(s) '{web.name}'" in built.output
