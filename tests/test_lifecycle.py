@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
+from da_platform import models
 from da_platform.assignments import assignments_in_progress
 from da_platform.cli import main
 from da_platform.models import (
@@ -23,7 +24,6 @@ from da_platform.models import (
     Slot,
     System,
 )
-from da_platform import models
 from da_platform.sources.pool import mint_invites
 from da_platform.sources.tokens import Tokens
 from tests.web_factories import make_web_env
@@ -174,3 +174,74 @@ def test_replacing_a_systems_answers_before_the_build(env, tmp_path: Path):
         session.get(Campaign, web.campaign_id).status = CampaignStatus.built
     built = cli("system", "replace", "--test-set", web.name, "sys-a", str(answers))
     assert built.exit_code == 1 and f"already built into campaign(s) '{web.name}'" in built.output
+
+
+# -- dashboard and CLI preview, dashboard status and release -------------------------------------------
+
+PASSWORD = "correct horse battery staple"
+
+
+def admin_client(env):
+    from da_platform.web.admin.accounts import create_user
+    from tests.test_admin_web import login
+
+    with env.sessions.begin() as session:
+        create_user(session, "ana", PASSWORD)
+    client = env.app.test_client()
+    login(client, "ana", PASSWORD)
+    return client
+
+
+def _rows(env) -> tuple[int, int, int]:
+    with env.sessions() as session:
+        return tuple(session.scalar(select(func.count()).select_from(m)) for m in (models.Worker, Assignment, Rating))
+
+
+def test_preview_shows_any_slot_and_creates_no_rows(env):
+    web = env.campaign(hits=2, slots=10)
+    client = admin_client(env)
+    before = _rows(env)
+    page = client.get(f"/admin/campaigns/{web.campaign_id}/preview?hit=1&slot=8")
+    assert page.status_code == 200
+    assert "HIT 1, item 9 of 10" in page.text and '<dd id="preview-type">BAD_REF</dd>' in page.text
+    assert "Question number 8: what is &lt;b&gt;8&lt;/b&gt; &amp; why?" in page.text  # escaped
+    image = page.text.split('id="preview-answer-b" src="')[1].split('"')[0]
+    png = client.get(image)
+    assert png.status_code == 200 and png.data.startswith(b"\x89PNG")
+    with env.sessions() as session:
+        slot = session.scalar(select(Slot).join(Hit).where(Hit.index == 1, Slot.position == 8))
+        assert png.data == env.storage.read(slot.candidate_image)
+    assert client.get(f"/admin/campaigns/{web.campaign_id}/preview?hit=5").status_code == 404
+    assert f'href="/admin/campaigns/{web.campaign_id}/preview?hit=0&amp;slot=0"' in client.get(
+        f"/admin/campaigns/{web.campaign_id}").text
+    shown = cli("campaign", "preview", web.name, "--hit", "0", "--slot", "7")
+    assert shown.exit_code == 0, shown.output
+    assert "HIT 0, item 8 of 10" in shown.output and "REPEAT" in shown.output and "check of item 1" in shown.output
+    assert _rows(env) == before == (0, 0, 0)
+    assert env.app.test_client().get(f"/admin/campaigns/{web.campaign_id}/preview").status_code == 302  # login
+
+
+def test_dashboard_pauses_and_releases(env):
+    import re
+
+    web = env.campaign(hits=1, slots=10)
+    client = admin_client(env)
+    worker = env.app.test_client()
+    rate(worker, arrive(worker, web.campaign_id)[0], 2)
+    page = client.get(f"/admin/campaigns/{web.campaign_id}").text
+    assert re.search(r'<td class="num">2/10</td>', page)
+    token = page.split('name="csrf_token" value="')[1].split('"')[0]
+    paused = client.post(f"/admin/campaigns/{web.campaign_id}/status", data={"csrf_token": token, "change": "pause"})
+    assert paused.status_code == 303
+    assert "is paused now" in client.get(f"/admin/campaigns/{web.campaign_id}").text
+    with env.sessions() as session:
+        assert session.get(Campaign, web.campaign_id).status == CampaignStatus.paused
+        assignment_id = session.scalar(select(Assignment.id))
+        assert session.scalar(select(AuditLog.actor)) == "admin:ana"
+    released = client.post(f"/admin/campaigns/{web.campaign_id}/assignments/{assignment_id}/release",
+                           data={"csrf_token": token})
+    assert released.status_code == 303
+    page = client.get(f"/admin/campaigns/{web.campaign_id}").text
+    assert "Released HIT 0" in page and 'id="no-assignments"' in page
+    assert client.post(f"/admin/campaigns/{web.campaign_id}/status",
+                       data={"change": "close"}).status_code == 400  # no CSRF token

@@ -148,6 +148,49 @@ def campaign_assignments(context: CliContext, campaign: str) -> None:
     _rows(["assignment", "worker", "label", "HIT", "rated", "last activity", ""], rows)
 
 
+@campaign_group.command("preview")
+@click.argument("campaign")
+@click.option("--hit", "hit_index", type=click.IntRange(min=0), default=0, show_default=True,
+              help="HIT to preview (numbered from 0).")
+@click.option("--slot", "position", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Slot of the HIT (numbered from 0).")
+@click.option("--images", "image_folder", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the slot's images (answer-a.png, answer-b.png) to this folder.")
+@pass_context
+def campaign_preview(context: CliContext, campaign: str, hit_index: int, position: int,
+                     image_folder: Path | None) -> None:
+    """Show one slot as the worker sees it, and its hidden facts. Creates no worker or assignment.
+
+    The dashboard has the same preview with the images (campaign page, "Preview the HITs").
+    """
+    from da_platform.preview import PreviewError, slot_preview
+    from hit_builder.storage import LocalImageStorage
+
+    with context.sessions() as session:
+        try:
+            shown = slot_preview(session, find_campaign(session, campaign), hit_index, position)
+        except PreviewError as error:
+            raise click.ClickException(str(error)) from None
+    click.echo(f"HIT {shown.hit_index}, item {shown.position + 1} of {shown.total}\n")
+    click.echo(f"statement:  {shown.statement}")
+    click.echo(f"question:   {shown.question}")
+    if shown.reference_text is not None:
+        click.echo(f"answer A:   {shown.reference_text}")
+    click.echo(f"answer{' B' if shown.reference_text is not None else ''}:   {shown.candidate_text}\n")
+    click.echo(f"hidden from the worker: {shown.slot_type}, system {shown.system}, question {shown.question_id}"
+               + (f", check of item {shown.original_position + 1}" if shown.original_position is not None else ""))
+    if image_folder is not None:
+        storage = LocalImageStorage(context.settings.image_folder or context.settings.instance_path / "images")
+        image_folder.mkdir(parents=True, exist_ok=True)
+        for name, key in (("answer-a.png", shown.reference_image), ("answer-b.png", shown.candidate_image)):
+            if key is not None:
+                try:
+                    (image_folder / name).write_bytes(storage.read(key))
+                except KeyError:
+                    raise click.ClickException(f"image {key} is not in {storage.folder}") from None
+                click.echo(f"wrote {image_folder / name}")
+
+
 @campaign_group.command("delete")
 @click.argument("campaign")
 @_force
