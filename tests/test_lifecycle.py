@@ -245,3 +245,44 @@ def test_dashboard_pauses_and_releases(env):
     assert "Released HIT 0" in page and 'id="no-assignments"' in page
     assert client.post(f"/admin/campaigns/{web.campaign_id}/status",
                        data={"change": "close"}).status_code == 400  # no CSRF token
+
+
+# -- invite labels ---------------------------------------------------------------------------------------
+
+def test_labelled_invites_store_the_label_with_the_worker_and_show_it(env, tmp_path: Path, monkeypatch):
+    import csv
+    import io
+
+    monkeypatch.setenv("DA_SECRET_KEY", "test-secret-key")
+    web = env.campaign(hits=3, slots=10)
+    result = cli("invite", web.name, "--label", "Ana (room 3)", "--label", "=HYPERLINK(1)")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["label"] for r in rows] == ["Ana (room 3)", "'=HYPERLINK(1)"]
+    names = tmp_path / "names.csv"
+    names.write_text("name\nBen\nCleo\n")
+    from_file = list(csv.DictReader(io.StringIO(cli("invite", web.name, "--labels", str(names)).stdout)))
+    assert [r["label"] for r in from_file] == ["Ben", "Cleo"]
+    with env.sessions() as session:
+        labels = dict(session.execute(select(models.Worker.label, models.Worker.external_id)).all())
+    assert set(labels) == {"Ana (room 3)", "=HYPERLINK(1)", "Ben", "Cleo"}
+
+    worker = env.app.test_client()
+    arrived = worker.get(urlsplit(rows[0]["link"]).path)
+    assert arrived.status_code == 303
+    rate(worker, arrived, 1)
+    with env.sessions() as session:
+        assert session.scalar(select(func.count(models.Worker.id))) == 4  # the arrival used the labelled row
+    client = admin_client(env)
+    page = client.get(f"/admin/campaigns/{web.campaign_id}/workers").text
+    assert f'{labels["Ana (room 3)"]}</a> <span class="worker-label">Ana (room 3)</span>' in page
+    assert "(Ana (room 3))" in client.get(f"/admin/campaigns/{web.campaign_id}").text
+
+    twice = cli("invite", web.name, "--label", "Ben", "--label", "Ben")
+    assert twice.exit_code == 1 and "label 'Ben' is given twice" in twice.output and "no link was made" in twice.output
+    empty = tmp_path / "empty.csv"
+    empty.write_text("label\nDan\n\n")
+    bad = cli("invite", web.name, "--labels", str(empty))
+    assert bad.exit_code == 1 and f"{empty}:3: field 'label': empty name" in bad.output
+    with env.sessions() as session:
+        assert session.scalar(select(func.count(models.Worker.id))) == 4

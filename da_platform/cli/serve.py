@@ -109,10 +109,16 @@ def _demo_app(out: Path, host: str, port: int):
               help="Minutes a pool worker has for one HIT before it goes back to others (the ratings given "
                    "are kept); stored with the campaign [default: as set before, else 180].")
 @click.option("--output", "-o", type=click.File("w", encoding="utf-8"), default="-", show_default=True,
-              help="File to write the links to, one per line.")
+              help="File to write the links to, one per line (with labels: CSV label,link).")
+@click.option("--label", "labels", multiple=True, metavar="NAME",
+              help="Your name for the person the link is for (repeat for several; one link each). Stored with "
+                   "the worker and shown on the dashboard, never to the worker.")
+@click.option("--labels", "labels_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV file of names (first column; a header 'label' or 'name' is skipped): one link each.")
 @pass_context
 def invite(context: CliContext, campaign: str, count: int, days: float, public_url: str | None,
-           open_campaign: bool, time_limit: float | None, output) -> None:
+           open_campaign: bool, time_limit: float | None, output, labels: tuple[str, ...],
+           labels_file: Path | None) -> None:
     """Mint invite links to CAMPAIGN for the lab's own pool (one anonymous worker per link).
 
     Links are signed with $DA_SECRET_KEY, which must be the server's key. Following a link again
@@ -121,12 +127,18 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     """
     from da_platform.db import transaction
     from da_platform.models import AuditLog, CampaignStatus
-    from da_platform.sources.pool import TIME_LIMIT_SETTING, mint_invites, time_limit_minutes
+    from da_platform.sources.invite_labels import csv_cell, mint_labelled_invites
+    from da_platform.sources.pool import (
+        TIME_LIMIT_SETTING,
+        mint_invites,
+        time_limit_minutes,
+    )
     from da_platform.sources.tokens import Tokens
 
     secret = context.settings.secret_key
     if not secret:
         raise click.ClickException("DA_SECRET_KEY is not set: invite links are signed with the server's key")
+    names = _labels(labels, labels_file, count)
     with transaction(context.sessions) as session:
         found = find_campaign(session, campaign)
         if found.status != CampaignStatus.running:
@@ -145,9 +157,37 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
             session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.pool_time_limit",
                                  target=campaign, reason=f"{time_limit:g} minutes (da-platform invite)"))
         click.echo(f"time limit per HIT: {time_limit_minutes(found):g} minutes", err=True)
-        links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
+        if names:
+            labelled = mint_labelled_invites(session, Tokens(secret), public_url or context.settings.public_url,
+                                             found.id, names, days)
+        else:
+            links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
+    if names:
+        import csv
+
+        writer = csv.writer(output, lineterminator="\n")
+        writer.writerow(["label", "link"])
+        writer.writerows([csv_cell(label), link] for label, link in labelled)
+        return
     for link in links:
         output.write(link + "\n")
+
+
+def _labels(labels: tuple[str, ...], labels_file: Path | None, count: int) -> list[str]:
+    """The names given with --label / --labels (checked), or [] for anonymous links."""
+    from analysis.errors import InputError
+    from da_platform.sources.invite_labels import check_labels, read_labels
+
+    if labels and labels_file:
+        raise click.UsageError("give names with --label or with --labels FILE, not both")
+    try:
+        names = read_labels(labels_file) if labels_file else list(labels)
+        check_labels(names, str(labels_file) if labels_file else "--label")
+    except InputError as error:
+        raise click.ClickException(f"{error}\nno link was made") from None
+    if names and count not in (1, len(names)):
+        raise click.UsageError(f"--count {count} but {len(names)} names: with names, one link per name")
+    return names
 
 
 COMMANDS.extend([serve, invite])

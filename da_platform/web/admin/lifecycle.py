@@ -6,7 +6,13 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from sqlalchemy import select
 
 from da_platform.assignments import assignments_in_progress
-from da_platform.lifecycle import LifecycleError, StatusChange, allowed_changes, change_status, release_assignment
+from da_platform.lifecycle import (
+    LifecycleError,
+    StatusChange,
+    allowed_changes,
+    change_status,
+    release_assignment,
+)
 from da_platform.models import Assignment, Campaign, Hit
 from da_platform.preview import PreviewError, image_key, slot_preview
 from da_platform.web.admin import bp
