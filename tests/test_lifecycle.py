@@ -286,3 +286,37 @@ def test_labelled_invites_store_the_label_with_the_worker_and_show_it(env, tmp_p
     assert bad.exit_code == 1 and f"{empty}:3: field 'label': empty name" in bad.output
     with env.sessions() as session:
         assert session.scalar(select(func.count(models.Worker.id))) == 4
+
+
+# -- the review policy on the whole own pool -----------------------------------------------------------
+
+def test_pool_review_applies_the_policy_to_every_own_pool_worker(env, tmp_path: Path):
+    from da_platform.models import ReviewDecision
+    from tests import dashboard_factories as factories
+
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, passes=2)
+        workers = factories.three_workers(session, campaign)
+        name = campaign.name
+    dry = cli("pool", "review", name, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert "4 decision(s) for own-pool workers" in dry.output and "dry run: nothing was stored" in dry.output
+    assert dry.output.startswith("approve") and "\nblock " in dry.output  # reject + block for the careless one
+    with env.sessions() as session:
+        assert session.scalar(select(func.count(ReviewDecision.id))) == 0
+    done = cli("pool", "review", name, "--no-block")
+    assert done.exit_code == 0, done.output
+    assert "recorded and applied 3 decision(s)" in done.output
+    with env.sessions() as session:
+        decided = {w: (a, s) for w, a, s in session.execute(
+            select(models.Worker.external_id, ReviewDecision.action, ReviewDecision.status)
+            .join(models.Worker, models.Worker.id == ReviewDecision.worker_id))}
+        statuses = dict(session.execute(select(models.Worker.external_id, Assignment.status)
+                                        .join(models.Worker, models.Worker.id == Assignment.worker_id)).all())
+    assert decided == {factories.IMG: ("approve", "done"), "careful": ("approve", "done"),
+                       "careless": ("reject", "done")}
+    assert statuses == {factories.IMG: AssignmentStatus.approved, "careful": AssignmentStatus.approved,
+                        "careless": AssignmentStatus.rejected}
+    assert set(workers) == set(decided)
+    again = cli("pool", "review", name)
+    assert "0 decision(s)" in again.output  # each assignment is decided once

@@ -306,4 +306,48 @@ def system_replace(context: CliContext, test_set_name: str, name: str, file: Pat
     _changing(context, work)
 
 
-COMMANDS.extend([campaign_group, test_set_group, system_group])
+@click.group("pool")
+def pool_group() -> None:
+    """The lab's own pool: apply the review policy to every worker at once."""
+
+
+def _pool_review_options(command):
+    from da_platform.cli.providers import _review_options
+
+    return _review_options(command)
+
+
+@pool_group.command("review")
+@click.argument("campaign")
+@_pool_review_options
+@pass_context
+def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs, reject_min_p,
+                reject_identical_run, block_rejected, confirm_total) -> None:
+    """Decide approve / reject / bonus / block for every finished own-pool assignment (as `mturk review`).
+
+    The decisions are recorded and applied at once (nothing to send: pay own-pool workers outside the
+    platform). --dry-run shows them and stores nothing. --confirm-total is not used here.
+    """
+    from da_platform.cli.providers import _policy, _review_changes
+    from da_platform.operations.money import amount_string
+    from da_platform.operations.pool_review import plan_pool, review_pool
+
+    with context.sessions() as session:
+        found = find_campaign(session, campaign)
+        campaign_id = found.id
+    policy = _policy(context, campaign_id, **_review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
+                                                             reject_identical_run, block_rejected))
+    with context.sessions() as session:
+        planned = plan_pool(session, session.get(type(found), campaign_id), policy)
+    for p in planned:
+        amount = amount_string(p.amount) if p.amount is not None else ""
+        click.echo(f"{p.action:8} {p.worker:>20} {'use' if p.use_data else 'exclude':8} {amount:>7}  {p.reason}")
+    click.echo(f"{len(planned)} decision(s) for own-pool workers")
+    if dry_run:
+        click.echo("dry run: nothing was stored")
+        return
+    done = review_pool(context.sessions, campaign_id, policy, planned)
+    click.echo(f"recorded and applied {done} decision(s)")
+
+
+COMMANDS.extend([campaign_group, test_set_group, system_group, pool_group])
