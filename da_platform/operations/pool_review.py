@@ -9,7 +9,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.models import Campaign, ReviewDecision
 from da_platform.operations.decisions import PENDING
-from da_platform.operations.review import PlannedDecision, ReviewPolicy, plan, quality_by_worker, record_decisions
+from da_platform.operations.review import (
+    PlannedDecision,
+    ReviewPolicy,
+    plan,
+    quality_by_worker,
+    record_decisions,
+)
 
 SOURCE = "pool"
 
@@ -22,7 +28,9 @@ def plan_pool(session: Session, campaign: Campaign, policy: ReviewPolicy) -> lis
 def review_pool(sessions: sessionmaker[Session], campaign_id: int, policy: ReviewPolicy,
                 planned: list[PlannedDecision]) -> int:
     """Store the planned decisions and carry them out; returns how many were carried out."""
-    from da_platform.web.admin.decisions import _carry_out  # the dashboard's own-pool execution
+    from da_platform.web.admin.decisions import (
+        _carry_out,  # the dashboard's own-pool execution
+    )
 
     record_decisions(sessions, campaign_id, SOURCE, policy, planned)
     tokens = [p.request_token for p in planned]
