@@ -176,11 +176,14 @@ COMMANDS.append(import_group)
                                 "[default: random, stored with the campaign].")
 @click.option("--processes", type=click.IntRange(min=1), help="Rendering processes [default: all cores "
                                                                "for large campaigns].")
+@click.option("--merge-identical/--no-merge-identical", default=True, show_default=True,
+              help="Rate an answer that several systems gave to the same question once, and count the rating "
+                   "for each of them (as WMT did).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
                   passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
-                  id_salt: str | None, processes: int | None) -> None:
+                  id_salt: str | None, processes: int | None, merge_identical: bool) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -209,7 +212,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
                 storage=LocalImageStorage(folder), font_paths=list(fonts) or context.settings.font_paths,
-                progress=progress, id_salt=id_salt, processes=processes)
+                progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical)
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:
@@ -219,6 +222,12 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
             bar.__exit__(None, None, None)
     click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
                f"{settings['render']['images']} images in {folder}")
+    merged = settings.get("identical_answers")
+    if merged and not merged["saved"]:
+        click.echo("no identical answers to merge")
+    elif merged:
+        click.echo(f"identical answers merged: {merged['saved']} of {merged['items_before']} items are rated once "
+                   f"for several systems ({len(merged['groups'])} groups; --no-merge-identical rates each)")
     click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")
 
 
