@@ -150,7 +150,7 @@ def _located():
         raise click.ClickException(str(error)) from None
 
 
-_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle")
+_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle", "results")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:
