@@ -35,8 +35,8 @@ def expand(columns: dict[str, list], settings: dict[str, Any] | None) -> dict[st
         if columns["slot_type"][i] not in COPIED:
             continue
         for system in groups.get((columns["item"][i], columns["system"][i]), ()):
-            for name in out:
-                out[name].append(columns[name][i])
+            for name, values in out.items():
+                values.append(columns[name][i])
             out["system"][-1] = system
             out["hit"][-1] = f"{columns['hit'][i]}/{system}"
             out["slot"][-1] = f"{columns['slot'][i]}/{system}"

@@ -10,14 +10,10 @@ them a copy of each rating of the kept item, so the analysis sees one rating row
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, Sequence, TypeVar
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
 
 RULE = "equal text after trimming and collapsing whitespace, per question; the first system by name is rated"
-
-
-class _NamedItem(Protocol):
-    @property
-    def answer(self) -> str: ...
 
 
 T = TypeVar("T")
