@@ -9,8 +9,8 @@ them a copy of each rating of the kept item, so the analysis sees one rating row
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 RULE = "equal text after trimming and collapsing whitespace, per question; the first system by name is rated"
