@@ -101,3 +101,43 @@ def test_the_landing_page_is_public_and_escapes_nothing_from_data(env):  # noqa:
     page = env.app.test_client().get("/")
     assert page.status_code == 200 and 'href="/admin/"' in page.text
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+
+
+def test_ratings_with_texts_and_a_self_contained_bundle(sessions, tmp_path):
+    import json
+    import zipfile
+
+    from analysis.readers import read_long_csv
+    from da_platform.models import Slot
+    from hit_builder.importers import import_system_answers, import_test_set
+
+    campaign_id = _campaign(sessions, tmp_path, rated_hits=4)
+    with sessions() as session:
+        campaign = session.get(Campaign, campaign_id)
+        made = exports.ratings(session, campaign, with_texts=True)
+        bundle = zipfile.ZipFile(io.BytesIO(exports.bundle(session, campaign).content))
+        slots = {str(s.id): s for s in session.query(Slot).all()}
+        rows = list(csv.DictReader(io.StringIO(made.content.decode())))
+        assert made.name == "dash-ratings-with-texts.csv" and len(rows) == 400
+        for row in rows:
+            slot = slots[row["slot"]]
+            assert row["candidate"].lstrip("'") == slot.candidate_text
+            assert row["reference"] == slot.reference_text and row["question"] == slot.question.text
+            assert row["check_type"] == {"SYSTEM": "", "REPEAT": "repeat of an ordinary item",
+                                         "BAD_REF": "degraded copy of an answer",
+                                         "REF": "the reference shown as the answer"}[row["slot_type"]]
+        manifest = json.loads(bundle.read("manifest.json"))
+        assert {"test-set.jsonl", "answers.jsonl", "ratings-with-texts.csv"} <= set(manifest["files"])
+        # self-contained: the bundle's test set and answers import as they were
+        for name in ("test-set.jsonl", "answers.jsonl"):
+            (tmp_path / name).write_bytes(bundle.read(name))
+        again = import_test_set(session, tmp_path / "test-set.jsonl", name="from the bundle")
+        systems = import_system_answers(session, again, tmp_path / "answers.jsonl")
+        original = {(a.system.name, a.question.external_id): a.text for s in campaign.systems for a in s.answers}
+        copied = {(s.name, a.question.external_id): a.text for s in systems for a in s.answers}
+        assert copied == original and len(copied) == 4 * 35
+        assert [q.text for q in again.questions] == [q.text for q in campaign.test_set.questions]
+        session.rollback()
+    path = tmp_path / "texts.csv"
+    path.write_bytes(made.content)
+    assert len(read_long_csv(path)) == 400  # still readable by the analysis

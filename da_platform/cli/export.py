@@ -85,7 +85,18 @@ def _file_export(kind: str, help_text: str, out_help: str = "File to write.") ->
     return export.command(kind)(command)
 
 
-_file_export("ratings", "Every rating as the platform's long CSV (readable by 'da-platform analyze').")
+@export.command("ratings")
+@click.argument("campaign")
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="File to write.")
+@click.option("--with-texts", is_flag=True, help="Add the question, reference, candidate and check type of each "
+                                                 "rating (for error analysis; still readable by 'analyze').")
+@_partial
+@pass_context
+def export_ratings(context: CliContext, campaign: str, out: Path, with_texts: bool, partial: bool) -> None:
+    """Every rating as the platform's long CSV (readable by 'da-platform analyze')."""
+    _export(context, "ratings", campaign, out, partial=partial, with_texts=with_texts)
+
+
 _file_export("wmt", "The WMT release files: ad-sys-scores, ad-seg-scores, adwilcox, clusters.",
              "Folder to write the files into, or a .zip file.")
 _file_export("bundle", "A reproducibility zip: settings, seed, HIT composition, degradation, QC, exclusions, "
