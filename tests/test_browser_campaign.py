@@ -34,11 +34,11 @@ def site(tmp_path):
         yield env
 
 
-def log_in(page, site) -> None:
-    page.goto(f"{site.url}/admin/login")
-    page.fill("#username", "ana")
-    page.fill("#password", PASSWORD)
-    page.click("#login")
+def log_in(tab, site) -> None:
+    tab.goto(f"{site.url}/admin/login")
+    tab.fill("#username", "ana")
+    tab.fill("#password", PASSWORD)
+    tab.click("#login")
 
 
 def test_the_landing_page_points_to_the_dashboard(site, page):  # noqa: F811
@@ -54,8 +54,8 @@ def test_the_landing_page_points_to_the_dashboard(site, page):  # noqa: F811
     assert page.problems == [] and page.dialogs == []
 
 
-def _ratings_card(page) -> str:
-    return page.locator("#progress .card", has_text="ratings").inner_text()
+def _ratings_card(tab) -> str:
+    return tab.locator("#progress .card", has_text="ratings").inner_text()
 
 
 def test_the_campaign_page_shows_a_new_rating_without_a_reload(site, page):  # noqa: F811
