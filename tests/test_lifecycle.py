@@ -320,3 +320,31 @@ def test_pool_review_applies_the_policy_to_every_own_pool_worker(env, tmp_path: 
     assert set(workers) == set(decided)
     again = cli("pool", "review", name)
     assert "0 decision(s)" in again.output  # each assignment is decided once
+
+
+# -- early states -------------------------------------------------------------------------------------
+
+def test_early_states_say_not_enough_data_yet(env):
+    from da_platform.campaign_analysis import CampaignAnalysis
+    from tests import dashboard_factories as factories
+
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, passes=2)
+        factories.rate_hit(session, campaign, 0, "early", slots=2)
+        campaign_id = campaign.id
+    client = admin_client(env)
+    page = client.get(f"/admin/campaigns/{campaign_id}").text
+    assert "Not enough data yet: no degraded check has been paired with its original so far" in page
+    assert "no BAD_REF checks" not in page
+
+    with env.sessions() as session:
+        campaign = session.get(Campaign, campaign_id)
+        factories.rate_hit(session, campaign, 1, "done", seed=1)
+        factories.rate_hit(session, campaign, 2, "halfway", slots=60, seed=2)
+        qc = CampaignAnalysis(session, campaign).worker_qc
+    assert qc["pool:halfway"].status == "too_few_pairs" and qc["pool:done"].status == "passed"
+    page = client.get(f"/admin/campaigns/{campaign_id}/workers").text
+    row = page.split(">halfway</a>")[1].split("</tr>")[0]
+    assert "not enough data yet" in row and "too few pairs" not in row
+    page = client.get(f"/admin/campaigns/{campaign_id}").text
+    assert "no BAD_REF checks" not in page and "Not enough data yet: no degraded check" not in page
