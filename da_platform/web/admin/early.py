@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Slot, SlotType
+from da_platform.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    Hit,
+    Slot,
+    SlotType,
+)
 from da_platform.web.admin import bp
 from da_platform.web.database import get_session
 
