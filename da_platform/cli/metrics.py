@@ -220,7 +220,8 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
 
         labels = {m: METRICS[m].label for m in by_metric if m in METRICS}
     else:
-        scores = _score(_corpora_from_database(context, test_set, list(human)), _metrics(metric_names))
+        corpora, chosen = _corpora_from_database(context, test_set, list(human)), _metrics(metric_names)
+        scores = _score(corpora, chosen)
         by_metric, labels = scores.by_metric(), dict(scores.labels)
     try:
         result = validate_metrics(human, by_metric, labels)
@@ -230,6 +231,11 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     click.echo(result.to_markdown(), nl=False)
     for path in write_validation(result, out):
         click.echo(f"wrote {path}")
+    from da_platform.cli.metrics_items import item_level_table, warn_if_few_systems
+
+    warn_if_few_systems(result)
+    if campaign is not None and metric_scores is None:
+        item_level_table(context, campaign, corpora, chosen, out)
 
 
 def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], str]:
