@@ -5,7 +5,11 @@ import numpy as np
 import pytest
 
 from analysis.metrics.base import QuestionInfo
-from analysis.metrics.item_level import few_systems_warning, item_level, pearson_interval
+from analysis.metrics.item_level import (
+    few_systems_warning,
+    item_level,
+    pearson_interval,
+)
 from analysis.metrics.scoring import SystemCorpus
 from analysis.metrics.squad import ExactMatch
 

@@ -9,7 +9,7 @@ answers — reported next to the system-level one, not instead of it.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from analysis.correlation import CorrelationResult, correlate
 from analysis.metrics.base import Metric
