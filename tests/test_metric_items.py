@@ -58,3 +58,31 @@ def test_validate_metrics_on_a_campaign_warns_and_adds_the_item_level_table(sess
     assert "warning: only 4 systems: a system-level correlation over 4 points is not a reliable" in result.stderr
     assert "item level (" in result.stdout and "| f1 |" in result.stdout
     assert (out / "metric-validation-items.csv").read_text().startswith("metric,n,pearson")
+
+
+def test_plots_also_as_svg_and_pdf(sessions, tmp_path):
+    from click.testing import CliRunner
+
+    from da_platform import exports
+    from da_platform.cli import main
+    from da_platform.models import Campaign
+    from hit_builder.storage import LocalImageStorage
+    from tests import dashboard_factories as factories
+
+    with sessions() as session:
+        campaign = factories.build(session, LocalImageStorage(tmp_path / "images"))  # a system named <script>…
+        for index in range(2):
+            factories.rate_hit(session, campaign, index, f"w{index}", seed=index)
+        ratings = exports.ratings(session, session.get(Campaign, campaign.id))
+    path = tmp_path / "ratings.csv"
+    path.write_bytes(ratings.content)
+    out = tmp_path / "report"
+    result = CliRunner().invoke(main, ["analyze", "--ratings", str(path), "--out", str(out), "--plot-format", "svg",
+                                       "--plot-format", "pdf"])
+    assert result.exit_code == 0, result.output
+    svg = (out / "ranking-dash.svg").read_text()
+    assert svg.startswith("<?xml") and "<svg" in svg and "<script" not in svg
+    assert (out / "pvalues-dash.svg").read_text().count("<svg") == 1
+    assert (out / "ranking-dash.pdf").read_bytes().startswith(b"%PDF")
+    assert (out / "pvalues-dash.pdf").read_bytes().startswith(b"%PDF")
+    assert not (out / "ranking-dash.png").exists()

@@ -25,12 +25,16 @@ from da_platform.cli import CliContext, find_campaign, pass_context
               help="Folder for the report files (default: ./analysis-<campaign or file name>).")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the p-value heatmap and "
               "ranking plot.")
+@click.option("--plot-format", "plot_formats", multiple=True, type=click.Choice(["png", "svg", "pdf"]),
+              help="Format of the plots; repeat for several (svg and pdf are vector graphics for papers) "
+                   "[default: png].")
 @click.option("--fluency-campaign", metavar="NAME",
               help="A fluency campaign of the same systems: order systems inside each adequacy cluster by "
                    "its z-scores (SPEC §8).")
 @pass_context
 def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path | None, file_format: str | None,
             qc_method: str, alpha: float, z_digits: int | None, out_dir: Path | None, plots: bool,
+            plot_formats: tuple[str, ...],
             fluency_campaign: str | None) -> None:
     """Rank systems: QC per worker, z-scores, system scores, significance clusters (SPEC §6-§8).
 
@@ -65,7 +69,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
             if step == steps[0]:
                 result = run_analysis(table, qc_method=qc_method, alpha=alpha, z_digits=z_digits)
             else:
-                written = write_report(result, out_dir, plots=plots)
+                written = write_report(result, out_dir, plots=plots, plot_formats=plot_formats or ("png",))
     for group, group_result in result.groups.items():
         click.echo(f"\n{group}")
         click.echo(text_table(group_result), nl=False)
