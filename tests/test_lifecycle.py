@@ -348,3 +348,33 @@ def test_early_states_say_not_enough_data_yet(env):
     assert "not enough data yet" in row and "too few pairs" not in row
     page = client.get(f"/admin/campaigns/{campaign_id}").text
     assert "no BAD_REF checks" not in page and "Not enough data yet: no degraded check" not in page
+
+
+def test_the_dashboard_applies_the_policy_to_the_whole_own_pool(env):
+    from da_platform.models import ReviewDecision
+    from tests import dashboard_factories as factories
+
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, passes=2)
+        factories.three_workers(session, campaign)
+        campaign_id = campaign.id
+    client = admin_client(env)
+    url = f"/admin/campaigns/{campaign_id}/pool-review"
+    assert f'href="{url}"' in client.get(f"/admin/campaigns/{campaign_id}/workers").text
+    page = client.get(url).text
+    assert page.count("<tr><td>") == 4  # approve, approve, reject, block
+    token = page.split('name="csrf_token" value="')[1].split('"')[0]
+    assert client.post(url, data={"csrf_token": token, "count": "4"}).status_code == 303  # not confirmed
+    with env.sessions() as session:
+        assert session.scalar(select(func.count(ReviewDecision.id))) == 0
+    stale = client.post(url, data={"csrf_token": token, "count": "3", "confirm": "yes"})
+    assert stale.status_code == 303
+    with env.sessions() as session:
+        assert session.scalar(select(func.count(ReviewDecision.id))) == 0
+    done = client.post(url, data={"csrf_token": token, "count": "4", "confirm": "yes"})
+    assert done.status_code == 303 and done.headers["Location"].endswith(f"/admin/campaigns/{campaign_id}/workers")
+    with env.sessions() as session:
+        rows = session.execute(select(ReviewDecision.action, ReviewDecision.status).order_by(ReviewDecision.id)).all()
+        assert sorted(rows) == [("approve", "done"), ("approve", "done"), ("block", "done"), ("reject", "done")]
+        assert session.scalar(select(models.Worker.blocked).where(models.Worker.external_id == "careless"))
+    assert 'id="nothing-to-review"' in client.get(url).text

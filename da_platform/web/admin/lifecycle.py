@@ -104,3 +104,32 @@ def preview_image(campaign_id: int, slot_id: str, role: str):
     except KeyError:
         abort(404)
     return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
+
+
+@bp.route("/campaigns/<int:campaign_id>/pool-review", methods=["GET", "POST"])
+@login_required
+def pool_review(campaign_id: int):
+    """The review policy applied to every finished own-pool assignment at once (``da-platform pool
+    review``): GET shows the decisions it would take, POST (confirmed) records and applies them."""
+    from flask import current_app
+
+    from da_platform.operations.pool_review import plan_pool, review_pool
+    from da_platform.web.admin.decisions import policy_of
+
+    campaign = campaign_or_404(campaign_id)
+    session = get_session()
+    policy = policy_of(campaign)
+    planned = plan_pool(session, campaign, policy)
+    if request.method == "POST":
+        if request.form.get("confirm") != "yes":
+            flash("Tick the box to confirm.")
+            return redirect(url_for("admin.pool_review", campaign_id=campaign_id), 303)
+        shown = request.form.get("count", "")
+        if shown != str(len(planned)):  # someone finished a HIT since the page was shown: show it again
+            flash("The work to review changed since the page was shown; here are the decisions now.")
+            return redirect(url_for("admin.pool_review", campaign_id=campaign_id), 303)
+        session.rollback()
+        done = review_pool(current_app.config["SESSIONS"], campaign.id, policy, planned)
+        flash(f"Recorded and applied {done} decision(s) for own-pool workers.")
+        return redirect(url_for("admin.workers", campaign_id=campaign_id), 303)
+    return render_template("admin/pool_review.html", campaign=campaign, planned=planned)
