@@ -95,3 +95,29 @@ def test_subset_rankings_equal_the_ranking_of_the_filtered_ratings(database_url,
     assert shown.exit_code == 0, shown.output
     assert shown.stdout.strip() == expected.describe()
     assert f"= {expected.alpha_raw:.3f} on raw scores" in shown.stdout
+
+
+def test_the_dashboard_shows_subsets_and_agreement(database_url, tmp_path):
+    from analysis.agreement import agreement
+    from da_platform.web.admin.accounts import create_user
+    from tests.test_admin_web import login
+    from tests.web_factories import make_web_env
+
+    env = make_web_env(database_url, tmp_path)
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, passes=2)
+        for worker, index in (("w0", 0), ("w1", 1), ("w2", 2), ("w3", 3)):
+            factories.rate_hit(session, campaign, index, worker, seed=index)
+        create_user(session, "ana", "correct horse battery staple")
+        session.commit()
+        analysis = CampaignAnalysis(session, campaign)
+        expected = agreement(analysis.table, analysis.group.qc.passed_workers)
+        rankings = subset_rankings(analysis.group, question_values(session, campaign, "script"), alpha=0.05)
+        campaign_id = campaign.id
+    client = env.app.test_client()
+    login(client, "ana", "correct horse battery staple")
+    page = client.get(f"/admin/campaigns/{campaign_id}").text
+    assert f"Agreement between raters: {expected.describe()}." in page.replace("&#39;", "'")
+    subsets_page = client.get(f"/admin/campaigns/{campaign_id}/subsets?by=script").text
+    assert subsets_page.count('class="compact subset-table"') == len(rankings) == 1
+    assert "script: space-separated" in subsets_page
