@@ -207,7 +207,7 @@ def replace_answers(session: Session, system: System, path: str | Path, *, actor
                              f"{', '.join(map(repr, built))}: its answers there cannot change (build a new "
                              "campaign, or delete those first)")
     name, test_set = system.name, system.test_set
-    system.name = f"{name} (being replaced {system.id})"  # frees the name for the importer's checks
+    system.name = f"~replacing {system.id}~"  # frees the name for the importer's checks (restored below)
     session.flush()
     (fresh,) = import_system_answers(session, test_set, path, system=name)
     session.execute(delete(Answer).where(Answer.system_id == system.id))
