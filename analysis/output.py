@@ -230,8 +230,13 @@ def write_wmt_files(result: AnalysisResult, folder: Path) -> list[Path]:
     return written + [clusters_path]
 
 
-def write_report(result: AnalysisResult, folder: str | Path, *, plots: bool = True) -> list[Path]:
-    """Write every output into ``folder`` (created); returns the paths written."""
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def write_report(result: AnalysisResult, folder: str | Path, *, plots: bool = True,
+                 plot_formats: tuple[str, ...] = ("png",)) -> list[Path]:
+    """Write every output into ``folder`` (created); returns the paths written. Plots are drawn in
+    each of ``plot_formats`` (png, svg, pdf: vector formats for papers)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = [write_json(result, folder / "analysis.json"),
@@ -254,6 +259,9 @@ def write_report(result: AnalysisResult, folder: str | Path, *, plots: bool = Tr
             if len(a.ranking.systems) == 0:
                 continue
             stem = safe_name(group)
-            written.append(pvalue_heatmap(a, folder / f"pvalues-{stem}.png"))
-            written.append(ranking_plot(a, folder / f"ranking-{stem}.png"))
+            for suffix in plot_formats:
+                if suffix not in PLOT_FORMATS:
+                    raise ValueError(f"unknown plot format {suffix!r}; expected one of {', '.join(PLOT_FORMATS)}")
+                written.append(pvalue_heatmap(a, folder / f"pvalues-{stem}.{suffix}"))
+                written.append(ranking_plot(a, folder / f"ranking-{stem}.{suffix}"))
     return written

@@ -7,17 +7,23 @@ from pathlib import Path
 
 
 def default_instance_path() -> Path:
-    """Folder for the embedded database and rendered images: $DA_INSTANCE_PATH or ./instance."""
-    return Path(os.environ.get("DA_INSTANCE_PATH", "instance")).resolve()
+    """Folder for the embedded database and rendered images (the rule of ``da_platform.location``)."""
+    from da_platform.location import locate
+
+    return locate().instance_path
 
 
 def database_url(instance_path: Path | None = None) -> str:
-    """$DA_DATABASE_URL, or a SQLite file in the instance folder (the embedded default)."""
+    """$DA_DATABASE_URL, a SQLite file in ``instance_path`` if given, else the rule of
+    ``da_platform.location``."""
+    from da_platform.location import locate
+
     url = os.environ.get("DA_DATABASE_URL")
     if url:
         return url
-    folder = instance_path or default_instance_path()
-    return f"sqlite:///{folder / 'da-platform.sqlite'}"
+    if instance_path is not None:
+        return f"sqlite:///{instance_path / 'da-platform.sqlite'}"
+    return locate().database_url
 
 
 @dataclass
@@ -33,12 +39,15 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> "Settings":
-        instance = default_instance_path()
+        from da_platform.location import locate
+
+        location = locate()
+        instance = location.instance_path
         fonts = os.environ.get("DA_FONT", "")
         images = os.environ.get("DA_IMAGE_FOLDER")
         return cls(
             instance_path=instance,
-            database_url=database_url(instance),
+            database_url=location.database_url,
             secret_key=os.environ.get("DA_SECRET_KEY"),
             public_url=os.environ.get("DA_PUBLIC_URL", "http://127.0.0.1:5000").rstrip("/"),
             image_folder=Path(images).resolve() if images else instance / "images",

@@ -4,12 +4,15 @@
 - ``ratings``: every rating in the platform's long CSV (``analysis.readers.write_long_csv``);
 - ``wmt``: the WMT release files (``analysis.output.write_wmt_files``), zipped;
 - ``bundle``: a reproducibility zip (settings, seed, HIT composition, degradation parameters, QC
-  method and thresholds, excluded workers with reasons, software versions, results).
+  method and thresholds, excluded workers with reasons, software versions, results), self-contained:
+  the test set (``test-set.jsonl``), the systems' answers (``answers.jsonl``) and the ratings with
+  their texts (``ratings-with-texts.csv``) are in it.
 
 A campaign without ratings cannot be exported (:class:`ExportError`, never an empty file). An
 unfinished campaign is refused too unless ``partial=True``; a partial export then says so: the
 bundle's manifest and the JSON carry ``"status": "unfinished: k of n HITs done"``, the LaTeX file a
-comment, and file names end in ``-partial``.
+comment, the CSV files a last column ``status`` with that text on every row (readers of the long
+CSV ignore extra columns), and file names end in ``-partial``.
 """
 from __future__ import annotations
 
@@ -99,7 +102,7 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
     ctx = _context(session, campaign, partial=partial, need_ranking=True)
     result = ctx.analysis.result
     if fmt == "csv":
-        content = _written(lambda p: write_system_csv(result, p), "ranking.csv")
+        content = _marked(ctx, _written(lambda p: write_system_csv(result, p), "ranking.csv"))
     elif fmt == "json":
         data = {"campaign": campaign.name, "status": ctx.progress.describe(),
                 "excluded_workers": ctx.analysis.excluded, **result_as_dict(result)}
@@ -110,13 +113,31 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
     return ExportFile(f"{ctx.stem}-ranking.{RANKING_SUFFIX[fmt]}", content, RANKING_FORMATS[fmt])
 
 
-def ratings(session: Session, campaign: Campaign, *, partial: bool = False) -> ExportFile:
-    """Every rating of the campaign (excluded workers too) as the platform's long CSV."""
+def ratings(session: Session, campaign: Campaign, *, partial: bool = False, with_texts: bool = False) -> ExportFile:
+    """Every rating of the campaign (excluded workers too) as the platform's long CSV; ``with_texts``
+    adds the question, reference, candidate and check type of each row (``da_platform.export_texts``)."""
     from analysis.readers import write_long_csv
+    from da_platform.export_texts import with_texts as add_texts
 
     ctx = _context(session, campaign, partial=partial, need_ranking=False)
     content = _written(lambda p: write_long_csv(ctx.analysis.table, p), "ratings.csv")
-    return ExportFile(f"{ctx.stem}-ratings.csv", content, "text/csv")
+    if with_texts:
+        content = add_texts(session, campaign, content)
+    content = _marked(ctx, content)
+    return ExportFile(f"{ctx.stem}-ratings{'-with-texts' if with_texts else ''}.csv", content, "text/csv")
+
+
+def _marked(ctx: _Context, content: bytes) -> bytes:
+    """A partial export's CSV with a last column ``status`` ("unfinished: k of n HITs done") on every row."""
+    if not ctx.partial:
+        return content
+    status = ctx.progress.describe()
+    rows = list(csv.reader(io.StringIO(content.decode("utf-8"))))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*rows[0], "status"])
+    writer.writerows([*row, status] for row in rows[1:])
+    return out.getvalue().encode("utf-8")
 
 
 def _zip(files: dict[str, bytes]) -> bytes:
@@ -234,6 +255,10 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False) -> Ex
         "decisions.csv": decisions_csv(session, campaign),
         "ratings.csv": _written(lambda p: write_long_csv(analysis.table, p), "ratings.csv"),
     }
+    from da_platform.export_texts import test_set_files, with_texts
+
+    files.update(test_set_files(session, campaign))  # self-contained: what was rated, and by whom
+    files["ratings-with-texts.csv"] = with_texts(session, campaign, files["ratings.csv"])
     if analysis.result is not None:
         results = _folder_files(lambda folder: write_report(analysis.result, folder, plots=False))
         files.update({f"results/{name}": content for name, content in results.items()})

@@ -69,6 +69,7 @@ class CampaignStatus(str, enum.Enum):
     draft = "draft"          # created, not built
     built = "built"          # HITs assembled and rendered
     running = "running"      # open to workers
+    paused = "paused"        # no new HIT handed out for now; work under way may finish
     closed = "closed"        # no more assignments handed out
 
 
@@ -279,6 +280,8 @@ class Worker(Base):
     external_id: Mapped[str] = mapped_column(String(200))
     blocked: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # The researcher's name for an invited own-pool worker (``invite --label``); never shown to workers.
+    label: Mapped[Optional[str]] = mapped_column(String(200))
 
     assignments: Mapped[list["Assignment"]] = relationship(back_populates="worker")
 

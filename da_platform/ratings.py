@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from analysis.table import RatingsTable
+from da_platform.merged_ratings import expand
 from da_platform.models import Assignment, Campaign, Hit, Question, Rating, Slot, System, Worker
 
 
@@ -43,7 +44,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     rows = [r for r in rows if r.original_slot_id is None or (r.assignment_id, r.original_slot_id) in rated]
     seconds = [(r.rated_at - r.shown_at).total_seconds() if r.shown_at is not None and r.rated_at is not None
                else math.nan for r in rows]
-    return RatingsTable.from_columns(
+    columns = dict(
         group=[campaign.name] * len(rows),
         worker=[worker_label(r.source, r[1]) for r in rows],
         hit=[r.public_id for r in rows],
@@ -54,5 +55,6 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         original_slot=["" if r.original_slot_id is None else str(r.original_slot_id) for r in rows],
         score=[r.score for r in rows],
         seconds=seconds,
-        source=f"campaign {campaign.name!r}",
     )
+    columns = expand(columns, campaign.settings)  # merged identical answers count for every system
+    return RatingsTable.from_columns(**columns, source=f"campaign {campaign.name!r}")

@@ -141,14 +141,25 @@ def _load_items(session: Session, test_set: TestSet, systems: list[System]) -> t
     return items, references
 
 
+def _merged(items: list[_Item]):
+    from hit_builder.merging import merge_identical
+
+    return merge_identical(items, question_of=lambda i: i.question.id, system_of=lambda i: i.system.id,
+                           question_name=lambda i: i.question.external_id, system_name=lambda i: i.system.name,
+                           text_of=lambda i: i.answer)
+
+
 def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                    systems: Sequence[System | str] | None = None, criterion: str = "adequacy",
                    statement: str | None = None, show_reference: bool | None = None, seed: int = 0,
                    passes: int = 1, max_hits_per_worker: int = 1, storage: ImageStorage,
                    font_paths: Sequence[str] | None = None, progress: Progress | None = None,
                    id_salt: str | None = None, style: RenderStyle = RenderStyle(),
-                   processes: int | None = None) -> Campaign:
-    """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``."""
+                   processes: int | None = None, merge_identical: bool = False) -> Campaign:
+    """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``.
+
+    ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
+    """
     if not name or not name.strip():
         raise BuildError("the campaign needs a name")
     name = name.strip()
@@ -164,6 +175,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     statement, show_reference = resolve_criterion(criterion, statement, show_reference)
     chosen = _resolve_systems(session, test_set, systems)
     items, references = _load_items(session, test_set, chosen)
+    merged = _merged(items) if merge_identical else None
+    items = merged.kept if merged is not None else items
     chain = FontChain.load(font_paths)
     renderer = Renderer(chain, style)
 
@@ -232,6 +245,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
                        "raqm": renderer.shaping, "images": len(job_list)},
             "systems": [s.name for s in chosen],
+            **({"identical_answers": merged.describe()} if merged is not None else {}),
             "id_salt": salt,
             "ids": f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
         },

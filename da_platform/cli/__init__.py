@@ -17,18 +17,42 @@ from da_platform import __version__
 from da_platform.config import Settings
 
 
+def _settings() -> Settings:
+    from da_platform.location import LocationError
+
+    try:
+        return Settings.from_env()
+    except LocationError as error:
+        raise click.ClickException(str(error)) from None
+
+
 @dataclass
 class CliContext:
-    """What every command shares: settings from the environment and a migrated database."""
+    """What every command shares: settings from the environment and a migrated database.
 
-    settings: Settings = field(default_factory=Settings.from_env)
+    Only commands that create data set ``may_create`` (:func:`creates_database`); for the others a
+    missing database is an error naming the URL tried (``da_platform.location``), never a new one.
+    """
+
+    settings: Settings = field(default_factory=_settings)
+    may_create: bool = False
 
     @cached_property
     def engine(self) -> Engine:
         from da_platform.db import make_engine, upgrade
+        from da_platform.location import locate, missing_database, shown_url
 
-        upgrade(self.settings.database_url)
-        return make_engine(self.settings.database_url)
+        url = self.settings.database_url
+        if not self.may_create:
+            problem = missing_database(url)
+            if problem is not None:
+                chosen = locate().chosen_by
+                raise click.ClickException(
+                    f"no da-platform database at {shown_url(url)} ({problem}; chosen by {chosen}). Run "
+                    "`da-platform init` to create one here, or set $DA_DATABASE_URL / $DA_INSTANCE_PATH "
+                    "(see `da-platform where`).")
+        upgrade(url)
+        return make_engine(url)
 
     @cached_property
     def sessions(self) -> sessionmaker[Session]:
@@ -40,6 +64,23 @@ class CliContext:
 pass_context = click.make_pass_decorator(CliContext, ensure=True)
 
 
+def creates_database(command):
+    """Mark a command function (under ``@pass_context``) as one that may create the database."""
+    import functools
+
+    @functools.wraps(command)
+    def wrapper(context: CliContext, *args, **kwargs):
+        context.may_create = True
+        return command(context, *args, **kwargs)
+
+    return wrapper
+
+
+def database_name(session: Session) -> str:
+    """The URL of the session's database (password hidden), for messages."""
+    return session.get_bind().url.render_as_string(hide_password=True)
+
+
 def find_campaign(session: Session, name: str):
     """The campaign called ``name``, or a ClickException listing the campaigns there are."""
     from sqlalchemy import select
@@ -49,7 +90,7 @@ def find_campaign(session: Session, name: str):
     campaign = session.scalar(select(Campaign).where(Campaign.name == name))
     if campaign is None:
         known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
-        raise click.ClickException(f"no campaign named {name!r} (campaigns: {known})")
+        raise click.ClickException(f"no campaign named {name!r} (campaigns: {known}) in database {database_name(session)}")
     return campaign
 
 
@@ -59,21 +100,57 @@ def find_campaign(session: Session, name: str):
 def main(ctx: click.Context) -> None:
     """Crowdsourced Direct Assessment (DA) of question-answering and other text systems.
 
-    The database is $DA_DATABASE_URL, or a SQLite file in $DA_INSTANCE_PATH (default ./instance).
+    The database is $DA_DATABASE_URL, else a SQLite file in $DA_INSTANCE_PATH, else the one named by
+    the nearest da-platform.ini in this folder or above (written by `init`), else ./instance.
+    Only init, import and admin create-user create a database. `da-platform where` shows which.
     """
     ctx.ensure_object(CliContext)
 
 
 @main.command()
 @pass_context
+@creates_database
 def init(context: CliContext) -> None:
-    """Create (or upgrade) the database schema and the instance folder."""
+    """Create (or upgrade) the database schema and the instance folder.
+
+    Without $DA_DATABASE_URL, $DA_INSTANCE_PATH or a da-platform.ini above, also writes
+    da-platform.ini here, so that commands run in this folder or below find this database.
+    """
+    import os
+    from pathlib import Path
+
+    from da_platform.location import find_project_file, shown_url, write_project_file
+
+    env_set = os.environ.get("DA_DATABASE_URL") or os.environ.get("DA_INSTANCE_PATH")
+    if not env_set and find_project_file() is None:
+        click.echo(f"wrote {write_project_file(Path.cwd())}")
     context.settings.instance_path.mkdir(parents=True, exist_ok=True)
     _ = context.engine
-    click.echo(f"database ready: {context.settings.database_url}")
+    click.echo(f"database ready: {shown_url(context.settings.database_url)}")
 
 
-_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "reliability")
+@main.command()
+def where() -> None:
+    """Show which database and instance folder commands here use, and why (creates nothing)."""
+    from da_platform.location import missing_database
+
+    location = _located()
+    problem = missing_database(location.database_url)
+    click.echo(f"database: {location.shown_url}" + (f"  ({problem})" if problem else ""))
+    click.echo(f"instance folder: {location.instance_path}")
+    click.echo(f"chosen by: {location.chosen_by}")
+
+
+def _located():
+    from da_platform.location import LocationError, locate
+
+    try:
+        return locate()
+    except LocationError as error:
+        raise click.ClickException(str(error)) from None
+
+
+_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle", "results", "reliability")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:

@@ -50,6 +50,9 @@ FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
               help="Folder for the report files (default: ./analysis-<campaign or file name>).")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the p-value heatmap and "
               "ranking plot.")
+@click.option("--plot-format", "plot_formats", multiple=True, type=click.Choice(["png", "svg", "pdf"]),
+              help="Format of the plots; repeat for several (svg and pdf are vector graphics for papers) "
+                   "[default: png].")
 @click.option("--fluency-campaign", metavar="NAME",
               help="A fluency campaign of the same systems: order systems inside each adequacy cluster by "
                    "its z-scores (docs/method.md §8).")
@@ -57,7 +60,8 @@ FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
 def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path | None, file_format: str | None,
             mturk_spec: Path | None, mean_sd_files: tuple[Path, ...], qc_method: str | None, qc_scope: str | None,
             qc_alpha: float | None, alpha: float, z_digits: int | None, wmt_compat: bool, sd_zero: str | None,
-            out_dir: Path | None, plots: bool, fluency_campaign: str | None) -> None:
+            out_dir: Path | None, plots: bool, plot_formats: tuple[str, ...],
+            fluency_campaign: str | None) -> None:
     """Rank systems: QC per worker, z-scores, system scores, significance clusters (docs/method.md §6-§8).
 
     Prints the ranking table of each campaign / language pair (lines between clusters), a QC
@@ -108,7 +112,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
             if step == steps[0]:
                 result = run()
             elif result is not None:
-                written = write_report(result, out_dir, plots=plots)
+                written = write_report(result, out_dir, plots=plots, plot_formats=plot_formats or ("png",))
     if result is None:
         raise click.ClickException(f"no ratings of {name} are left after the review decisions")
     for group, group_result in result.groups.items():

@@ -11,7 +11,7 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli import CliContext, database_name, find_campaign, pass_context
 from da_platform.models import Answer, Question, Reference, System, TestSet
 
 COMMANDS: list[click.Command] = []
@@ -22,7 +22,7 @@ def find_test_set(session: Session, name: str) -> TestSet:
     test_set = session.scalar(select(TestSet).where(TestSet.name == name))
     if test_set is None:
         known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none yet"
-        raise click.ClickException(f"no test set named {name!r} (test sets: {known})")
+        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) in database {database_name(session)}")
     return test_set
 
 
@@ -34,6 +34,7 @@ def _run_import(context: CliContext, work: Callable[[Session], list[str]]) -> No
     from analysis.errors import InputError
     from da_platform.db import transaction
 
+    context.may_create = True  # importing is how a project's data begins
     try:
         with transaction(context.sessions) as session:
             summary = work(session)
@@ -201,11 +202,14 @@ COMMANDS.append(import_group)
                                 "[default: random, stored with the campaign].")
 @click.option("--processes", type=click.IntRange(min=1), help="Rendering processes [default: all cores "
                                                                "for large campaigns].")
+@click.option("--merge-identical/--no-merge-identical", default=True, show_default=True,
+              help="Rate an answer that several systems gave to the same question once, and count the rating "
+                   "for each of them (as WMT did).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
                   passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
-                  id_salt: str | None, processes: int | None) -> None:
+                  id_salt: str | None, processes: int | None, merge_identical: bool) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -234,7 +238,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
                 storage=LocalImageStorage(folder), font_paths=list(fonts) or context.settings.font_paths,
-                progress=progress, id_salt=id_salt, processes=processes)
+                progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical)
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:
@@ -244,6 +248,12 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
             bar.__exit__(None, None, None)
     click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
                f"{settings['render']['images']} images in {folder}")
+    merged = settings.get("identical_answers")
+    if merged and not merged["saved"]:
+        click.echo("no identical answers to merge")
+    elif merged:
+        click.echo(f"identical answers merged: {merged['saved']} of {merged['items_before']} items are rated once "
+                   f"for several systems ({len(merged['groups'])} groups; --no-merge-identical rates each)")
     click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")
 
 

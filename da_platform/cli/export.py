@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli import CliContext, creates_database, database_name, pass_context
 
 PARTIAL_HELP = "Export an unfinished campaign anyway (the files are marked 'unfinished: k of n HITs')."
 
@@ -23,7 +23,7 @@ def _campaign(session, name: str):
     if campaign is None and name.isdigit():
         campaign = session.get(Campaign, int(name))
     if campaign is None:
-        raise click.ClickException(f"no campaign named {name!r}")
+        raise click.ClickException(f"no campaign named {name!r} in database {database_name(session)}")
     return campaign
 
 
@@ -85,7 +85,18 @@ def _file_export(kind: str, help_text: str, out_help: str = "File to write.") ->
     return export.command(kind)(command)
 
 
-_file_export("ratings", "Every rating as the platform's long CSV (readable by 'da-platform analyze').")
+@export.command("ratings")
+@click.argument("campaign")
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="File to write.")
+@click.option("--with-texts", is_flag=True, help="Add the question, reference, candidate and check type of each "
+                                                 "rating (for error analysis; still readable by 'analyze').")
+@_partial
+@pass_context
+def export_ratings(context: CliContext, campaign: str, out: Path, with_texts: bool, partial: bool) -> None:
+    """Every rating as the platform's long CSV (readable by 'da-platform analyze')."""
+    _export(context, "ratings", campaign, out, partial=partial, with_texts=with_texts)
+
+
 _file_export("wmt", "The WMT release files: ad-sys-scores, ad-seg-scores, adwilcox, clusters.",
              "Folder to write the files into, or a .zip file.")
 _file_export("bundle", "A reproducibility zip: settings, seed, HIT composition, degradation, QC, exclusions, "
@@ -114,6 +125,7 @@ def _with_new_password(context: CliContext, name: str, change) -> None:
 @admin.command("create-user")
 @click.argument("name")
 @pass_context
+@creates_database
 def create_user(context: CliContext, name: str) -> None:
     """Create a dashboard account; asks for the password twice (stored as a salted scrypt hash)."""
     from da_platform.web.admin.accounts import create_user as create

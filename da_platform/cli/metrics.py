@@ -312,7 +312,8 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     else:
         metrics = _metrics(metric_names, _settings(preset, alpha, beta, gamma, tokenization, bleu_tokenize,
                                                    bleu_smooth, guess_labels))
-        scores = _score(_corpora_from_database(context, test_set, list(human), guess_labels), metrics, guess_labels)
+        corpora = _corpora_from_database(context, test_set, list(human), guess_labels)
+        scores = _score(corpora, metrics, guess_labels)
         by_metric, labels, signatures = scores.by_metric(), dict(scores.labels), dict(scores.signatures)
     try:
         result = validate_metrics(human, by_metric, labels, signatures)
@@ -325,6 +326,11 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     click.echo(result.to_markdown(), nl=False)
     for path in write_validation(result, out):
         click.echo(f"wrote {path}")
+    from da_platform.cli.metrics_items import item_level_table, warn_if_few_systems
+
+    warn_if_few_systems(result)
+    if campaign is not None and metric_scores is None:
+        item_level_table(context, campaign, corpora, metrics, out)
 
 
 def _select_systems(human: dict[str, float], systems: list[str] | None,

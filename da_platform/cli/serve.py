@@ -37,7 +37,8 @@ def development_app(context: CliContext, config: dict[str, Any] | None = None):
 
 def run_development_server(app, host: str, port: int, debug: bool) -> None:
     """Werkzeug's development server (threaded; reloader and debugger only with ``debug``)."""
-    click.echo(f"worker pages on http://{host}:{port}/  (development server: use gunicorn in production)")
+    click.echo(f"serving on http://{host}:{port}/  (dashboard: http://{host}:{port}/admin/; development "
+               "server: use gunicorn in production)")
     app.run(host=host, port=port, debug=debug, use_reloader=debug, threaded=True)
 
 
@@ -49,8 +50,11 @@ def run_development_server(app, host: str, port: int, debug: bool) -> None:
               type=click.Path(file_okay=False, path_type=Path), metavar="[FOLDER]",
               help="Serve the dashboard on the demo campaign in FOLDER [default: demo-output], running "
                    "`da-platform demo` first if it has not been run there.")
+@click.option("--out", "demo_folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --demo: the demo's folder (as `da-platform demo --out FOLDER`).")
 @pass_context
-def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path | None) -> None:
+def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path | None,
+          demo_folder: Path | None) -> None:
     """Serve the worker pages for development.
 
     Without $DA_SECRET_KEY a random key is used, so links stop working when the server restarts and
@@ -59,6 +63,10 @@ def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path
     """
     if debug and host not in ("127.0.0.1", "localhost", "::1"):
         raise click.ClickException("--debug exposes an interactive debugger: use it on 127.0.0.1 only")
+    if demo_folder is not None:
+        if demo_out is None:
+            raise click.UsageError("--out names the demo's folder: use it with --demo")
+        demo_out = demo_folder
     if demo_out is not None:
         app = _demo_app(demo_out, host, port)
     else:
@@ -101,10 +109,16 @@ def _demo_app(out: Path, host: str, port: int):
               help="Minutes a pool worker has for one HIT before it goes back to others (the ratings given "
                    "are kept); stored with the campaign [default: as set before, else 180].")
 @click.option("--output", "-o", type=click.File("w", encoding="utf-8"), default="-", show_default=True,
-              help="File to write the links to, one per line.")
+              help="File to write the links to, one per line (with labels: CSV label,link).")
+@click.option("--label", "labels", multiple=True, metavar="NAME",
+              help="Your name for the person the link is for (repeat for several; one link each). Stored with "
+                   "the worker and shown on the dashboard, never to the worker.")
+@click.option("--labels", "labels_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV file of names (first column; a header 'label' or 'name' is skipped): one link each.")
 @pass_context
 def invite(context: CliContext, campaign: str, count: int, days: float, public_url: str | None,
-           open_campaign: bool, time_limit: float | None, output) -> None:
+           open_campaign: bool, time_limit: float | None, output, labels: tuple[str, ...],
+           labels_file: Path | None) -> None:
     """Mint invite links to CAMPAIGN for the lab's own pool (one anonymous worker per link).
 
     Links are signed with $DA_SECRET_KEY, which must be the server's key. Following a link again
@@ -113,12 +127,18 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     """
     from da_platform.db import transaction
     from da_platform.models import AuditLog, CampaignStatus
-    from da_platform.sources.pool import TIME_LIMIT_SETTING, mint_invites, time_limit_minutes
+    from da_platform.sources.invite_labels import csv_cell, mint_labelled_invites
+    from da_platform.sources.pool import (
+        TIME_LIMIT_SETTING,
+        mint_invites,
+        time_limit_minutes,
+    )
     from da_platform.sources.tokens import Tokens
 
     secret = context.settings.secret_key
     if not secret:
         raise click.ClickException("DA_SECRET_KEY is not set: invite links are signed with the server's key")
+    names = _labels(labels, labels_file, count)
     with transaction(context.sessions) as session:
         found = find_campaign(session, campaign)
         if found.status != CampaignStatus.running:
@@ -137,9 +157,37 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
             session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.pool_time_limit",
                                  target=campaign, reason=f"{time_limit:g} minutes (da-platform invite)"))
         click.echo(f"time limit per HIT: {time_limit_minutes(found):g} minutes", err=True)
-        links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
+        if names:
+            labelled = mint_labelled_invites(session, Tokens(secret), public_url or context.settings.public_url,
+                                             found.id, names, days)
+        else:
+            links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
+    if names:
+        import csv
+
+        writer = csv.writer(output, lineterminator="\n")
+        writer.writerow(["label", "link"])
+        writer.writerows([csv_cell(label), link] for label, link in labelled)
+        return
     for link in links:
         output.write(link + "\n")
+
+
+def _labels(labels: tuple[str, ...], labels_file: Path | None, count: int) -> list[str]:
+    """The names given with --label / --labels (checked), or [] for anonymous links."""
+    from analysis.errors import InputError
+    from da_platform.sources.invite_labels import check_labels, read_labels
+
+    if labels and labels_file:
+        raise click.UsageError("give names with --label or with --labels FILE, not both")
+    try:
+        names = read_labels(labels_file) if labels_file else list(labels)
+        check_labels(names, str(labels_file) if labels_file else "--label")
+    except InputError as error:
+        raise click.ClickException(f"{error}\nno link was made") from None
+    if names and count not in (1, len(names)):
+        raise click.UsageError(f"--count {count} but {len(names)} names: with names, one link per name")
+    return names
 
 
 COMMANDS.extend([serve, invite])

@@ -136,7 +136,9 @@ class PlannedDecision:
 
 def awaiting_review(session: Session, campaign: Campaign, provider: str) -> list[tuple[Assignment, int]]:
     """Submitted assignments of the campaign on ``provider`` without an approve/reject decision,
-    each with its number of ratings."""
+    each with its number of ratings (own pool: every finished one, as nobody reports it submitted)."""
+    finished = (AssignmentStatus.completed, AssignmentStatus.submitted) if provider == "pool" else (
+        AssignmentStatus.submitted,)
     decided = select(ReviewDecision.assignment_id).where(
         ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(("approve", "reject")),
         ReviewDecision.assignment_id.is_not(None))
@@ -145,7 +147,7 @@ def awaiting_review(session: Session, campaign: Campaign, provider: str) -> list
     rows = session.execute(
         select(Assignment, ratings).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.source == provider,
-               Assignment.status == AssignmentStatus.submitted, Assignment.id.not_in(decided))
+               Assignment.status.in_(finished), Assignment.id.not_in(decided))
         .order_by(Assignment.id)
     ).all()
     return [(a, n) for a, n in rows]

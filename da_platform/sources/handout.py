@@ -72,6 +72,8 @@ def take_assignment(session: Session, arrival: Arrival) -> Assignment:
     existing = _existing(session, campaign, worker, arrival)
     if existing is not None:
         return existing
+    if campaign.status == CampaignStatus.paused:
+        raise ArrivalRefused("This task is paused at the moment: please come back later.", status=409)
     if campaign.status != CampaignStatus.running:
         raise ArrivalRefused("This task is not open at the moment.", status=409)
     return hand_out(

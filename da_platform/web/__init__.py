@@ -43,6 +43,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_services(app)
     init_security(app)
     register_blueprints(app)
+    from da_platform.web.landing import init_landing
+
+    init_landing(app)
 
     @app.get("/healthz")
     def healthz():

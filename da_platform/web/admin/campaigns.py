@@ -85,7 +85,7 @@ def export(campaign_id: int, kind: str):
         if kind == "ranking":
             made = exports.ranking(session, item, request.args.get("format", "csv"), partial=partial)
         elif kind == "ratings":
-            made = exports.ratings(session, item, partial=partial)
+            made = exports.ratings(session, item, partial=partial, with_texts=request.args.get("texts") == "1")
         elif kind == "wmt":
             made = exports.wmt(session, item, partial=partial)
         elif kind == "bundle":

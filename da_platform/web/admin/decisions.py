@@ -44,7 +44,7 @@ ACTIONS = {a.key: a for a in (
     Action("approve_exclude", "Approve but exclude", "approve", False,
            "Pay the reward but leave the ratings out of every score and ranking."),
     Action("reject", "Reject", "reject", False,
-           "Do not pay; the ratings are left out. The worker sees the rejection message."),
+           "Do not pay; the ratings are left out."),
     Action("bonus", "Bonus", "bonus", None, "Pay a bonus on top of the reward (exact amount)."),
     Action("block", "Block", "block", None, "Keep the worker from any further work in this campaign."),
 )}
@@ -64,6 +64,15 @@ class Plan:
     planned: tuple[PlannedDecision, ...]
     data_only: bool  # no assignment to decide: a data decision is recorded alone
     notes: tuple[str, ...]
+
+
+def rejection_notice(source: str) -> str:
+    """What the worker is told of a rejection: providers show the policy's message, the own pool nothing."""
+    if source in NO_PROVIDER:
+        return ("The worker is not told: the platform shows own-pool workers no rejection message "
+                "(tell them yourself if you need to).")
+    return (f"{source} shows the worker the review policy's rejection message when the next "
+            f"`da-platform {source} review` sends the decision.")
 
 
 def policy_of(campaign: Campaign) -> ReviewPolicy:
@@ -123,6 +132,8 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             notes.append(f"{len(waiting)} assignment(s) not finished (or not yet reported submitted): "
                          "left for a later decision")
         rows = tuple(planned(a, action.decision, bool(action.use_data), None, a.public_id) for a in open_)
+        if rows and action.decision == "reject":
+            notes.append(rejection_notice(source))
         if rows:
             return Plan(action, worker, rows, False, tuple(notes))
         if action.decision == "reject":

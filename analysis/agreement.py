@@ -1,0 +1,84 @@
+"""Inter-rater agreement on items rated by several workers: Krippendorff's α (interval).
+
+Units are (group, system, item); each worker's ordinary (``SYSTEM``) rating of a unit is one value
+(a worker who rated a unit twice in ordinary slots counts with their mean). ``REPEAT`` and checks are
+left out (a repeat is the same rater again), and so are copies of merged identical answers (slot ids
+``<slot>/<system>``, see ``da_platform.merged_ratings``), which would count one rating several times.
+α is computed by the ``krippendorff`` package (Castro 2017) on raw scores and on each worker's
+z-scores; only units with at least two raters carry information.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.table import SYSTEM, RatingsTable
+
+LIBRARY = "krippendorff (Castro, 2017), interval metric"
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Krippendorff's α on the units rated by at least two workers (NaN when there are none)."""
+
+    alpha_raw: float
+    alpha_z: float
+    units: int  # units with at least two raters
+    ratings: int  # ratings in those units
+    raters: int
+
+    @property
+    def enough(self) -> bool:
+        return self.units > 0
+
+    def describe(self) -> str:
+        if not self.enough:
+            return "not enough data yet: no item has been rated by two workers (rate with more than one pass)"
+        return (f"Krippendorff's α (interval) = {self.alpha_raw:.3f} on raw scores, {self.alpha_z:.3f} on z-scores; "
+                f"{self.units} items rated by 2+ of {self.raters} workers ({self.ratings} ratings)")
+
+
+def _alpha(matrix: np.ndarray) -> float:
+    import krippendorff
+
+    if np.count_nonzero(~np.isnan(matrix)) < 2 or np.nanstd(matrix) == 0:
+        return math.nan
+    return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval"))
+
+
+def agreement(table: RatingsTable, workers: frozenset[str] | None = None) -> Agreement:
+    """α over ``table``'s ordinary ratings (of ``workers`` only, when given)."""
+    keep = (table.slot_type == SYSTEM) & np.array(["/" not in s for s in table.slot.labels], dtype=bool)[
+        table.slot.codes] if len(table) else np.zeros(0, dtype=bool)
+    if workers is not None and len(table):
+        keep &= np.array([w in workers for w in table.worker.labels], dtype=bool)[table.worker.codes]
+    rows = np.flatnonzero(keep)
+    if len(rows) == 0:
+        return Agreement(math.nan, math.nan, 0, 0, 0)
+    scores = table.score.astype(np.float64)
+    worker = table.worker.codes
+    # z per worker over all of their ratings in the table (as the analysis standardises)
+    z = np.full(len(table), math.nan)
+    for w in np.unique(worker[rows]).tolist():
+        mine = worker == w
+        sd = scores[mine].std(ddof=1) if mine.sum() > 1 else 0.0
+        if sd > 0:
+            z[mine] = (scores[mine] - scores[mine].mean()) / sd
+    units: dict[tuple[int, int, int], dict[int, list[int]]] = {}
+    for r in rows.tolist():
+        key = (int(table.group.codes[r]), int(table.system.codes[r]), int(table.item.codes[r]))
+        units.setdefault(key, {}).setdefault(int(worker[r]), []).append(r)
+    shared = [u for u in units.values() if len(u) >= 2]
+    if not shared:
+        return Agreement(math.nan, math.nan, 0, 0, len(np.unique(worker[rows])))
+    raters = sorted({w for u in shared for w in u})
+    column = {w: i for i, w in enumerate(raters)}
+    raw = np.full((len(raters), len(shared)), np.nan)
+    zs = np.full((len(raters), len(shared)), np.nan)
+    for j, unit in enumerate(shared):
+        for w, members in unit.items():
+            raw[column[w], j] = scores[members].mean()
+            zs[column[w], j] = z[members].mean()
+    return Agreement(_alpha(raw), _alpha(zs), len(shared), int(np.count_nonzero(~np.isnan(raw))), len(raters))

@@ -1,0 +1,353 @@
+"""CLI: ``campaign list|pause|resume|close|release|preview|delete``, ``test-set list|delete``,
+``system list|delete|replace`` (``da_platform.lifecycle`` does the work)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from da_platform.cli import CliContext, database_name, find_campaign, pass_context
+
+COMMANDS: list[click.Command] = []
+ACTOR = "cli"
+_reason = click.option("--reason", default="", help="Why (stored in the audit log).")
+_force = click.option("--force", is_flag=True, help="Delete even what holds ratings (an audit record stays).")
+
+
+def _changing(context: CliContext, work) -> None:
+    """Run ``work(session)`` in one transaction; a LifecycleError or InputError becomes a CLI error."""
+    from analysis.errors import InputError
+    from da_platform.db import transaction
+    from da_platform.lifecycle import LifecycleError
+
+    try:
+        with transaction(context.sessions) as session:
+            message = work(session)
+    except (LifecycleError, InputError) as error:
+        raise click.ClickException(f"{error}\nnothing was changed") from None
+    click.echo(message)
+
+
+def _test_set(session: Session, name: str):
+    from da_platform.cli.campaign_setup import find_test_set
+
+    return find_test_set(session, name)
+
+
+def _system(session: Session, test_set_name: str, name: str):
+    from da_platform.models import System
+
+    test_set = _test_set(session, test_set_name)
+    system = session.scalar(select(System).where(System.test_set_id == test_set.id, System.name == name))
+    if system is None:
+        known = ", ".join(s.name for s in test_set.systems) or "none yet"
+        raise click.ClickException(f"test set {test_set_name!r} has no system named {name!r} (systems: {known}) "
+                                   f"in database {database_name(session)}")
+    return system
+
+
+def _rows(headers: list[str], rows: list[list[object]]) -> None:
+    from da_platform.cli.campaign_setup import _table
+
+    click.echo(_table(headers, rows) if rows else "none")
+
+
+# -- campaigns ---------------------------------------------------------------------------------------
+
+@click.group("campaign")
+def campaign_group() -> None:
+    """List campaigns; pause, resume or close one; release a stuck assignment; preview; delete."""
+
+
+@campaign_group.command("list")
+@pass_context
+def campaign_list(context: CliContext) -> None:
+    """Every campaign with its status, progress and ratings."""
+    from da_platform.models import Campaign
+    from da_platform.progress import campaign_progress
+
+    with context.sessions() as session:
+        rows = []
+        for c in session.scalars(select(Campaign).order_by(Campaign.id)):
+            progress = campaign_progress(session, c)
+            rows.append([c.name, c.criterion, c.test_set.name, c.status.value, len(c.systems),
+                         f"{progress.hits_done}/{progress.hits_total}", progress.ratings_total])
+    _rows(["campaign", "criterion", "test set", "status", "systems", "HITs done", "ratings"], rows)
+
+
+def _status_command(change: str, help_text: str) -> None:
+    @campaign_group.command(change, help=help_text)
+    @click.argument("campaign")
+    @_reason
+    @pass_context
+    def command(context: CliContext, campaign: str, reason: str) -> None:
+        from da_platform.lifecycle import change_status
+
+        def work(session: Session) -> str:
+            found = find_campaign(session, campaign)
+            status = change_status(session, found, change, actor=ACTOR, reason=reason)
+            return f"campaign {campaign!r} is {status.value} now"
+
+        _changing(context, work)
+
+
+_status_command("open", "Open a built CAMPAIGN to workers.")
+_status_command("pause", "Hand out no new HIT of CAMPAIGN until `resume` (work under way may finish).")
+_status_command("resume", "Hand out HITs of a paused CAMPAIGN again.")
+_status_command("close", "Close CAMPAIGN for good: no new HIT is handed out (work under way may finish).")
+
+
+@campaign_group.command("release")
+@click.argument("campaign")
+@click.option("--assignment", "assignment_id", help="Public id of the assignment (see `campaign assignments`).")
+@click.option("--worker", "worker_id", help="Release this worker's assignment in progress (their id as shown "
+                                            "on the dashboard).")
+@_reason
+@pass_context
+def campaign_release(context: CliContext, campaign: str, assignment_id: str | None, worker_id: str | None,
+                     reason: str) -> None:
+    """Give a stuck assignment's HIT back to others (its ratings are kept)."""
+    from da_platform.lifecycle import release_assignment
+    from da_platform.models import Assignment, AssignmentStatus, Hit, Worker
+
+    if (assignment_id is None) == (worker_id is None):
+        raise click.UsageError("name the assignment with exactly one of --assignment or --worker")
+
+    def work(session: Session) -> str:
+        found = find_campaign(session, campaign)
+        query = select(Assignment).join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == found.id)
+        if assignment_id is not None:
+            query = query.where(Assignment.public_id == assignment_id)
+        else:
+            query = query.join(Worker, Worker.id == Assignment.worker_id).where(
+                Worker.external_id == worker_id, Assignment.status == AssignmentStatus.in_progress)
+        assignment = session.scalars(query).first()
+        if assignment is None:
+            raise click.ClickException(f"no such assignment in progress in campaign {campaign!r}")
+        release_assignment(session, assignment, actor=ACTOR, reason=reason)
+        return (f"released assignment {assignment.public_id} (HIT {assignment.hit.index}, "
+                f"{assignment.next_position} ratings kept)")
+
+    _changing(context, work)
+
+
+@campaign_group.command("assignments")
+@click.argument("campaign")
+@pass_context
+def campaign_assignments(context: CliContext, campaign: str) -> None:
+    """Assignments in progress: worker, HIT, items rated (x/100), last activity."""
+    from da_platform.assignments import assignments_in_progress
+
+    with context.sessions() as session:
+        found = find_campaign(session, campaign)
+        rows = [[a.public_id, a.worker, a.label or "", a.hit_index, f"{a.rated}/{a.total}",
+                 a.last_activity.strftime("%Y-%m-%d %H:%M UTC"), "overdue" if a.overdue else ""]
+                for a in assignments_in_progress(session, found)]
+    _rows(["assignment", "worker", "label", "HIT", "rated", "last activity", ""], rows)
+
+
+@campaign_group.command("preview")
+@click.argument("campaign")
+@click.option("--hit", "hit_index", type=click.IntRange(min=0), default=0, show_default=True,
+              help="HIT to preview (numbered from 0).")
+@click.option("--slot", "position", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Slot of the HIT (numbered from 0).")
+@click.option("--images", "image_folder", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write the slot's images (answer-a.png, answer-b.png) to this folder.")
+@pass_context
+def campaign_preview(context: CliContext, campaign: str, hit_index: int, position: int,
+                     image_folder: Path | None) -> None:
+    """Show one slot as the worker sees it, and its hidden facts. Creates no worker or assignment.
+
+    The dashboard has the same preview with the images (campaign page, "Preview the HITs").
+    """
+    from da_platform.preview import PreviewError, slot_preview
+    from hit_builder.storage import LocalImageStorage
+
+    with context.sessions() as session:
+        try:
+            shown = slot_preview(session, find_campaign(session, campaign), hit_index, position)
+        except PreviewError as error:
+            raise click.ClickException(str(error)) from None
+    click.echo(f"HIT {shown.hit_index}, item {shown.position + 1} of {shown.total}\n")
+    click.echo(f"statement:  {shown.statement}")
+    click.echo(f"question:   {shown.question}")
+    if shown.reference_text is not None:
+        click.echo(f"answer A:   {shown.reference_text}")
+    click.echo(f"answer{' B' if shown.reference_text is not None else ''}:   {shown.candidate_text}\n")
+    click.echo(f"hidden from the worker: {shown.slot_type}, system {shown.system}, question {shown.question_id}"
+               + (f", check of item {shown.original_position + 1}" if shown.original_position is not None else ""))
+    if image_folder is not None:
+        storage = LocalImageStorage(context.settings.image_folder or context.settings.instance_path / "images")
+        image_folder.mkdir(parents=True, exist_ok=True)
+        for name, key in (("answer-a.png", shown.reference_image), ("answer-b.png", shown.candidate_image)):
+            if key is not None:
+                try:
+                    (image_folder / name).write_bytes(storage.read(key))
+                except KeyError:
+                    raise click.ClickException(f"image {key} is not in {storage.folder}") from None
+                click.echo(f"wrote {image_folder / name}")
+
+
+@campaign_group.command("delete")
+@click.argument("campaign")
+@_force
+@_reason
+@pass_context
+def campaign_delete(context: CliContext, campaign: str, force: bool, reason: str) -> None:
+    """Delete CAMPAIGN with its HITs, assignments and ratings (refused if rated, unless --force)."""
+    from da_platform.lifecycle import delete_campaign
+
+    def work(session: Session) -> str:
+        deleted = delete_campaign(session, find_campaign(session, campaign), force=force, actor=ACTOR, reason=reason)
+        return f"deleted {deleted.what} ({deleted.ratings} ratings)"
+
+    _changing(context, work)
+
+
+# -- test sets and systems ------------------------------------------------------------------------------
+
+@click.group("test-set")
+def test_set_group() -> None:
+    """List or delete test sets."""
+
+
+@test_set_group.command("list")
+@pass_context
+def test_set_list(context: CliContext) -> None:
+    """Every test set with its questions, systems and campaigns."""
+    from da_platform.models import Campaign, Question, TestSet
+
+    with context.sessions() as session:
+        rows = [[t.name, session.scalar(select(func.count(Question.id)).where(Question.test_set_id == t.id)),
+                 ", ".join(s.name for s in t.systems),
+                 ", ".join(session.scalars(select(Campaign.name).where(Campaign.test_set_id == t.id)))]
+                for t in session.scalars(select(TestSet).order_by(TestSet.id))]
+    _rows(["test set", "questions", "systems", "campaigns"], rows)
+
+
+@test_set_group.command("delete")
+@click.argument("name")
+@_force
+@_reason
+@pass_context
+def test_set_delete(context: CliContext, name: str, force: bool, reason: str) -> None:
+    """Delete test set NAME with its systems (refused if it has campaigns, unless --force)."""
+    from da_platform.lifecycle import delete_test_set
+
+    def work(session: Session) -> str:
+        deleted = delete_test_set(session, _test_set(session, name), force=force, actor=ACTOR, reason=reason)
+        also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
+        return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
+
+    _changing(context, work)
+
+
+@click.group("system")
+def system_group() -> None:
+    """List, delete or replace the answers of systems."""
+
+
+@system_group.command("list")
+@click.option("--test-set", "test_set_name", help="Only this test set.")
+@pass_context
+def system_list(context: CliContext, test_set_name: str | None) -> None:
+    """Every system with its test set and answer count."""
+    from da_platform.models import Answer, System, TestSet
+
+    with context.sessions() as session:
+        query = select(System, TestSet.name).join(TestSet, TestSet.id == System.test_set_id)
+        if test_set_name:
+            query = query.where(System.test_set_id == _test_set(session, test_set_name).id)
+        rows = [[name, s.name, "yes" if s.is_human else "",
+                 session.scalar(select(func.count(Answer.id)).where(Answer.system_id == s.id))]
+                for s, name in session.execute(query.order_by(TestSet.id, System.id))]
+    _rows(["test set", "system", "human", "answers"], rows)
+
+
+@system_group.command("delete")
+@click.option("--test-set", "test_set_name", required=True, help="The system's test set.")
+@click.argument("name")
+@_force
+@_reason
+@pass_context
+def system_delete(context: CliContext, test_set_name: str, name: str, force: bool, reason: str) -> None:
+    """Delete system NAME and its answers (refused if a campaign rates it, unless --force)."""
+    from da_platform.lifecycle import delete_system
+
+    def work(session: Session) -> str:
+        deleted = delete_system(session, _system(session, test_set_name, name), force=force, actor=ACTOR,
+                                reason=reason)
+        also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
+        return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
+
+    _changing(context, work)
+
+
+@system_group.command("replace")
+@click.option("--test-set", "test_set_name", required=True, help="The system's test set.")
+@click.argument("name")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_reason
+@pass_context
+def system_replace(context: CliContext, test_set_name: str, name: str, file: Path, reason: str) -> None:
+    """Replace every answer of system NAME with FILE's (checked as `import answers` checks them).
+
+    Refused once a built campaign shows the system's answers.
+    """
+    from da_platform.lifecycle import replace_answers
+
+    def work(session: Session) -> str:
+        count = replace_answers(session, _system(session, test_set_name, name), file, actor=ACTOR, reason=reason)
+        return f"replaced the answers of system {name!r}: {count} answers from {file}"
+
+    _changing(context, work)
+
+
+@click.group("pool")
+def pool_group() -> None:
+    """The lab's own pool: apply the review policy to every worker at once."""
+
+
+def _pool_review_options(command):
+    from da_platform.cli.providers import _review_options
+
+    return _review_options(command)
+
+
+@pool_group.command("review")
+@click.argument("campaign")
+@_pool_review_options
+@pass_context
+def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs, reject_min_p,
+                reject_identical_run, block_rejected, confirm_total) -> None:
+    """Decide approve / reject / bonus / block for every finished own-pool assignment (as `mturk review`).
+
+    The decisions are recorded and applied at once (nothing to send: pay own-pool workers outside the
+    platform). --dry-run shows them and stores nothing. --confirm-total is not used here.
+    """
+    from da_platform.cli.providers import _policy, _review_changes
+    from da_platform.operations.money import amount_string
+    from da_platform.operations.pool_review import plan_pool, review_pool
+
+    with context.sessions() as session:
+        found = find_campaign(session, campaign)
+        campaign_id = found.id
+    policy = _policy(context, campaign_id, **_review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
+                                                             reject_identical_run, block_rejected))
+    with context.sessions() as session:
+        planned = plan_pool(session, session.get(type(found), campaign_id), policy)
+    for p in planned:
+        amount = amount_string(p.amount) if p.amount is not None else ""
+        click.echo(f"{p.action:8} {p.worker:>20} {'use' if p.use_data else 'exclude':8} {amount:>7}  {p.reason}")
+    click.echo(f"{len(planned)} decision(s) for own-pool workers")
+    if dry_run:
+        click.echo("dry run: nothing was stored")
+        return
+    done = review_pool(context.sessions, campaign_id, policy, planned)
+    click.echo(f"recorded and applied {done} decision(s)")
+
+
+COMMANDS.extend([campaign_group, test_set_group, system_group, pool_group])

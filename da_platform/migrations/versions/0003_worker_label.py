@@ -1,0 +1,23 @@
+"""worker.label: the researcher's own name for an invited own-pool worker (``invite --label``)
+
+Revision ID: 0003_worker_label
+Revises: 0002
+"""
+from alembic import op
+import sqlalchemy as sa
+
+
+revision = '0003_worker_label'
+down_revision = '0002'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('worker', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('label', sa.String(length=200), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('worker', schema=None) as batch_op:
+        batch_op.drop_column('label')

@@ -1,0 +1,36 @@
+"""Dashboard: rankings per subset of the questions and the inter-rater agreement of a campaign."""
+from __future__ import annotations
+
+from flask import render_template, request
+
+from analysis.agreement import LIBRARY, Agreement, agreement
+from da_platform.subsets import BUILT_IN, question_values, subset_rankings
+from da_platform.web.admin import bp
+from da_platform.web.admin.auth import login_required
+from da_platform.web.admin.context import campaign_analysis, campaign_or_404
+from da_platform.web.database import get_session
+
+
+@bp.app_template_global()
+def campaign_agreement(analysis) -> Agreement | None:
+    """Krippendorff's α among the workers who pass quality control (None without a ranking)."""
+    if analysis.group is None:
+        return None
+    return agreement(analysis.table, analysis.group.qc.passed_workers - frozenset(analysis.excluded))
+
+
+@bp.get("/campaigns/<int:campaign_id>/subsets")
+@login_required
+def subsets(campaign_id: int):
+    """The ranking within each subset of the questions (``?by=answer_type|yes_no_label|script``)."""
+    campaign = campaign_or_404(campaign_id)
+    by = request.args.get("by", "answer_type")
+    if by not in BUILT_IN:
+        by = "answer_type"
+    analysis = campaign_analysis(campaign)
+    rankings = None
+    if analysis.ranked:
+        rankings = subset_rankings(analysis.group, question_values(get_session(), campaign, by),
+                                   alpha=analysis.result.settings.alpha)
+    return render_template("admin/subsets.html", campaign=campaign, by=by, choices=BUILT_IN, rankings=rankings,
+                           library=LIBRARY)
