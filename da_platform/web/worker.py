@@ -22,6 +22,7 @@ from da_platform.sources import ArrivalRefused, take_assignment
 from da_platform.sources.tokens import TokenError
 from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.flow import (
+    BLOCKED,
     TIMED_OUT,
     AssignmentState,
     Rated,
@@ -118,6 +119,10 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
     state = once_more_if_disconnected(load)
     if state is None:
         raise WorkerPageError("This task does not exist.", 404)
+    if state.blocked and not state.complete:
+        raise WorkerPageError(BLOCKED, 403)
+    if state.overdue:
+        raise WorkerPageError(TIMED_OUT, 410, title="Time is up")
     return state
 
 
@@ -222,6 +227,9 @@ def done(token: str):
         return redirect(url_for("worker.slot", token=token), 303)
     if state.status == AssignmentStatus.abandoned:  # past the time limit, or returned to the provider
         raise WorkerPageError(TIMED_OUT, 410, title="Time is up")
+    if state.next_position < state.total:  # closed (rejected, approved, submitted) before every item was rated
+        raise WorkerPageError("This task was closed before all its items were rated, so it cannot be completed.",
+                              409, title="Not finished")
     assignment = session.get(Assignment, state.id)
     campaign = session.get(Campaign, state.campaign_id)
     source = services().sources[assignment.source]
