@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from analysis import csv_safety
 from analysis.errors import InputError
 from analysis.metrics.base import Metric, MetricScore, QuestionInfo
 
@@ -48,7 +49,7 @@ class SystemScores:
     def to_csv(self) -> str:
         """Header ``system,<metric names>``; ``read_metric_scores`` reads it back."""
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = csv_safety.writer(buffer)
         writer.writerow(["system", *self.metrics])
         for system in self.systems:
             writer.writerow([system, *(repr(self.value(m, system)) for m in self.metrics)])

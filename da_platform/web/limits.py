@@ -1,0 +1,35 @@
+"""Request-size limits for every endpoint (worker pages and dashboard alike), with a clear 413.
+
+No page of the platform takes an upload: a rating is two short fields plus a behaviour record of at
+most 2 KiB, a dashboard form a few fields and a reason. So the whole body is capped at
+``MAX_CONTENT_LENGTH`` (64 KiB), the parsed form at ``MAX_FORM_MEMORY_SIZE`` and its fields at
+``MAX_FORM_PARTS`` (Werkzeug enforces them while reading, before anything is buffered beyond the
+limit). The settings can be overridden in the app's configuration.
+"""
+from __future__ import annotations
+
+from flask import Flask, render_template, request, url_for
+from werkzeug.exceptions import RequestEntityTooLarge
+
+MAX_BODY_BYTES = 64 * 1024
+MAX_FORM_FIELDS = 100
+
+TOO_LARGE = "The request was too large and was refused; nothing was saved. Reload the page and try again."
+
+
+def limit_config() -> dict[str, int]:
+    """The Flask settings (``web_config`` puts them under the caller's overrides)."""
+    return {"MAX_CONTENT_LENGTH": MAX_BODY_BYTES, "MAX_FORM_MEMORY_SIZE": MAX_BODY_BYTES,
+            "MAX_FORM_PARTS": MAX_FORM_FIELDS}
+
+
+def init_limits(app: Flask) -> None:
+    """The 413 answer: a JSON error for the page's script, a page for everything else."""
+    app.register_error_handler(RequestEntityTooLarge, _too_large)
+
+
+def _too_large(_error: RequestEntityTooLarge):
+    token = (request.view_args or {}).get("token")
+    if request.endpoint == "worker.rate_and_next" and token:
+        return {"error": TOO_LARGE, "resume": url_for("worker.slot", token=token)}, 413
+    return render_template("worker/message.html", title="Request too large", message=TOO_LARGE), 413
