@@ -270,8 +270,8 @@ def test_reject_block_and_bonus_for_an_own_pool_worker_each_confirmed_once(rated
         assert session.get(Worker, rated.workers["careless"]).blocked
     # a decision needs confirmation and a reason, and the same form sent twice records it once
     url = f"/admin/campaigns/{rated.campaign_id}/workers/{rated.workers['careful']}/decide"
-    confirm = client.get(f"{url}?action=bonus&amount=1.00").text
-    base = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', confirm.split('method="post" action="' + url)[1]))
+    token = csrf_token(client, f"{url}?action=bonus&amount=1.00")
+    base = {"csrf_token": token, "action": "bonus", "amount": "1.00", "nonce": "abc"}
     assert client.post(url, data={**base, "reason": "good"}).status_code == 409  # not confirmed
     assert client.post(url, data={**base, "reason": " ", "confirm": "yes"}).status_code == 409  # no reason
     assert client.post(url, data={**base, "reason": "good", "confirm": "yes"}).status_code == 303

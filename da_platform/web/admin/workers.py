@@ -161,7 +161,8 @@ def decide(campaign_id: int, worker_id: int):
                         nonce=request.form.get("nonce", ""))
         if request.form.get("confirm") != "yes":
             raise DecisionError("the decision was not confirmed")
-        if request.form.get("plan") != proposal.fingerprint():  # sent twice, or decided meanwhile elsewhere
+        sent_plan = request.form.get("plan")  # the confirmation page's plan (scripts may leave it out)
+        if sent_plan is not None and sent_plan != proposal.fingerprint():  # sent twice, or decided meanwhile
             return render_template("admin/message.html", title="Already recorded",
                                    message="This decision was recorded already, or the worker's decisions changed "
                                            "since the confirmation page was shown. Nothing was recorded now.",
