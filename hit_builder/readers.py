@@ -109,6 +109,8 @@ def _read_jsonl(text: str, file: str) -> Table:
             value = json.loads(raw, object_pairs_hook=_reject_duplicate_keys(file, number))
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=file, line=number) from None
+        except InputError:  # from the duplicate-key hook
+            raise
         except RecursionError:
             raise InputError("not valid here: the JSON is nested too deeply", file=file, line=number) from None
         except ValueError:  # Python refuses integers of more than 4,300 digits

@@ -14,7 +14,7 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, g, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
@@ -33,6 +33,7 @@ from da_platform.web.flow import (
     mark_shown,
     record_rating,
 )
+from da_platform.web.image_variation import vary
 from da_platform.web.security import origin_of
 from da_platform.web.services import services
 
@@ -215,6 +216,7 @@ def image(token: str, slot_id: str, role: str):
         png = services().storage.read(key)
     except KeyError:
         abort(404)
+    png = vary(png, slot_id, role, current_app.config["SECRET_KEY"])  # per-slot bytes: a REPEAT is not its original's
     # No ETag or Last-Modified: identical images (a REPEAT and its original) must not be recognisable.
     return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
 
