@@ -178,7 +178,8 @@ def _read_delimited(text: str, file: str, kind: str) -> Table:
             records.append(Record(start, dict(zip(header, row))))
     except csv.Error as exc:
         raise InputError(f"not valid {kind.upper()}: {exc}", file=file, line=reader.line_num) from None
-    assert header is not None  # the file is not blank
+    if header is None:  # only empty cells (e.g. a lone "" line): not blank text, but no header
+        raise InputError("the file has no header row (every cell is empty)", file=file, line=1)
     return Table(file, kind, tuple(header), tuple(records), header_line)
 
 
