@@ -39,10 +39,10 @@ def init_database(app: Flask) -> None:
 
 
 class DatabaseId(IntegerConverter):
-    """``<int:…>`` in URLs: only ids a BIGINT column can hold, so a 23-digit id is a 404, not an
-    overflow in the database driver."""
+    """``<int:…>`` in URLs: only ids an INTEGER primary key can hold (PostgreSQL: 32 bits), so a
+    23-digit id is a 404, not an overflow error from the database."""
 
-    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = 2**63 - 1,
+    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = 2**31 - 1,
                  signed: bool = False) -> None:
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
