@@ -5,7 +5,6 @@ line between significance clusters (SPEC §8). Raw scores print with 2 decimals,
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 import re

@@ -13,7 +13,6 @@ comment, and file names end in ``-partial``.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json

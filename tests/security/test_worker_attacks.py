@@ -13,12 +13,28 @@ import pytest
 from PIL import Image
 from sqlalchemy import select, text, update
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType, Worker
+from da_platform.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    Slot,
+    SlotType,
+    Worker,
+)
 from da_platform.ratings import load_ratings
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
 from tests.security.conftest import FAKE_TURK
-from tests.test_web_flow import accepted, age_assignments, arrive_pool, current, rate, ratings, snapshot, tokens
+from tests.test_web_flow import (
+    accepted,
+    age_assignments,
+    arrive_pool,
+    current,
+    rate,
+    ratings,
+    snapshot,
+    tokens,
+)
 
 via = pytest.mark.parametrize("via", ["slot", "rating"])
 
