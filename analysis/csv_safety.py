@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_STARTS = frozenset(FORMULA_STARTS)
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan|infinity)", re.IGNORECASE)
 
 
@@ -28,8 +29,8 @@ def cell(value: Any) -> Any:
 
 
 def row(values: Iterable[Any]) -> list[Any]:
-    """Every cell of a row through :func:`cell`."""
-    return [cell(v) for v in values]
+    """Every cell of a row through :func:`cell` (inlined: exports write millions of cells)."""
+    return ["'" + v if v.__class__ is str and v[:1] in _STARTS and not _NUMBER.fullmatch(v) else v for v in values]
 
 
 class SafeWriter:
@@ -43,8 +44,7 @@ class SafeWriter:
         return self._writer.writerow(row(values))
 
     def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
-        for values in rows:
-            self.writerow(values)
+        self._writer.writerows(map(row, rows))
 
 
 def writer(stream: TextIO, **options: Any) -> SafeWriter:

@@ -36,8 +36,6 @@ from tests.test_web_flow import (
     tokens,
 )
 
-via = pytest.mark.parametrize("via", ["slot", "rating"])
-
 
 def _mturk(client, hit_id: str, assignment_id: str, worker_id: str = "W1"):
     return client.get("/mturk", query_string={"assignmentId": assignment_id, "hitId": hit_id,
@@ -112,25 +110,26 @@ def test_timing_hits_out_does_not_lift_the_cap_and_their_ratings_stay_out(env):
     assert len(ratings(env)) == 1  # stored all the same
 
 
-@via
-def test_a_worker_blocked_while_rating_can_rate_nothing_more(env, via):
-    """Item 4: blocking applies to the HIT in hand, not only to the next arrival."""
-    campaign = env.campaign(slots=4)
-    link = urlsplit(mint_invites(tokens(env), "", campaign.campaign_id, 1, 1)[0]).path
-    client = env.app.test_client()
-    base = client.get(link).location
-    slot, _ = current(client, base)
-    assert accepted(rate(client, base, slot, 70))
-    slot, _ = current(client, base)
+def test_a_worker_blocked_while_rating_can_rate_nothing_more(env):
+    """Item 4: blocking applies to the HIT in hand, not only to the next arrival (both ways of posting)."""
+    campaign = env.campaign(hits=2, slots=4)
+    clients, bases, slots = [], [], []
+    for _ in ("slot", "rating"):
+        client = env.app.test_client()
+        base = client.get(urlsplit(mint_invites(tokens(env), "", campaign.campaign_id, 1, 1)[0]).path).location
+        slot, _ = current(client, base)
+        assert accepted(rate(client, base, slot, 70))
+        clients.append(client), bases.append(base), slots.append(current(client, base)[0])
     with env.sessions() as s:
         s.execute(update(Worker).values(blocked=True))
         s.commit()
     before = snapshot(env)
-    refused = rate(client, base, slot, 71, via)
-    assert refused.status_code == 403
-    assert "cannot take part" in (refused.text if via == "slot" else refused.json["error"])
-    assert client.get(base + "slot").status_code == 403
-    assert client.get(base + f"image/{slot}/candidate").status_code == 404
+    for via, client, base, slot in zip(("slot", "rating"), clients, bases, slots):
+        refused = rate(client, base, slot, 71, via)
+        assert refused.status_code == 403
+        assert "cannot take part" in (refused.text if via == "slot" else refused.json["error"])
+        assert client.get(base + "slot").status_code == 403
+        assert client.get(base + f"image/{slot}/candidate").status_code == 404
     assert snapshot(env) == before
 
 
@@ -154,25 +153,26 @@ def test_oversized_worker_posts_are_refused_with_413(env):
     assert accepted(rate(client, base, slot, 5, "rating"))  # a normal rating still goes through
 
 
-@via
-def test_a_late_pool_worker_is_stopped_on_their_own_next_request(env, via):
-    """Item 12: the time limit holds even when nobody else arrives to release the HIT."""
-    campaign = env.campaign(slots=4)
-    link = urlsplit(mint_invites(tokens(env), "", campaign.campaign_id, 1, 1)[0]).path
-    client = env.app.test_client()
-    base = client.get(link).location
-    slot, _ = current(client, base)
-    assert accepted(rate(client, base, slot, 10, via))
-    slot, _ = current(client, base)
+def test_a_late_pool_worker_is_stopped_on_their_own_next_request(env):
+    """Item 12: the time limit holds even when nobody else arrives to release the HIT (both ways of posting)."""
+    campaign = env.campaign(hits=2, slots=4)
+    clients, bases, slots = [], [], []
+    for via in ("slot", "rating"):
+        client = env.app.test_client()
+        base = client.get(urlsplit(mint_invites(tokens(env), "", campaign.campaign_id, 1, 1)[0]).path).location
+        slot, _ = current(client, base)
+        assert accepted(rate(client, base, slot, 10, via))
+        clients.append(client), bases.append(base), slots.append(current(client, base)[0])
     age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)
     before = snapshot(env)
-    late = rate(client, base, slot, 11, via)
-    assert late.status_code == 409
-    assert "time for this task ran out" in (late.text if via == "slot" else late.json["error"])
-    page = client.get(base + "slot")
-    assert page.status_code == 410 and "Time is up" in page.text
+    for via, client, base, slot in zip(("slot", "rating"), clients, bases, slots):
+        late = rate(client, base, slot, 11, via)
+        assert late.status_code == 409
+        assert "time for this task ran out" in (late.text if via == "slot" else late.json["error"])
+        page = client.get(base + "slot")
+        assert page.status_code == 410 and "Time is up" in page.text
     assert snapshot(env) == before
-    assert [r.score for r in ratings(env)] == [10]
+    assert [r.score for r in ratings(env)] == [10, 10]
 
 
 def _pixels(png: bytes) -> np.ndarray:
