@@ -46,22 +46,21 @@ def vary(png: bytes, slot_public_id: str, role: str, secret_key: str | bytes) ->
     secret = secret_key.encode() if isinstance(secret_key, str) else secret_key
     key = hmac.new(secret, f"image-variation\x00{slot_public_id}\x00{role}".encode(), hashlib.sha256).digest()
     try:
-        image = Image.open(io.BytesIO(png))
+        image: Image.Image = Image.open(io.BytesIO(png))
         image.load()
     except Exception:  # noqa: BLE001 - not an image Pillow reads: serve it as stored
         return png
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
         image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
     channels = len(image.getbands())
-    pixels = image.load()
     for x, y, channel in positions(key, image.width, image.height, channels):
-        value = pixels[x, y]
-        if channels == 1:
-            pixels[x, y] = value ^ 1
-        else:
+        value = image.getpixel((x, y))
+        if isinstance(value, int):  # one band
+            image.putpixel((x, y), value ^ 1)
+        elif isinstance(value, tuple):
             changed = list(value)
-            changed[channel] ^= 1
-            pixels[x, y] = tuple(changed)
+            changed[channel] = int(changed[channel]) ^ 1
+            image.putpixel((x, y), tuple(changed))
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
