@@ -5,7 +5,6 @@ line between significance clusters (SPEC §8). Raw scores print with 2 decimals,
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 import re
@@ -14,6 +13,7 @@ from typing import Iterable
 
 import numpy as np
 
+from analysis import csv_safety
 from analysis.report import AnalysisResult, GroupAnalysis
 
 TABLE_COLUMNS = ("System", "raw", "z", "N", "n")
@@ -137,7 +137,7 @@ SYSTEM_CSV_COLUMNS = ("group", "rank", "cluster", "system", "raw", "z", "N", "n"
 def write_system_csv(result: AnalysisResult, path: Path) -> Path:
     """One row per system per group, in ranking order (full precision)."""
     with open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
+        writer = csv_safety.writer(f)
         writer.writerow(SYSTEM_CSV_COLUMNS)
         for group, a in result.groups.items():
             by_system, r, clusters = a.scores.by_system(), a.ranking, a.ranking.cluster_index()
@@ -150,7 +150,7 @@ def write_system_csv(result: AnalysisResult, path: Path) -> Path:
 
 def write_item_csv(result: AnalysisResult, path: Path) -> Path:
     with open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
+        writer = csv_safety.writer(f)
         writer.writerow(("group", "system", "item", "raw", "z", "N"))
         for group, a in result.groups.items():
             items = a.scores.items
@@ -166,7 +166,7 @@ def write_qc_csv(result: AnalysisResult, path: Path) -> Path:
 
     names = list(WorkerQC.__dataclass_fields__)
     with open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
+        writer = csv_safety.writer(f)
         writer.writerow(names)
         for a in result.groups.values():
             for w in a.qc.workers:

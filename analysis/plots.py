@@ -9,6 +9,12 @@ import numpy as np
 from analysis.report import GroupAnalysis
 
 
+def plain_text(text: object) -> str:
+    """``text`` as matplotlib shows it literally: every ``$`` escaped, so names from the data are
+    never parsed as mathtext (an unbalanced ``$...`` would fail the whole plot)."""
+    return str(text).replace("$", r"\$")
+
+
 def _pyplot():
     import matplotlib
 
@@ -40,19 +46,22 @@ def pvalue_heatmap(analysis: GroupAnalysis, path: Path) -> Path:
         shown = np.log10(np.clip(np.nan_to_num(r.pvalues, nan=1.0), 1e-16, 1.0))
     fig, ax = plt.subplots(figsize=(1.2 + 0.6 * m, 1.0 + 0.55 * m))
     image = ax.imshow(shown, cmap="viridis", vmin=-16, vmax=0)
-    ax.set_xticks(range(m), r.systems, rotation=60, ha="right", fontsize=8)
-    ax.set_yticks(range(m), r.systems, fontsize=8)
+    names = [plain_text(s) for s in r.systems]
+    ax.set_xticks(range(m), names, rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(m), names, fontsize=8)
     for i in range(m):
         for j in range(m):
             p = r.pvalues[i, j]
             if i != j and p < r.alpha:
                 ax.text(j, i, f"{p:.0e}" if p < 0.001 else f"{p:.3f}", ha="center", va="center",
                         fontsize=6, color="white")
-    ax.set_title(f"{analysis.group}: p(row better than column)", fontsize=9)
+    ax.set_title(f"{plain_text(analysis.group)}: p(row better than column)", fontsize=9)
     fig.colorbar(image, ax=ax, label="log10 p")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+    finally:
+        plt.close(fig)  # also when drawing fails: pyplot keeps every open figure
     return path
 
 
@@ -68,16 +77,18 @@ def ranking_plot(analysis: GroupAnalysis, path: Path, level: float = 0.95) -> Pa
     high = np.array([intervals[s][1] for s in r.systems])
     z = np.array(r.z)
     ax.errorbar(z, y, xerr=[z - low, high - z], fmt="o", capsize=3)
-    ax.set_yticks(y, r.systems, fontsize=8)
+    ax.set_yticks(y, [plain_text(s) for s in r.systems], fontsize=8)
     position = 0
     for members in r.clusters[:-1]:
         position += len(members)
         ax.axhline(m - position - 0.5, linestyle="--", color="grey", linewidth=0.8)
     ax.set_xlabel(f"z (mean of item z, {int(level * 100)} % confidence interval)")
-    ax.set_title(analysis.group, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    ax.set_title(plain_text(analysis.group), fontsize=9)
+    try:
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+    finally:
+        plt.close(fig)  # also when drawing fails: pyplot keeps every open figure
     return path
 
 

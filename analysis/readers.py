@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import Iterable
 
+from analysis import csv_safety
 from analysis.errors import InputError
 from analysis.table import RatingRecord, RatingsTable, paused_gc
 
@@ -244,7 +245,7 @@ def write_long_csv(table: RatingsTable, path: str | Path) -> Path:
     """Write the table as the platform's long CSV (readable by ``read_long_csv``)."""
     path = Path(path)
     with open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
+        writer = csv_safety.writer(f)
         writer.writerow(LONG_CSV_COLUMNS)
         writer.writerows(_printable(table.records()))
     return path

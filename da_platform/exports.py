@@ -16,7 +16,6 @@ CSV ignore extra columns), and file names end in ``-partial``.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
@@ -30,6 +29,7 @@ from typing import Any, Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
+from analysis import csv_safety
 from da_platform import __version__
 from da_platform.campaign_analysis import CampaignAnalysis
 from da_platform.models import Campaign, Hit, Question, ReviewDecision, Slot, SlotType, System, Worker
@@ -170,7 +170,7 @@ def wmt(session: Session, campaign: Campaign, *, partial: bool = False) -> Expor
 
 def _csv(header: tuple[str, ...], rows) -> bytes:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_safety.writer(out)
     writer.writerow(header)
     writer.writerows(rows)
     return out.getvalue().encode()

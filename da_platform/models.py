@@ -380,3 +380,6 @@ class AdminUser(Base):
     username: Mapped[str] = mapped_column(String(100), unique=True)
     password_hash: Mapped[str] = mapped_column(String(300))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Stored in each dashboard session at login; logout and a new password increase it, which ends
+    # every session opened before (a copied cookie stops working).
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from analysis.table import RatingsTable
 from da_platform.merged_ratings import expand
-from da_platform.models import Assignment, Campaign, Hit, Question, Rating, Slot, System, Worker
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, System, Worker
 
 
 def worker_label(source: str, external_id: str) -> str:
@@ -26,6 +26,10 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     A check (REPEAT, BAD_REF, REF) whose original the same assignment has not rated yet is left out
     until it has: checks sit in the other half of the HIT from their originals, so a HIT being rated
     right now, or one a worker abandoned halfway, holds checks that cannot be paired.
+
+    Ratings of *abandoned* assignments (timed out or returned unfinished) are left out altogether:
+    they stay stored, but a HIT left before its checks were reached was never quality-controlled,
+    so letting HITs time out must not be a way around quality control (docs/security.md).
     """
     rows = session.execute(
         select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
@@ -37,7 +41,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         .join(Hit, Slot.hit_id == Hit.id)
         .join(System, Slot.system_id == System.id)
         .join(Question, Slot.question_id == Question.id)
-        .where(Hit.campaign_id == campaign.id)
+        .where(Hit.campaign_id == campaign.id, Assignment.status != AssignmentStatus.abandoned)
         .order_by(Assignment.id, Slot.position)
     ).all()
     rated = {(r.assignment_id, r.id) for r in rows}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,15 +122,48 @@ def _read_jsonl(text: str, file: str) -> Table:
             value = json.loads(raw, object_pairs_hook=_reject_duplicate_keys(file, number))
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=file, line=number) from None
+        except InputError:  # from the duplicate-key hook
+            raise
+        except RecursionError:
+            raise InputError("not valid here: the JSON is nested too deeply", file=file, line=number) from None
+        except ValueError:  # Python refuses integers of more than 4,300 digits
+            raise InputError("not valid here: a number in it has too many digits (ids are best quoted as text)",
+                             file=file, line=number) from None
         if not isinstance(value, dict):
             raise InputError(
                 f"each line must be one JSON object {{...}}, not a JSON {type(value).__name__}",
                 file=file,
                 line=number,
             )
+        _check_text(value, file, number)
         fields.update(dict.fromkeys(value))
         records.append(Record(number, value))
     return Table(file, "jsonl", tuple(fields), tuple(records))
+
+
+def _check_text(record: dict[str, Any], file: str, line: int) -> None:
+    """Refuse a lone surrogate (a ``\\ud800`` escape): valid JSON, but no character, so no database or
+    UTF-8 file can store it. Walks the nesting without recursion."""
+    pending: list[tuple[str | None, Any]] = [(None, record)]
+    while pending:
+        field, value = pending.pop()
+        if isinstance(value, str):
+            texts = (value,)
+        elif isinstance(value, dict):
+            texts = tuple(value)
+            pending.extend((field if field is not None else key, item) for key, item in value.items())
+        elif isinstance(value, list):
+            texts = ()
+            pending.extend((field, item) for item in value)
+        else:
+            continue
+        for text in texts:
+            if _SURROGATE.search(text):
+                raise InputError("a \\u escape names half of a character (a lone surrogate such as \\ud800), "
+                                 "which is not text", file=file, line=line, field=field or text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _read_delimited(text: str, file: str, kind: str) -> Table:
@@ -157,7 +191,8 @@ def _read_delimited(text: str, file: str, kind: str) -> Table:
             records.append(Record(start, dict(zip(header, row))))
     except csv.Error as exc:
         raise InputError(f"not valid {kind.upper()}: {exc}", file=file, line=reader.line_num) from None
-    assert header is not None  # the file is not blank
+    if header is None:  # only empty cells (e.g. a lone "" line): not blank text, but no header
+        raise InputError("the file has no header row (every cell is empty)", file=file, line=1)
     return Table(file, kind, tuple(header), tuple(records), header_line)
 
 

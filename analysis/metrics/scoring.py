@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
+from analysis import csv_safety
 from analysis.errors import InputError
 from analysis.metrics.adapted import infer_yes_no_label
 from analysis.metrics.base import Metric, MetricScore, QuestionInfo
@@ -63,7 +64,7 @@ class SystemScores:
         buffer = io.StringIO()
         for line in self.signature_lines():
             buffer.write(f"# {line}\n")
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = csv_safety.writer(buffer)
         writer.writerow(["system", *self.metrics])
         for system in self.systems:
             writer.writerow([system, *(repr(self.value(m, system)) for m in self.metrics)])

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from analysis import csv_safety
 from analysis.correlation import CorrelationResult, correlate, williams_test
 
 _NAN_CORRELATION = dict(pearson=math.nan, pearson_p=math.nan, spearman=math.nan, spearman_p=math.nan,
@@ -108,7 +109,7 @@ class ValidationResult:
         writer = csv.DictWriter(buffer, fieldnames=["metric", "label", "n", "r", "r_p", "rho", "rho_p",
                                                     "tau", "tau_p", "signature"], lineterminator="\n")
         writer.writeheader()
-        writer.writerows(self.rows())
+        writer.writerows({k: csv_safety.cell(v) for k, v in r.items()} for r in self.rows())
         return buffer.getvalue()
 
     def to_json(self) -> str:
@@ -163,7 +164,9 @@ def plot_williams_heatmap(result: ValidationResult, path: str | Path) -> Path:
     import numpy as np
 
     metrics = result.metrics
-    labels = [result.labels.get(m, m) for m in metrics]
+    from analysis.plots import plain_text
+
+    labels = [plain_text(result.labels.get(m, m)) for m in metrics]
     k = len(metrics)
     values = np.array([[result.williams_pvalue(a, b) for b in metrics] for a in metrics], dtype=float)
     size = 1.2 + 0.75 * k

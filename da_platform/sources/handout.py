@@ -1,7 +1,8 @@
 """Hand HITs to arriving workers atomically, whatever the number of concurrent arrivals.
 
 Rules: a blocked worker gets nothing; a worker never gets the same HIT twice, never more HITs of a
-campaign than ``Campaign.max_hits_per_worker``; a HIT never gets more live assignments than
+campaign than ``Campaign.max_hits_per_worker`` (abandoned ones count too: letting HITs time out does
+not buy more); a completed assignment is final (its provider assignment id is never replaced); a HIT never gets more live assignments than
 ``Hit.max_assignments`` (abandoned and rejected assignments free their place; own-pool assignments
 past the campaign's time limit are marked abandoned at the next arrival).
 
@@ -108,8 +109,7 @@ def hand_out(
         select(func.count(Assignment.id))
         .join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id)
-        .where(Assignment.status != AssignmentStatus.abandoned)
-    )
+    )  # every status, abandoned included: timing HITs out must not lift the cap
     if taken >= campaign.max_hits_per_worker:
         raise ArrivalRefused("You have already done as many of these tasks as one person may.", status=409)
 
@@ -198,7 +198,8 @@ def _existing(session: Session, campaign: Campaign, worker: Worker, arrival: Arr
     """The assignment the worker should resume, if any.
 
     With a named HIT (MTurk) that is the worker's assignment on it — a new provider assignment id
-    (the worker returned the HIT and accepted it again) replaces the old one. Otherwise it is the
+    (the worker returned the HIT and accepted it again) replaces the old one, unless the assignment
+    is completed already (then it is refused: it would hide the real one from review). Otherwise it is the
     worker's unfinished assignment in the campaign.
     """
     query = (
@@ -212,6 +213,10 @@ def _existing(session: Session, campaign: Campaign, worker: Worker, arrival: Arr
             return None
         if assignment.status in FINAL:
             raise ArrivalRefused("You have already submitted this task.", status=409)
+        if (assignment.status == AssignmentStatus.completed
+                and assignment.provider_assignment_id != arrival.provider_assignment_id):
+            # Finished here: its assignment id is the one MTurk will report; another one must not replace it.
+            raise ArrivalRefused("You have already finished this task.", status=409)
         if assignment.status == AssignmentStatus.abandoned:  # accepted again after returning it
             session.get(Hit, assignment.hit_id, with_for_update=True)
             if not _has_room(session, assignment.hit_id):

@@ -7,13 +7,14 @@ the campaign's ``max_hits_per_worker``).
 A pool worker has a time limit per HIT (``Campaign.settings["pool_time_limit_minutes"]``, default
 :data:`DEFAULT_TIME_LIMIT_MINUTES`, set by ``da-platform invite --time-limit``), as MTurk and Prolific
 have theirs: an unfinished HIT older than that goes back to others (its assignment becomes
-``abandoned``; the ratings already given are kept) the next time someone arrives.
+``abandoned``; the ratings already given are kept) the next time someone arrives, and the late
+worker's own next request (page or rating) is refused as soon as the limit has passed.
 """
 from __future__ import annotations
 
 import secrets
 import time
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Mapping
 
 from sqlalchemy import ColumnElement, and_, select, update
@@ -39,6 +40,18 @@ def overdue(campaign: Campaign, now: datetime) -> ColumnElement[bool]:
     cutoff = now - timedelta(minutes=time_limit_minutes(campaign))
     return and_(Assignment.source == PoolSource.name, Assignment.status == AssignmentStatus.in_progress,
                 Assignment.started_at < cutoff)
+
+
+def is_overdue(source: str, status: AssignmentStatus, started_at: datetime | None,
+               settings: Mapping[str, object] | None, now: datetime) -> bool:
+    """Whether one assignment is an own-pool HIT still unfinished after its campaign's time limit
+    (the same condition as :func:`overdue`, for a row already read; naive times are UTC)."""
+    if source != PoolSource.name or status != AssignmentStatus.in_progress or started_at is None:
+        return False
+    if started_at.tzinfo is None:
+        started_at = started_at.replace(tzinfo=timezone.utc)
+    minutes = float((settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))  # type: ignore[arg-type]
+    return started_at < now - timedelta(minutes=minutes)
 
 
 def release_overdue(session: Session, campaign: Campaign, now: datetime) -> int:

@@ -29,7 +29,8 @@ def resource_folder(name: str) -> Path:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the application; configuration from the environment, overridden by ``config``."""
     from da_platform.web.config import web_config
-    from da_platform.web.database import init_database
+    from da_platform.web.database import DatabaseId, init_database
+    from da_platform.web.limits import init_limits
     from da_platform.web.security import init_security
     from da_platform.web.services import init_services
 
@@ -39,7 +40,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         static_folder=str(resource_folder("static")),
     )
     app.config.from_mapping(web_config(config))
+    app.url_map.converters["int"] = DatabaseId  # before any route is added
     init_database(app)
+    init_limits(app)
     init_services(app)
     init_security(app)
     register_blueprints(app)

@@ -9,6 +9,7 @@ from typing import Any
 from da_platform.config import Settings
 from da_platform.sources.mturk import MTURK_ORIGINS
 from da_platform.sources.prolific import COMPLETE_URL
+from da_platform.web.limits import limit_config
 
 # $DA_ENV: "production" (the default: a secret key is mandatory), "development" or "testing".
 RELAXED_ENVIRONMENTS = ("development", "testing")
@@ -34,6 +35,7 @@ def web_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "PROLIFIC_COMPLETE_URL": COMPLETE_URL,
         "ASSIGNMENT_TOKEN_MAX_AGE": 7 * 24 * 3600,
         "SESSIONS": None,  # a sessionmaker to use instead of one made from DATABASE_URL
+        **limit_config(),  # request-size limits (da_platform.web.limits)
     }
     config.update(overrides or {})
     if config.get("TESTING"):

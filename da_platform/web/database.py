@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Callable, TypeVar
 
-from flask import Flask, current_app, g, render_template
+from flask import Flask, current_app, g, render_template, request, url_for
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, PendingRollbackError
 from sqlalchemy.orm import Session, sessionmaker
+from werkzeug.routing import IntegerConverter
 
 from da_platform.db import make_engine, session_factory
 
@@ -34,14 +35,42 @@ def init_database(app: Flask) -> None:
     app.extensions["da_autocommit_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
     app.teardown_appcontext(close_session)
     app.register_error_handler(DBAPIError, _database_error)
+    app.register_error_handler(PendingRollbackError, _database_error)
 
 
-def _database_error(error: DBAPIError):
-    if not error.connection_invalidated:
+class DatabaseId(IntegerConverter):
+    """``<int:…>`` in URLs: only ids an INTEGER primary key can hold (PostgreSQL: 32 bits), so a
+    23-digit id is a 404, not an overflow error from the database."""
+
+    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = 2**31 - 1,
+                 signed: bool = False) -> None:
+        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+
+
+RETRY_MESSAGE = ("The server could not reach its database for a moment. Your ratings so far are safe: "
+                 "reload the page in a few seconds to continue where you were.")
+
+
+def _database_error(error: Exception):
+    """A database fault (server restarted or unreachable, a dropped connection): 503 "try again".
+
+    The request's session is discarded first, never used again to render the page (it may be
+    broken); the page itself needs no database. The worker page's script gets JSON. Any other
+    database error (a bug) stays a 500.
+    """
+    fault = isinstance(error, (OperationalError, InterfaceError, PendingRollbackError)) or (
+        isinstance(error, DBAPIError) and error.connection_invalidated)
+    if not fault:
         raise error
-    page = render_template("worker/message.html", title="Please try again",
-                           message="The connection to the database was reset. Nothing was lost: reload the page.")
-    return page, 503
+    discard_session()
+    g.admin_user = None  # the dashboard's templates must not look the user up in the broken session
+    headers = {"Retry-After": "5"}
+    token = (request.view_args or {}).get("token")
+    if request.endpoint == "worker.rate_and_next" and token:
+        return {"error": RETRY_MESSAGE, "resume": url_for("worker.slot", token=token)}, 503, headers
+    message = RETRY_MESSAGE if request.blueprint != "admin" else (
+        "The server could not reach its database for a moment. Nothing was lost: reload the page in a few seconds.")
+    return render_template("worker/message.html", title="Please try again", message=message), 503, headers
 
 
 def once_more_if_disconnected(work: Callable[[], T]) -> T:
@@ -73,6 +102,16 @@ def autocommit_connection() -> Connection:
     """A Core connection whose every statement commits on its own, for the worker hot path's
     one-statement steps (use as a context manager)."""
     return current_app.extensions["da_autocommit_engine"].connect()
+
+
+def discard_session() -> None:
+    """Drop the request's session without using its connection again (it may be dead)."""
+    session: Session | None = g.pop("db_session", None)
+    if session is not None:
+        try:
+            session.invalidate()
+        except Exception:  # noqa: BLE001 - the connection is gone already; nothing else to release
+            pass
 
 
 def close_session(_error: BaseException | None = None) -> None:

@@ -6,6 +6,8 @@ handful of statements built once. The caller commits. Invariants:
 - only the current slot (``Assignment.next_position``) can be rated; anything else is refused and
   changes nothing;
 - the same rating sent twice is stored once and answers as success;
+- a blocked worker, or an own-pool worker past the HIT's time limit, can rate nothing more (checked
+  on every rating and page, not only on arrival);
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot.
 
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Connection, DateTime, Engine, Integer, and_, bindparam, case, insert, literal, null, select, true, update
+from sqlalchemy import Connection, DateTime, Engine, Float, Integer, and_, bindparam, case, false, func, insert, literal, null, or_, select, true, update
 from sqlalchemy.sql import Select
 
 from da_platform.models import (
@@ -34,9 +36,11 @@ from da_platform.models import (
     Question,
     Rating,
     Slot,
+    Worker,
     utcnow,
 )
 from da_platform.sources.handout import begin_write
+from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, TIME_LIMIT_SETTING, PoolSource, is_overdue
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")
 
@@ -51,6 +55,7 @@ class RatingRefused(Exception):
 
 
 TIMED_OUT = "The time for this task ran out, so it went back to other workers. The ratings you gave are kept."
+BLOCKED = "You cannot take part in this task any more."
 
 
 class RatingOutcome(enum.Enum):
@@ -84,6 +89,8 @@ class AssignmentState:
     total: int
     current_shown_at: datetime | None
     screen: Screen | None  # None once the assignment is complete
+    blocked: bool = False  # the worker was blocked since arriving
+    overdue: bool = False  # an own-pool HIT past its time limit (refused from now on)
 
     @property
     def complete(self) -> bool:
@@ -112,6 +119,7 @@ def _complete(status: AssignmentStatus, next_position: int, total: int) -> bool:
 # Statements are built once, with bind parameters: building SQLAlchemy statements per request costs
 # more than running them.
 _A, _S, _H, _C, _Q, _R = (m.__table__ for m in (Assignment, Slot, Hit, Campaign, Question, Rating))
+_W = Worker.__table__
 
 
 def _with_screen(columns: list, offset: int) -> Select:
@@ -128,9 +136,13 @@ def _with_screen(columns: list, offset: int) -> Select:
             shown.c.public_id.label("screen_slot"),
             shown.c.reference_image.label("screen_reference_image"),
             _Q.c.text.label("screen_question"),
+            _W.c.blocked.label("worker_blocked"),
+            _A.c.started_at.label("assignment_started_at"),
+            _C.c.settings.label("campaign_settings"),
         )
         .join_from(_A, _H, _H.c.id == _A.c.hit_id)
         .join(_C, _C.c.id == _H.c.campaign_id)
+        .join(_W, _W.c.id == _A.c.worker_id)
         .outerjoin(shown, and_(shown.c.hit_id == _A.c.hit_id, shown.c.position == position))
         .outerjoin(_Q, _Q.c.id == shown.c.question_id)
         .where(_A.c.public_id == bindparam("public_id"))
@@ -146,7 +158,7 @@ _STATE = _with_screen(
 # For a rating: the assignment, the slot it names (if that slot is in its HIT), and the screen after
 # the current one, which becomes current if the rating is stored.
 _RATED = _with_screen(
-    [_A.c.id, _A.c.status, _A.c.next_position, _A.c.current_shown_at,
+    [_A.c.id, _A.c.source, _A.c.status, _A.c.next_position, _A.c.current_shown_at,
      _S.c.id.label("slot_id"), _S.c.position.label("slot_position")],
     offset=1,
 ).outerjoin(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.public_id == bindparam("slot_public_id")))
@@ -189,14 +201,21 @@ _PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id
 # nothing); ``stored`` inserts the rating only if the claim succeeded. The row also carries the
 # screen after the rated one. No row, or ``stored`` false: the caller looks closer (repeat, refusal).
 _NOW = bindparam("now", type_=DateTime(timezone=True))
+# Not an own-pool HIT past its campaign's time limit (pool.overdue, in SQL: the limit is per campaign).
+_in_time = or_(
+    _A.c.source != PoolSource.name,
+    _A.c.started_at >= _NOW - func.make_interval(0, 0, 0, 0, 0, 0, func.coalesce(
+        _C.c.settings[TIME_LIMIT_SETTING].as_float(), literal(DEFAULT_TIME_LIMIT_MINUTES, Float)) * 60),
+)
 _cur = (
     select(_A.c.id, _A.c.hit_id, _A.c.next_position, _A.c.current_shown_at, _H.c.slot_count, _C.c.statement,
            _C.c.show_reference, _S.c.id.label("slot_id"))
     .join_from(_A, _H, _H.c.id == _A.c.hit_id)
     .join(_C, _C.c.id == _H.c.campaign_id)
     .join(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
+    .join(_W, _W.c.id == _A.c.worker_id)
     .where(_A.c.public_id == bindparam("assignment_public_id"), _S.c.public_id == bindparam("slot_public_id"),
-           _A.c.status == AssignmentStatus.in_progress)
+           _A.c.status == AssignmentStatus.in_progress, _W.c.blocked == false(), _in_time)
     .cte("cur")
 )
 _last = _cur.c.next_position + 1 >= _cur.c.slot_count
@@ -235,10 +254,12 @@ _IMAGE = (
     .join_from(_A, _S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
     .join(_H, _H.c.id == _A.c.hit_id)
     .join(_C, _C.c.id == _H.c.campaign_id)
+    .join(_W, _W.c.id == _A.c.worker_id)
     .where(
         _A.c.public_id == bindparam("assignment_public_id"),
         _A.c.status == AssignmentStatus.in_progress,
         _S.c.public_id == bindparam("slot_public_id"),
+        _W.c.blocked == false(),
     )
 )
 
@@ -273,7 +294,13 @@ def load_state(connection: Connection, public_id: str) -> AssignmentState | None
         total=row.slot_count,
         current_shown_at=row.current_shown_at,
         screen=_screen(row, row.status, row.next_position),
+        blocked=bool(row.worker_blocked),
+        overdue=_overdue(row, row.source, utcnow()),
     )
+
+
+def _overdue(row: Any, source: str, now: datetime) -> bool:
+    return is_overdue(source, row.status, row.assignment_started_at, row.campaign_settings, now)
 
 
 def mark_shown(connection: Connection, state: AssignmentState, now: datetime | None = None) -> None:
@@ -327,7 +354,7 @@ def _record_in_transaction(connection: Connection, public_id: str, slot_public_i
     row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
     if row is not None and row.slot_id is not None and row.slot_position == row.next_position and not _complete(
         row.status, row.next_position, row.slot_count
-    ):
+    ) and not row.worker_blocked and not _overdue(row, row.source, now):
         last = row.slot_position + 1 >= row.slot_count
         claimed = connection.execute(
             _CLAIM_LAST if last else _CLAIM,
@@ -359,6 +386,10 @@ def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: st
         row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
     if row is None:
         raise RatingRefused("This task does not exist.", status=404)
+    if row.worker_blocked:
+        raise RatingRefused(BLOCKED, status=403)
+    if _overdue(row, row.source, utcnow()):
+        raise RatingRefused(TIMED_OUT, status=409)
     if row.slot_id is None:
         raise RatingRefused("That item is not part of your task.", status=409)
     prior = connection.execute(_PRIOR, {"assignment_id": row.id, "slot_id": row.slot_id}).scalar()

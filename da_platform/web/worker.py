@@ -14,7 +14,7 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, g, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
@@ -22,6 +22,7 @@ from da_platform.sources import ArrivalRefused, take_assignment
 from da_platform.sources.tokens import TokenError
 from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.flow import (
+    BLOCKED,
     TIMED_OUT,
     AssignmentState,
     Rated,
@@ -32,6 +33,7 @@ from da_platform.web.flow import (
     mark_shown,
     record_rating,
 )
+from da_platform.web.image_variation import vary
 from da_platform.web.security import origin_of
 from da_platform.web.services import services
 
@@ -118,6 +120,10 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
     state = once_more_if_disconnected(load)
     if state is None:
         raise WorkerPageError("This task does not exist.", 404)
+    if state.blocked and not state.complete:
+        raise WorkerPageError(BLOCKED, 403)
+    if state.overdue:
+        raise WorkerPageError(TIMED_OUT, 410, title="Time is up")
     return state
 
 
@@ -210,6 +216,7 @@ def image(token: str, slot_id: str, role: str):
         png = services().storage.read(key)
     except KeyError:
         abort(404)
+    png = vary(png, slot_id, role, current_app.config["SECRET_KEY"])  # per-slot bytes: a REPEAT is not its original's
     # No ETag or Last-Modified: identical images (a REPEAT and its original) must not be recognisable.
     return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
 
@@ -222,6 +229,9 @@ def done(token: str):
         return redirect(url_for("worker.slot", token=token), 303)
     if state.status == AssignmentStatus.abandoned:  # past the time limit, or returned to the provider
         raise WorkerPageError(TIMED_OUT, 410, title="Time is up")
+    if state.next_position < state.total:  # closed (rejected, approved, submitted) before every item was rated
+        raise WorkerPageError("This task was closed before all its items were rated, so it cannot be completed.",
+                              409, title="Not finished")
     assignment = session.get(Assignment, state.id)
     campaign = session.get(Campaign, state.campaign_id)
     source = services().sources[assignment.source]

@@ -55,7 +55,13 @@ def set_password(session: Session, name: str, password: str) -> AdminUser:
     if user is None:
         raise AccountError(f"no user {name!r}")
     user.password_hash = generate_password_hash(password, method=HASH_METHOD)
+    revoke_sessions(user)
     return user
+
+
+def revoke_sessions(user: AdminUser) -> None:
+    """End every dashboard session of ``user`` opened so far (the caller commits)."""
+    user.session_epoch = (user.session_epoch or 0) + 1
 
 
 def authenticate(session: Session, name: str, password: str) -> AdminUser | None:

@@ -11,7 +11,7 @@ from flask_wtf.csrf import CSRFError
 
 from da_platform.models import AdminUser
 from da_platform.web.admin import bp
-from da_platform.web.admin.accounts import authenticate
+from da_platform.web.admin.accounts import authenticate, revoke_sessions
 from da_platform.web.database import get_session
 
 
@@ -27,13 +27,19 @@ def safe_next(target: str | None) -> str:
 
 
 def current_user() -> AdminUser | None:
-    """The logged-in researcher (checked against the database on every request), or None."""
+    """The logged-in researcher (checked against the database on every request), or None.
+
+    A session is valid while it is younger than ``ADMIN_SESSION_HOURS`` and carries the user's current
+    ``session_epoch`` (logout and a new password increase it, ending every older session).
+    """
     if "admin_user" not in g:
         user = None
         user_id, since = session.get("admin_user_id"), session.get("admin_since", 0)
         max_age = float(current_app.config["ADMIN_SESSION_HOURS"]) * 3600
         if user_id is not None and time.time() - since < max_age:
             user = get_session().get(AdminUser, user_id)
+            if user is not None and session.get("admin_epoch") != user.session_epoch:
+                user = None
         g.admin_user = user
     return g.admin_user
 
@@ -49,29 +55,32 @@ def login_required(view: Callable) -> Callable:
     return guarded
 
 
+DEFAULT_ADDRESS_LIMIT = "20 per minute"
+
+
 class LoginThrottle:
-    """Login attempts per key (address and user name) in a moving window.
+    """Login attempts in a moving window: per address and user name (``limit``), and per address
+    whatever the user names (``address_limit``), so that trying one password on many accounts
+    (password spraying) is slowed down as much as many passwords on one.
 
     The ``limits`` library (what Flask-Limiter is built on), called only by the login view: no hook
     runs on the worker pages or any other request.
     """
 
-    def __init__(self, limit: str, storage_uri: str) -> None:
+    def __init__(self, limit: str, storage_uri: str, address_limit: str = DEFAULT_ADDRESS_LIMIT) -> None:
         from limits import parse
         from limits.storage import storage_from_string
         from limits.strategies import MovingWindowRateLimiter
 
         self.limit = parse(limit)
+        self.address_limit = parse(address_limit)
         self._limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
 
-    def allow(self, key: str) -> bool:
-        """Count one attempt for ``key``; False once the limit is exceeded."""
-        return self._limiter.hit(self.limit, "admin-login", key)
-
-
-def _login_key() -> str:
-    """Rate-limit key: the client's address and the user name tried."""
-    return f"{request.remote_addr}|{request.form.get('username', '')[:100].lower()}"
+    def allow(self, address: str, user: str) -> bool:
+        """Count one attempt from ``address`` for ``user``; False once either limit is exceeded."""
+        per_address = self._limiter.hit(self.address_limit, "admin-login-address", address)
+        per_user = self._limiter.hit(self.limit, "admin-login", f"{address}|{user[:100].lower()}")
+        return per_address and per_user
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -81,7 +90,7 @@ def login():
     target = safe_next(request.values.get("next"))
     if request.method == "POST":
         throttle: LoginThrottle = current_app.extensions["da_admin_login_throttle"]
-        if not throttle.allow(_login_key()):
+        if not throttle.allow(str(request.remote_addr), request.form.get("username", "")):
             return render_template("admin/message.html", title="Too many login attempts",
                                    message=f"Too many login attempts (at most {throttle.limit}). Wait a minute "
                                            "and try again."), 429
@@ -90,6 +99,7 @@ def login():
             session.clear()
             session["admin_user_id"] = user.id
             session["admin_since"] = time.time()
+            session["admin_epoch"] = user.session_epoch
             return redirect(target, code=303)
         error = "Wrong user name or password."
     status = 401 if error else 200
@@ -98,6 +108,11 @@ def login():
 
 @bp.post("/logout")
 def logout():
+    """End this session and every other session of the same user (a copied cookie stops working)."""
+    user = current_user()
+    if user is not None:
+        revoke_sessions(user)
+        get_session().commit()
     session.clear()
     return redirect(url_for("admin.login"), code=303)
 

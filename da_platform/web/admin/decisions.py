@@ -14,6 +14,7 @@ record a data-only decision (``use_data`` / ``exclude_data``, nothing to send).
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -64,6 +65,11 @@ class Plan:
     planned: tuple[PlannedDecision, ...]
     data_only: bool  # no assignment to decide: a data decision is recorded alone
     notes: tuple[str, ...]
+
+    def fingerprint(self) -> str:
+        """Names exactly the decisions planned (their request tokens): the confirmation page sends it
+        back, and a plan that changed since (the same form sent twice, another tab) is not recorded."""
+        return hashlib.sha256("\n".join(p.request_token for p in self.planned).encode()).hexdigest()[:32]
 
 
 def rejection_notice(source: str) -> str:

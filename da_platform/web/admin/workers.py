@@ -148,18 +148,25 @@ def decide(campaign_id: int, worker_id: int):
         qc = analysis.worker_qc.get(worker_label(person.source, person.external_id))
         verdict = recommendation(session, campaign, person, qc)
         try:
-            proposal = plan(session, campaign, person, key, amount=amount, reason=verdict.reason)
+            nonce = secrets.token_hex(8)
+            proposal = plan(session, campaign, person, key, amount=amount, reason=verdict.reason, nonce=nonce)
         except DecisionError as error:
             return render_template("admin/message.html", title="Cannot take this decision", message=str(error),
                                    back=back), 409
         return render_template("admin/confirm.html", campaign=campaign, worker=person, plan=proposal,
-                               verdict=verdict, amount=amount, nonce=secrets.token_hex(8), back=back)
+                               verdict=verdict, amount=amount, nonce=nonce, back=back)
     reason = request.form.get("reason", "").strip()
     try:
         proposal = plan(session, campaign, person, key, amount=amount, reason=reason,
                         nonce=request.form.get("nonce", ""))
         if request.form.get("confirm") != "yes":
             raise DecisionError("the decision was not confirmed")
+        sent_plan = request.form.get("plan")  # the confirmation page's plan (scripts may leave it out)
+        if sent_plan is not None and sent_plan != proposal.fingerprint():  # sent twice, or decided meanwhile
+            return render_template("admin/message.html", title="Already recorded",
+                                   message="This decision was recorded already, or the worker's decisions changed "
+                                           "since the confirmation page was shown. Nothing was recorded now.",
+                                   back=back), 409
         rows = record(session, campaign, proposal, actor=f"admin:{current_user().username}")
         session.commit()
     except DecisionError as error:

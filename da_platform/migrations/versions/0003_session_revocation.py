@@ -1,0 +1,23 @@
+"""admin_user.session_epoch: dashboard sessions can be revoked (logout, new password)
+
+Revision ID: 0003_session_revocation
+Revises: 0002
+"""
+from alembic import op
+import sqlalchemy as sa
+
+
+revision = '0003_session_revocation'
+down_revision = '0002'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('admin_user', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('session_epoch', sa.Integer(), server_default='0', nullable=False))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('admin_user', schema=None) as batch_op:
+        batch_op.drop_column('session_epoch')
