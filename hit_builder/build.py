@@ -35,12 +35,14 @@ from da_platform.models import (
     TestSet,
 )
 from hit_builder.assembly import ASSEMBLY_VERSION, assemble
-from hit_builder.degrade import DonorPool, degrade, method_description
+from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
 from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.inspection import verify_campaign
+from hit_builder.reading import long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
+from hit_builder.worker_settings import WorkerPageOptions, worker_settings
 
 ADEQUACY_STATEMENT = "Answer B answers the question as adequately as Answer A."
 FLUENCY_STATEMENT = "The response answers the question fluently."
@@ -147,8 +149,13 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                    passes: int = 1, max_hits_per_worker: int = 1, storage: ImageStorage,
                    font_paths: Sequence[str] | None = None, progress: Progress | None = None,
                    id_salt: str | None = None, style: RenderStyle = RenderStyle(),
-                   processes: int | None = None) -> Campaign:
-    """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``."""
+                   processes: int | None = None, worker: WorkerPageOptions = WorkerPageOptions(),
+                   warn: Callable[[str], None] | None = None) -> Campaign:
+    """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``.
+
+    ``worker``: the worker pages' language, instructions, example, practice and context
+    (``settings["worker"]``); ``warn`` receives warnings (answers too long to read, no example).
+    """
     if not name or not name.strip():
         raise BuildError("the campaign needs a name")
     name = name.strip()
@@ -180,6 +187,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             if slot.slot_type is SlotType.BAD_REF:
                 item = by_key[slot.item]
                 result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
+                check_scripts(item.answer, result.text, f"system {item.system.name!r}, question "
+                              f"{item.question.external_id!r}")
                 record = result.record()
                 record["donor_question_external_id"] = external.get(result.donor_question)
                 degraded[hit.index, slot.position] = (result.text, record)
@@ -209,6 +218,20 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     chain.check_all((text, where) for (text, _role), where in jobs.items())
     for (text, _role), where in jobs.items():
         check_shaping(text, where, available=renderer.shaping)
+    # 3b. The worker pages: example and practice images, drawn like the answers; long answers.
+    def render_one(text: str, role: str, where: str) -> str:
+        chain.check(text, where)
+        check_shaping(text, where, available=renderer.shaping)
+        return storage.put(renderer.render(text, role, where))
+
+    worker_page, warnings = worker_settings(worker, show_reference=show_reference, render=render_one)
+    reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
+    if reading.warning():
+        warnings.append(reading.warning())
+    for warning in warnings:
+        if warn:
+            warn(warning)
+
     job_list = [(text, role, where) for (text, role), where in jobs.items()]
     image_keys = render_many(renderer, job_list, storage, processes=processes,
                              progress=(lambda done, total: progress("render", done, total)) if progress else None)
@@ -232,6 +255,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
                        "raqm": renderer.shaping, "images": len(job_list)},
             "systems": [s.name for s in chosen],
+            "worker": worker_page,
+            "long_answers": reading.record(),
             "id_salt": salt,
             "ids": f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
         },

@@ -71,7 +71,9 @@ def test_adequacy_campaign_is_built_verified_and_stored(session: Session, tmp_pa
     assert len({slot.public_id for slot in slots}) == 200
     # Each distinct (text, role) is rendered once and stored once.
     keys = {slot.candidate_image for slot in slots} | {slot.reference_image for slot in slots}
-    assert len(list((tmp_path / "images").rglob("*.png"))) == len(keys)
+    example = set(campaign.settings["worker"]["example"]["images"].values())  # the instructions' example
+    assert len(example) == 3 and not example & keys
+    assert len(list((tmp_path / "images").rglob("*.png"))) == len(keys) + len(example)
     assert campaign.settings["render"]["images"] >= len(keys)
     assert progress[-1] == ("render", campaign.settings["render"]["images"], campaign.settings["render"]["images"])
     settings = campaign.settings

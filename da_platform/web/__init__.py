@@ -30,6 +30,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the application; configuration from the environment, overridden by ``config``."""
     from da_platform.web.config import web_config
     from da_platform.web.database import init_database
+    from da_platform.web.i18n import init_i18n
     from da_platform.web.security import init_security
     from da_platform.web.services import init_services
 
@@ -42,6 +43,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_database(app)
     init_services(app)
     init_security(app)
+    init_i18n(app)
     register_blueprints(app)
 
     @app.get("/healthz")
