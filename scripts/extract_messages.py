@@ -38,6 +38,7 @@ def main() -> None:
         with open(po_path, "rb") as handle:
             catalog = read_po(handle)
         catalog.update(pot, no_fuzzy_matching=True)
+        catalog.fuzzy = False
         with open(po_path, "wb") as handle:
             write_po(handle, catalog, width=0, ignore_obsolete=True)
         print(f"updated {po_path.relative_to(ROOT)}")

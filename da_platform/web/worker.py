@@ -208,7 +208,8 @@ def practice(token: str, number: int):
     }
     return render_template("worker/slot.html", screen=screen, token=token, rating_url=None, practice=True,
                            form_action=url_for("worker.practice", token=token, number=number),
-                           image_scale=g.worker_page.image_scale, show_context=False)
+                           image_scale=g.worker_page.image_scale, image_width=g.worker_page.image_width,
+                           show_context=False)
 
 
 def _stored_png(key: str | None) -> Response:
@@ -244,7 +245,7 @@ def slot(token: str):
     return render_template(
         "worker/slot.html", screen=screen_view(token, state.screen), token=token,
         rating_url=url_for("worker.rate_and_next", token=token),
-        image_scale=page.image_scale, show_context=page.show_context,
+        image_scale=page.image_scale, image_width=page.image_width, show_context=page.show_context,
     )
 
 

@@ -28,6 +28,7 @@ class PageSettings:
     language: WorkerLanguage
     show_context: bool
     image_scale: int  # image pixels per CSS pixel (the srcset density)
+    image_width: int | None  # CSS px an answer image is shown at (pixel width / image_scale); None: unknown
 
 
 def page_settings(settings: Mapping[str, Any] | None) -> PageSettings:
@@ -35,8 +36,9 @@ def page_settings(settings: Mapping[str, Any] | None) -> PageSettings:
     settings = settings or {}
     worker = settings.get("worker") or {}
     render = settings.get("render") or {}
-    return PageSettings(worker_language(settings), bool(worker.get("show_context")),
-                        int(render.get("scale") or 1))
+    scale = int(render.get("scale") or 1)
+    return PageSettings(worker_language(settings), bool(worker.get("show_context")), scale,
+                        round(int(render["width"]) / scale) if render.get("width") else None)
 
 
 def _cache() -> dict:
@@ -101,6 +103,7 @@ class InstructionsView:
     example: Mapping[str, str] | None
     example_images: Mapping[str, str]
     image_scale: int
+    image_width: int | None
     minutes: int | None
     pay: str | None
     contact: str | None
@@ -151,6 +154,7 @@ def instructions_view(settings: Mapping[str, Any] | None, token: str | None) -> 
     return InstructionsView(
         instructions_html=markdown_html(worker["instructions"]) if worker.get("instructions") else None,
         example=example, example_images=images, image_scale=page_settings(settings).image_scale,
+        image_width=page_settings(settings).image_width,
         minutes=minutes_line(settings), pay=pay_line(settings), contact=worker.get("contact"),
         practice_url=url_for("worker.practice", token=token, number=1) if practice else None,
     )
