@@ -179,7 +179,10 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     by_key = {key: item for key, item in zip(keys, items)}
     plan = assemble(keys, seed=seed, passes=passes)
     external = {item.question.id: item.question.external_id for item in items}
-    donors = DonorPool(references)
+    answers_by_question: dict[int, list[str]] = {}
+    for item in items:
+        answers_by_question.setdefault(item.question.id, []).append(item.answer)
+    donors = DonorPool(references, answers=answers_by_question)
     rng = random.Random(f"da-platform degradation v1 seed={seed}")
     degraded = {}
     for hit in plan.hits:
