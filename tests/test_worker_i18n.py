@@ -203,3 +203,20 @@ def test_build_command_sets_the_language_and_prints_the_warning(database_url: st
     assert len(worker["practice"]) == 2 and worker["example"]["question"] == "澳大利亚的首都是哪里？"
     help_text = runner.invoke(main, ["build", "--help"]).output
     assert "--lang" in help_text and "--practice" in help_text and "--show-context" in help_text
+
+
+def test_import_warns_about_answers_too_long_to_read(database_url: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
+    questions = tmp_path / "qs.jsonl"
+    questions.write_text("".join(f'{{"id": "q{i}", "question": "Q{i}?", "references": ["R{i}"]}}\n' for i in range(3)),
+                         encoding="utf-8")
+    long_en, long_zh = " ".join(["word"] * 150), "长" * 260  # 45 s and 39 s at 200 words / 400 characters a minute
+    answers = tmp_path / "sys.tsv"
+    answers.write_text(f"id\tanswer\nq0\tshort\nq1\t{long_en}\nq2\t{long_zh}\n", encoding="utf-8")
+    assert runner.invoke(main, ["import", "test-set", str(questions)], env=env).exit_code == 0
+    result = runner.invoke(main, ["import", "answers", "--test-set", "qs", str(answers)], env=env,
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "warning: 2 of 3 answers take more than 30 s to read" in result.output
+    assert "the longest: sys/q1 (45 s), sys/q2 (39 s)" in result.output

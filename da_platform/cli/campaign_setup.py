@@ -104,9 +104,20 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
         raise click.UsageError("--system names the system of a single file; give one file or leave it out")
 
     def work(session: Session) -> list[str]:
+        from hit_builder.reading import long_answers
+
         test_set = find_test_set(session, test_set_name)
-        return [f"imported {_describe_system(session, imported)} from {file}"
-                for file in files for imported in import_system_answers(session, test_set, file, system=system)]
+        lines, systems = [], []
+        for file in files:
+            for imported in import_system_answers(session, test_set, file, system=system):
+                lines.append(f"imported {_describe_system(session, imported)} from {file}")
+                systems.append(imported)
+        session.flush()
+        rows = session.execute(
+            select(System.name, Question.external_id, Answer.text).join(Answer, Answer.system_id == System.id)
+            .join(Question, Question.id == Answer.question_id).where(System.id.in_([s.id for s in systems])))
+        warning = long_answers((f"{name}/{question}", text) for name, question, text in rows).warning()
+        return lines + ([warning] if warning else [])
 
     _run_import(context, work)
 
