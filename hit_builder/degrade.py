@@ -201,6 +201,7 @@ def degrade(answer: str, *, question: Hashable, donors: DonorPool, rng: random.R
             return Degradation(text, len(spans), character_script, start, length, donor.key,
                                donor_start, attempts, donor.source)
     raise DegradationError(
-        f"no reference of another question has {length} token(s) in the answer's script that change the answer to question "
+        f"no reference of another question has {length} token(s) in the answer's script that change the "
+        f"answer to question "
         f"{question!r} ({answer[:60]!r}); the donor pool holds {len(donors)} reference(s)"
     )

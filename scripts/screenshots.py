@@ -35,7 +35,8 @@ def build(sessions, storage, *, name: str, lang: str, long: bool) -> int:
                       "This task evaluates automatic question-answering systems. **Read every answer carefully.**"))
     with sessions() as session:
         test_set = make_showcase(session, name=name, lang=lang, long=long)
-        campaign = build_campaign(session, name=name, test_set=test_set, storage=storage, seed=7, processes=1, passes=len(SCREENS),
+        campaign = build_campaign(session, name=name, test_set=test_set, storage=storage, seed=7, processes=1,
+                                  passes=len(SCREENS),
                                   worker=options, id_salt="screenshots")
         campaign.status = CampaignStatus.running
         session.commit()

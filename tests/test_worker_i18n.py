@@ -89,7 +89,8 @@ def arabic(msgid: str) -> str:
 def test_a_researcher_catalogue_is_checked(tmp_path: Path) -> None:
     with pytest.raises(CatalogueError, match=r"ar\.po: 1 message\(s\) .* no translation.*'Next'"):
         load_catalogue(researcher_po(tmp_path / "ar.po", arabic, skip="Next"))
-    with pytest.raises(CatalogueError, match=r"bad\.po, line \d+: the translation of 'Pay: %\(pay\)s\.' uses %\(amount\)s"):
+    with pytest.raises(CatalogueError,
+                       match=r"bad\.po, line \d+: the translation of 'Pay: %\(pay\)s\.' uses %\(amount\)s"):
         load_catalogue(researcher_po(tmp_path / "bad.po",
                                      lambda m: "%(amount)s" if m == "Pay: %(pay)s." else arabic(m)))
     (tmp_path / "broken.po").write_bytes(b"msgid \"x\nmsgstr")

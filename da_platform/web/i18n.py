@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from flask import Flask
 from markupsafe import Markup, escape
 
 from hit_builder.errors import BuildError
@@ -159,7 +160,7 @@ def current_language() -> WorkerLanguage:
     return g.get("worker_language", ENGLISH)
 
 
-def init_i18n(app) -> None:
+def init_i18n(app: Flask) -> None:
     """Jinja's i18n extension, with ``_()`` resolved per request (``g.worker_language``)."""
     def gettext(message: str) -> str:
         return current_language().gettext(message)

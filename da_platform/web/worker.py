@@ -284,7 +284,8 @@ def rate_and_next(token: str):
     try:
         rated = _rate(token)
     except (RatingRefused, WorkerPageError) as refusal:
-        return {"error": current_language().text(refusal.message), "resume": url_for("worker.slot", token=token)}, refusal.status
+        message = current_language().text(refusal.message)
+        return {"error": message, "resume": url_for("worker.slot", token=token)}, refusal.status
     if rated.screen is None:
         return {"done": url_for("worker.done", token=token)}
     return {"screen": screen_view(token, rated.screen)}

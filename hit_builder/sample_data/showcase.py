@@ -67,7 +67,8 @@ LONG_CHINESE = (
 def _variants(reference: str, chinese: bool) -> list[str]:
     """Seven systems' answers: good, reworded, padded, cut short, hedged, wrong, terse."""
     if chinese:
-        return [reference, "我认为" + reference, reference + "这是众所周知的。", reference[: max(2, len(reference) // 2)],
+        return [reference, "我认为" + reference, reference + "这是众所周知的。",
+                reference[: max(2, len(reference) // 2)],
                 "可能是：" + reference, "我不知道答案。", reference.rstrip("。")]
     return [reference, "I think " + reference[0].lower() + reference[1:], reference + " This is well known.",
             reference[: max(3, len(reference) // 2)], "Probably: " + reference, "I do not know the answer.",
@@ -88,7 +89,7 @@ def make_showcase(session: Session, *, name: str, lang: str = "en", long: bool =
         question = Question(external_id=f"q{i:02d}", text=question_text, context=context)
         question.references.append(Reference(position=0, text=reference))
         test_set.questions.append(question)
-        for system, answer in zip(systems, _variants(reference, chinese)):
+        for system, answer in zip(systems, _variants(reference, chinese), strict=True):
             system.answers.append(Answer(question=question, text=answer))
     session.flush()
     return test_set
