@@ -221,3 +221,17 @@ def test_import_warns_about_answers_too_long_to_read(database_url: str, tmp_path
     assert result.exit_code == 0, result.output
     assert "warning: 2 of 3 answers take more than 30 s to read" in result.output
     assert "the longest: sys/q1 (45 s), sys/q2 (39 s)" in result.output
+
+
+def test_chinese_error_pages_and_script_errors_are_in_chinese(env) -> None:
+    campaign = built(env, name="zh-errors", lang="zh-Hans")
+    link = mint_invites(env.app.extensions["da_platform"].tokens, "http://localhost", campaign, 1, 1)[0]
+    client = env.app.test_client()
+    instructions = client.get(link.removeprefix("http://localhost"), follow_redirects=True)
+    base = instructions.request.path.rstrip("/")
+    page = client.post(f"{base}/slot", data={"slot": "not-a-slot", "score": "5"})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 409 and '<html lang="zh-Hans" dir="ltr">' in html
+    assert "未保存" in html and "该条目不属于您的任务。" in html and "继续当前条目" in html
+    answer = client.post(f"{base}/rating", data={"slot": "not-a-slot", "score": "500"})
+    assert answer.status_code == 400 and answer.get_json()["error"] == "评分必须是0到100之间的整数。"
