@@ -227,7 +227,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
         check_shaping(text, where, available=renderer.shaping)
         return storage.put(renderer.render(text, role, where))
 
-    worker_page, warnings = worker_settings(worker, show_reference=show_reference, render=render_one)
+    worker_page, warnings = worker_settings(worker, show_reference=show_reference, render=render_one,
+                                           criterion=criterion)
     reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
     if reading.warning():
         warnings.append(reading.warning())

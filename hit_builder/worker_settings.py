@@ -19,9 +19,26 @@ from typing import Any
 from hit_builder.errors import BuildError
 
 EXAMPLE_FIELDS = ("question", "reference", "good", "bad")
-# Shipped examples for the built-in languages: a good answer and a plainly wrong one.
+# Shipped examples for the built-in languages and criteria. Adequacy: a good answer and a fluent but
+# wrong one; fluency: a natural answer and a jumbled one (a custom criterion brings its own example).
 SHIPPED_EXAMPLES = {
-    "en": {
+    ("en", "fluency"): {
+        "question": "What is the capital of Australia?",
+        "reference": "The capital of Australia is Canberra.",
+        "good": "Canberra is Australia's capital city.",
+        "bad": "Capital the Australia of is city Canberra the.",
+        "good_note": "It reads naturally.",
+        "bad_note": "Its words are jumbled: hard to read, whatever it means.",
+    },
+    ("zh-Hans", "fluency"): {
+        "question": "澳大利亚的首都是哪里？",
+        "reference": "澳大利亚的首都是堪培拉。",
+        "good": "堪培拉是澳大利亚的首都。",
+        "bad": "首都的是澳大利亚堪培拉是。",
+        "good_note": "读起来自然通顺。",
+        "bad_note": "词语顺序混乱，难以读懂。",
+    },
+    ("en", "adequacy"): {
         "question": "What is the capital of Australia?",
         "reference": "The capital of Australia is Canberra.",
         "good": "Canberra is Australia's capital city.",
@@ -29,7 +46,7 @@ SHIPPED_EXAMPLES = {
         "good_note": "It says the same as Answer A in other words.",
         "bad_note": "It names the wrong city, however fluent it is.",
     },
-    "zh-Hans": {
+    ("zh-Hans", "adequacy"): {
         "question": "澳大利亚的首都是哪里？",
         "reference": "澳大利亚的首都是堪培拉。",
         "good": "堪培拉是澳大利亚的首都。",
@@ -75,8 +92,8 @@ def read_example(path: str | Path) -> dict:
     return {name: data[name].strip() for name in (*EXAMPLE_FIELDS, "good_note", "bad_note") if data.get(name)}
 
 
-def worker_settings(options: WorkerPageOptions, *, show_reference: bool,
-                    render: Any, where: str = "example") -> tuple[dict, list[str]]:
+def worker_settings(options: WorkerPageOptions, *, show_reference: bool, render: Any,
+                    criterion: str = "adequacy", where: str = "example") -> tuple[dict, list[str]]:
     """``Campaign.settings["worker"]`` and the build's warnings.
 
     ``render(text, role, where)`` draws and stores an image and returns its storage key (the
@@ -100,12 +117,13 @@ def worker_settings(options: WorkerPageOptions, *, show_reference: bool,
             settings[name] = value.strip()
     if options.minutes is not None:
         settings["minutes"] = int(options.minutes)
-    example = options.example or SHIPPED_EXAMPLES.get(lang)
+    example = options.example or SHIPPED_EXAMPLES.get((lang, criterion))
     if example is None and options.practice:
-        raise BuildError(f"a practice needs an example item (--example FILE.json) for language {lang!r}")
+        raise BuildError(f"a practice needs an example item (--example FILE.json) for language {lang!r} "
+                         f"and the {criterion} criterion")
     if example is None:
-        warnings.append(f"no example item for language {lang!r} (give one with --example FILE.json); "
-                        "the instructions show none and there is no practice")
+        warnings.append(f"no example item for language {lang!r} and the {criterion} criterion (give one with "
+                        "--example FILE.json); the instructions show none")
     else:
         images = {"good": render(example["good"], "candidate", f"{where}: good answer"),
                   "bad": render(example["bad"], "candidate", f"{where}: bad answer")}

@@ -235,3 +235,20 @@ def test_chinese_error_pages_and_script_errors_are_in_chinese(env) -> None:
     assert "未保存" in html and "该条目不属于您的任务。" in html and "继续当前条目" in html
     answer = client.post(f"{base}/rating", data={"slot": "not-a-slot", "score": "500"})
     assert answer.status_code == 400 and answer.get_json()["error"] == "评分必须是0到100之间的整数。"
+
+
+def test_a_fluency_campaign_gets_a_fluency_example_and_a_custom_one_none(env) -> None:
+    warnings: list[str] = []
+    with env.sessions() as session:
+        test_set = make_showcase(session, name="fl")
+        fluency = build_campaign(session, name="fl", test_set=test_set, storage=env.storage, processes=1,
+                                 criterion="fluency", worker=WorkerPageOptions(practice=True))
+        custom = build_campaign(session, name="cu", test_set=test_set, storage=env.storage, processes=1,
+                                criterion="custom", statement="The answer is polite.", show_reference=False,
+                                warn=warnings.append)
+        example = fluency.settings["worker"]["example"]
+        assert example["bad"] == "Capital the Australia of is city Canberra the."  # jumbled, not wrong
+        assert set(example["images"]) == {"good", "bad"}  # no Answer A in a fluency campaign
+        assert [p["reference_image"] for p in fluency.settings["worker"]["practice"]] == [None, None]
+        assert "example" not in custom.settings["worker"]
+    assert any("no example item for language 'en' and the custom criterion" in w for w in warnings)

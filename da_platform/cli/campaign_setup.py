@@ -199,7 +199,7 @@ COMMANDS.append(import_group)
 @click.option("--minutes", type=click.IntRange(min=1), help="Expected time in minutes shown in the instructions.")
 @click.option("--example", "example_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Example item (JSON: question, reference, good, bad, good_note, bad_note) "
-                   "[default: the shipped one for en and zh-Hans].")
+                   "[default: the shipped one for en and zh-Hans, adequacy and fluency].")
 @click.option("--practice/--no-practice", default=False, show_default=True,
               help="Let workers rate the example's answers for practice before the HIT (never stored).")
 @click.option("--show-context/--hide-context", default=False, show_default=True,
