@@ -8,7 +8,7 @@ adequacy, reference: 200,000 images, no deduplication) with the same renderer an
 reports the ratio. Peak memory is the maximum resident set of this process and of the rendering
 processes (``resource.getrusage``).
 
-    python benchmarks/build_campaign.py [--questions 7000] [--systems 10] [--processes N]
+    python benchmarks/build_campaign.py [--questions 7000] [--systems 10] [--processes N] [--style 2x|1x]
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from da_platform.db import make_engine, session_factory, upgrade
 from da_platform.models import Answer, Hit, Question, Reference, Slot, System, TestSet
 from hit_builder.build import build_campaign
 from hit_builder.fonts import FontChain
-from hit_builder.render import Renderer, Role, render_many
+from hit_builder.render import Renderer, RenderStyle, Role, render_many
 from hit_builder.storage import LocalImageStorage
 
 CHINESE = ("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说"
@@ -139,8 +139,11 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=None, help="rendering processes [default: all cores]")
     parser.add_argument("--naive-sample", type=int, default=5000,
                         help="images drawn without any cache for the naive baseline")
+    parser.add_argument("--style", choices=["2x", "1x"], default="2x",
+                        help="2x: the default RenderStyle (720 px for 360 CSS px); 1x: the earlier 720 px at 1x, 22 px font")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
+    style = RenderStyle() if args.style == "2x" else RenderStyle(width=720, font_size=22, padding=10, scale=1)
 
     folder = Path(tempfile.mkdtemp(prefix="da-bench-build-"))
     url = f"sqlite:///{folder / 'bench.sqlite'}"
@@ -162,7 +165,7 @@ def main() -> None:
     own_before, children_before = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with sessions() as session:
-        campaign = build_campaign(session, name="bench", test_set="bench", seed=1, storage=storage,
+        campaign = build_campaign(session, name="bench", test_set="bench", seed=1, storage=storage, style=style,
                                   progress=progress, processes=args.processes)
         session.commit()
         build_seconds = time.perf_counter() - started
@@ -186,7 +189,7 @@ def main() -> None:
         jobs.append((candidate, Role.candidate, "slot"))
         if reference is not None:
             jobs.append((reference, Role.reference, "slot"))
-    renderer = Renderer(FontChain.load())
+    renderer = Renderer(FontChain.load(), style)
     children_before = cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     render_many(renderer, jobs, PerSlotStorage(folder / "images-per-slot"), processes=args.processes)
@@ -196,7 +199,7 @@ def main() -> None:
 
     # The naive baseline: every image drawn from scratch (no word cache), one process, on a sample.
     sample = jobs[:: max(1, len(jobs) // args.naive_sample)]
-    naive = Renderer(FontChain.load(), word_cache=0)
+    naive = Renderer(FontChain.load(), style, word_cache=0)
     started = time.process_time()
     for text, role, _where in sample:
         naive.render(text, role)
@@ -211,11 +214,11 @@ def main() -> None:
     print(f"rendering every slot's images on their own (a file each): {len(jobs)} images in "
           f"{per_slot_seconds:.1f} s wall, {per_slot_cpu:.1f} s CPU = {len(jobs) / per_slot_seconds:.0f} images/s")
     print(f"dedup speed-up of rendering: {per_slot_seconds / render_seconds:.2f}x wall, "
-          f"{per_slot_cpu / render_cpu:.2f}x CPU (rendering processes); per-slot rendering alone against "
+          f"{per_slot_cpu / max(render_cpu, 1e-9):.2f}x CPU (rendering processes); per-slot rendering alone against "
           f"the whole dedup build: {per_slot_seconds / build_seconds:.2f}x wall")
     print(f"naive per-slot rendering (no word cache, every {len(jobs) // len(sample)}th slot image, "
           f"{len(sample)} images, extrapolated to {len(jobs)}): {naive_cpu:.0f} s CPU = "
-          f"{naive_cpu / render_cpu:.2f}x the dedup rendering CPU")
+          f"{naive_cpu / max(render_cpu, 1e-9):.2f}x the dedup rendering CPU")
     print(f"peak memory: build process {parent_rss:.0f} MiB (before build {rss_before:.0f} MiB), "
           f"largest rendering process {children_rss:.0f} MiB")
     if args.keep:

@@ -35,12 +35,14 @@ from da_platform.models import (
     TestSet,
 )
 from hit_builder.assembly import ASSEMBLY_VERSION, assemble
-from hit_builder.degrade import DonorPool, degrade, method_description
+from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
 from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.inspection import verify_campaign
+from hit_builder.reading import long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
+from hit_builder.worker_settings import WorkerPageOptions, worker_settings
 
 ADEQUACY_STATEMENT = "Answer B answers the question as adequately as Answer A."
 FLUENCY_STATEMENT = "The response answers the question fluently."
@@ -155,10 +157,14 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                    passes: int = 1, max_hits_per_worker: int = 1, storage: ImageStorage,
                    font_paths: Sequence[str] | None = None, progress: Progress | None = None,
                    id_salt: str | None = None, style: RenderStyle = RenderStyle(),
-                   processes: int | None = None, merge_identical: bool = False) -> Campaign:
+                   processes: int | None = None, merge_identical: bool = False,
+                   worker: WorkerPageOptions = WorkerPageOptions(),
+                   warn: Callable[[str], None] | None = None) -> Campaign:
     """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``.
 
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
+    ``worker``: the worker pages' language, instructions, example, practice and context
+    (``settings["worker"]``); ``warn`` receives warnings (answers too long to read, no example).
     """
     if not name or not name.strip():
         raise BuildError("the campaign needs a name")
@@ -185,7 +191,10 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     by_key = {key: item for key, item in zip(keys, items)}
     plan = assemble(keys, seed=seed, passes=passes)
     external = {item.question.id: item.question.external_id for item in items}
-    donors = DonorPool(references)
+    answers_by_question: dict[int, list[str]] = {}
+    for item in items:
+        answers_by_question.setdefault(item.question.id, []).append(item.answer)
+    donors = DonorPool(references, answers=answers_by_question)
     rng = random.Random(f"da-platform degradation v1 seed={seed}")
     degraded = {}
     for hit in plan.hits:
@@ -193,6 +202,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             if slot.slot_type is SlotType.BAD_REF:
                 item = by_key[slot.item]
                 result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
+                check_scripts(item.answer, result.text, f"system {item.system.name!r}, question "
+                              f"{item.question.external_id!r}")
                 record = result.record()
                 record["donor_question_external_id"] = external.get(result.donor_question)
                 degraded[hit.index, slot.position] = (result.text, record)
@@ -222,6 +233,21 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     chain.check_all((text, where) for (text, _role), where in jobs.items())
     for (text, _role), where in jobs.items():
         check_shaping(text, where, available=renderer.shaping)
+    # 3b. The worker pages: example and practice images, drawn like the answers; long answers.
+    def render_one(text: str, role: str, where: str) -> str:
+        chain.check(text, where)
+        check_shaping(text, where, available=renderer.shaping)
+        return storage.put(renderer.render(text, role, where))
+
+    worker_page, warnings = worker_settings(worker, show_reference=show_reference, render=render_one,
+                                           criterion=criterion)
+    reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
+    if reading.warning():
+        warnings.append(reading.warning())
+    for warning in warnings:
+        if warn:
+            warn(warning)
+
     job_list = [(text, role, where) for (text, role), where in jobs.items()]
     image_keys = render_many(renderer, job_list, storage, processes=processes,
                              progress=(lambda done, total: progress("render", done, total)) if progress else None)
@@ -246,6 +272,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                        "raqm": renderer.shaping, "images": len(job_list)},
             "systems": [s.name for s in chosen],
             **({"identical_answers": merged.describe()} if merged is not None else {}),
+            "worker": worker_page,
+            "long_answers": reading.record(),
             "id_salt": salt,
             "ids": f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
         },

@@ -8,8 +8,14 @@ Pure: the caller passes the answer, a :class:`DonorPool` of other questions' ref
   span length of the table is doubled, capped at the answer's length (so a short CJK answer is replaced
   entirely, as a 1- or 2-word answer is).
 * The replacement is a span of the same number of tokens from the reference of a *different* question.
-  Donors of the same script class (character script or not) are preferred, so a Chinese answer gets
-  Chinese characters; others are used only when no such donor is long enough.
+  When no reference in the answer's script class is long enough (a few long English answers in a
+  mostly Chinese test set), system answers to other questions in that script class are the donors
+  (``DonorPool(..., answers=...)``; the record says ``donor_source``).
+  Donors of the same script class (character script or not) are drawn first, and a donor span is
+  only taken when it adds no script the answer does not already have (:func:`scripts`: Latin, CJK,
+  Cyrillic, ...), so a Latin answer never gets Chinese characters nor a Chinese answer Latin words
+  (unless it had some): a worker could spot such a check at a glance. :func:`check_scripts` is the
+  build-time check of every degraded answer.
 * Text outside the span is kept byte for byte (spacing and line breaks included); the donor span is
   copied with its own inner spacing.
 * The result must differ from the original: a candidate that does not is dropped and another donor
@@ -19,14 +25,15 @@ from __future__ import annotations
 
 import bisect
 import random
+import unicodedata
 from dataclasses import asdict, dataclass
-from typing import Hashable, Iterator, Mapping
+from typing import Hashable, Iterable, Iterator, Mapping
 
 from analysis.text import is_character_script, tokenize
 from hit_builder.errors import BuildError
 
 METHOD_NAME = "span-replacement"
-METHOD_VERSION = 1
+METHOD_VERSION = 2  # 2: a donor span may not add a script the answer lacks
 RANDOM_DRAWS = 20  # random donor draws before falling back to a full scan of the pool
 
 # (smallest, largest) answer length in tokens -> span replaced; the last row is length // 4.
@@ -57,10 +64,35 @@ def method_description() -> dict:
         "span_table": [{"tokens_from": lo, "tokens_to": hi, "span": span} for lo, hi, span in SPAN_TABLE]
         + [{"tokens_from": SPAN_TABLE[-1][1] + 1, "tokens_to": None, "span": "tokens // 4"}],
         "character_script": "span doubled (capped at the answer length) when most tokens are CJK/Thai",
-        "donor_pool": "reference 0 of every other question of the test set; same script class preferred",
+        "donor_pool": "reference 0 of every other question of the test set; same script class first, then "
+                      "system answers to other questions of that class; only spans that add no script the "
+                      "answer lacks",
         "must_differ": True,
         "random_draws_before_scan": RANDOM_DRAWS,
     }
+
+
+def scripts(text: str) -> frozenset[str]:
+    """The scripts of the letters of ``text`` (first word of each letter's Unicode name: LATIN, CJK,
+    HIRAGANA, CYRILLIC, ARABIC, ...); digits, punctuation and spaces belong to none."""
+    found = set()
+    for character in text:
+        if unicodedata.category(character)[0] == "L":
+            name = unicodedata.name(character, "")
+            found.add("LATIN" if name.startswith("FULLWIDTH LATIN") else name.split(" ", 1)[0])
+    return frozenset(found)
+
+
+class MixedScriptError(DegradationError):
+    """A degraded answer has a script its original did not have."""
+
+
+def check_scripts(original: str, degraded: str, where: str) -> None:
+    """Fail when ``degraded`` mixes in a script that ``original`` did not have."""
+    added = scripts(degraded) - scripts(original)
+    if added:
+        raise MixedScriptError(f"{where}: the degraded answer adds {', '.join(sorted(added))} text to an answer "
+                               f"without it ({degraded[:60]!r}); checks must keep the answer's script")
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
@@ -79,34 +111,43 @@ class _Donor:
     key: Hashable
     text: str
     spans: tuple[tuple[int, int], ...]
+    source: str = "reference"
 
 
 class DonorPool:
-    """References of the test set's questions, indexed for drawing a donor of a given length."""
+    """References of the test set's questions (and, as a fallback, system answers to them), indexed
+    for drawing a donor of a given length."""
 
-    def __init__(self, references: Mapping[Hashable, str]) -> None:
-        groups: dict[bool, list[_Donor]] = {True: [], False: []}
-        for key, text in references.items():
+    def __init__(self, references: Mapping[Hashable, str],
+                 answers: Mapping[Hashable, Iterable[str]] | None = None) -> None:
+        groups: dict[tuple[str, bool], list[_Donor]] = {(source, script): [] for source in ("reference", "answer")
+                                                         for script in (True, False)}
+        texts = [(key, text, "reference") for key, text in references.items()]
+        texts += [(key, text, "answer") for key, many in (answers or {}).items() for text in dict.fromkeys(many)]
+        for key, text, source in texts:
             spans = tuple(token_spans(text))
             if spans:
-                groups[is_character_script(text)].append(_Donor(key, text, spans))
+                groups[source, is_character_script(text)].append(_Donor(key, text, spans, source))
         # Sorted by length (stable, so ties keep the caller's order): donors of at least n tokens
         # are a suffix found by bisection.
-        self._groups = {script: sorted(donors, key=lambda d: len(d.spans)) for script, donors in groups.items()}
-        self._lengths = {script: [len(d.spans) for d in donors] for script, donors in self._groups.items()}
+        self._groups = {group: sorted(donors, key=lambda d: len(d.spans)) for group, donors in groups.items()}
+        self._lengths = {group: [len(d.spans) for d in donors] for group, donors in self._groups.items()}
 
     def __len__(self) -> int:
-        return sum(len(donors) for donors in self._groups.values())
+        return sum(len(donors) for (source, _), donors in self._groups.items() if source == "reference")
 
-    def _eligible(self, script: bool, tokens: int) -> list[_Donor]:
-        donors = self._groups[script]
-        return donors[bisect.bisect_left(self._lengths[script], tokens):]
+    def _eligible(self, group: tuple[str, bool], tokens: int) -> list[_Donor]:
+        donors = self._groups[group]
+        return donors[bisect.bisect_left(self._lengths[group], tokens):]
 
     def candidates(self, *, exclude: Hashable, tokens: int, character_script: bool,
                    rng: random.Random) -> Iterator[_Donor]:
-        """Donors of at least ``tokens`` tokens other than ``exclude``: random draws, then every one."""
-        for script in (character_script, not character_script):
-            eligible = self._eligible(script, tokens)
+        """Donors of at least ``tokens`` tokens other than ``exclude``: random draws, then every one;
+        references of the same script class, then answers of that class, then the other class."""
+        order = [("reference", character_script), ("answer", character_script),
+                 ("reference", not character_script), ("answer", not character_script)]
+        for group in order:
+            eligible = self._eligible(group, tokens)
             if not eligible:
                 continue
             for _ in range(RANDOM_DRAWS):
@@ -130,6 +171,7 @@ class Degradation:
     donor_question: Hashable
     donor_span_start: int  # first token of the donor reference copied in
     attempts: int
+    donor_source: str = "reference"  # or "answer": a system answer to the donor question
 
     def record(self) -> dict:
         record = asdict(self)
@@ -144,6 +186,7 @@ def degrade(answer: str, *, question: Hashable, donors: DonorPool, rng: random.R
         raise DegradationError(f"the answer to question {question!r} is empty and cannot be degraded")
     character_script = is_character_script(answer)
     length = span_length(len(spans), character_script=character_script)
+    own_scripts = scripts(answer)
     attempts = 0
     for donor in donors.candidates(exclude=question, tokens=length, character_script=character_script,
                                    rng=rng):
@@ -151,11 +194,14 @@ def degrade(answer: str, *, question: Hashable, donors: DonorPool, rng: random.R
         start = rng.randrange(len(spans) - length + 1)
         donor_start = rng.randrange(len(donor.spans) - length + 1)
         replacement = donor.text[donor.spans[donor_start][0]:donor.spans[donor_start + length - 1][1]]
+        if not scripts(replacement) <= own_scripts:
+            continue
         text = answer[:spans[start][0]] + replacement + answer[spans[start + length - 1][1]:]
         if text != answer:
             return Degradation(text, len(spans), character_script, start, length, donor.key,
-                               donor_start, attempts)
+                               donor_start, attempts, donor.source)
     raise DegradationError(
-        f"no reference of another question has {length} token(s) that change the answer to question "
+        f"no reference of another question has {length} token(s) in the answer's script that change the "
+        f"answer to question "
         f"{question!r} ({answer[:60]!r}); the donor pool holds {len(donors)} reference(s)"
     )

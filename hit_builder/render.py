@@ -16,8 +16,12 @@ Pillow's raqm layout (bidirectional text, joining, reordering), with one font fo
 right-aligned when the paragraph is right-to-left. Without raqm such text fails with
 :class:`ShapingUnavailableError` rather than showing wrongly drawn words.
 
-PNG: 16 grey levels as a 4-bit greyscale image (antialiased text needs no more), about 2–5 kB per
-answer.
+Resolution: images are drawn with ``RenderStyle.scale`` (2) pixels per CSS pixel and served with a
+``srcset`` density descriptor, so a 720-pixel image is shown 360 CSS px wide: sharp on 2x screens, and
+its 18 CSS px text fits a 390 px phone unscaled (never smaller than the page's 16 px body text).
+
+PNG: 16 grey levels as a 4-bit greyscale image (antialiased text needs no more), about 4–10 kB per
+answer at 2x.
 """
 from __future__ import annotations
 
@@ -74,10 +78,16 @@ class RenderStyle:
     """Everything that decides how an image looks (recorded with the campaign)."""
 
     width: int = 720  # pixels, fixed for every image
-    font_size: int = 22
-    padding: int = 10
-    reference_grey: int = 0x66  # multiples of 17 are exact in the 16-level palette
+    font_size: int = 36  # pixels (18 CSS px at scale 2: never smaller than a phone's 16 px body text)
+    padding: int = 12
+    reference_grey: int = 0x66  # multiples of 17 are exact in the 16-level palette (#666: 5.7:1 on white)
     candidate_grey: int = 0x00
+    scale: int = 2  # image pixels per CSS pixel: drawn for 2x screens, shown 360 CSS px wide (srcset "2x")
+
+    @property
+    def css_width(self) -> float:
+        """Width at which the page shows the image, in CSS pixels."""
+        return self.width / self.scale
 
     def grey(self, role: Role) -> int:
         return self.reference_grey if Role(role) is Role.reference else self.candidate_grey

@@ -43,10 +43,29 @@
     if (resume) {
       var link = document.createElement("a");
       link.href = resume;
-      link.textContent = "Continue";
+      link.textContent = message_("continue", "Continue");
       notice.appendChild(link);
     }
     notice.hidden = false;
+  }
+
+  function message_(name, english) {
+    // The page's language: the server renders each message into a data-msg-* attribute of the form.
+    return form.getAttribute("data-msg-" + name) || english;
+  }
+
+  function setImage(img, src) {
+    // Drawn at 2x (or the campaign's density): the srcset descriptor makes it show at its CSS size.
+    img.src = src;
+    img.srcset = src + " " + (img.getAttribute("data-density") || "1x");
+  }
+
+  function showContext(screen) {
+    var context = document.getElementById("context");
+    if (!context) { return; }
+    document.getElementById("context-text").textContent = screen.context || "";
+    context.hidden = !screen.context;
+    context.open = false;
   }
 
   function loaded(src) {
@@ -67,9 +86,13 @@
         document.getElementById("statement").textContent = screen.statement;
         document.getElementById("question").textContent = screen.question;
         reference.closest("figure").hidden = !screen.reference_image;
-        if (screen.reference_image) { reference.src = screen.reference_image; } else { reference.removeAttribute("src"); }
-        candidate.src = screen.candidate_image;
-        var caption = screen.reference_image ? "Answer B" : "Answer";
+        if (screen.reference_image) { setImage(reference, screen.reference_image); } else {
+          reference.removeAttribute("src");
+          reference.removeAttribute("srcset");
+        }
+        setImage(candidate, screen.candidate_image);
+        showContext(screen);
+        var caption = screen.caption || (screen.reference_image ? "Answer B" : "Answer");
         document.getElementById("candidate-caption").textContent = caption;
         candidate.alt = caption;
         slot.value = screen.slot;
@@ -122,7 +145,7 @@
       } else if (answer.ok && answer.data.screen) {
         return show(answer.data.screen);
       } else {
-        say(answer.data.error || "Your rating could not be saved.", answer.data.resume);
+        say(answer.data.error || message_("not-saved", "Your rating could not be saved."), answer.data.resume);
       }
     }).catch(function () {
       window.clearTimeout(timer);
@@ -130,7 +153,7 @@
       form.removeAttribute("data-sent");
       form.setAttribute("data-ready", "1");
       next.disabled = false;
-      say("Your rating could not be sent. Check your connection and press Next again.", null);
+      say(message_("not-sent", "Your rating could not be sent. Check your connection and press Next again."), null);
     });
   });
 

@@ -71,7 +71,9 @@ def test_adequacy_campaign_is_built_verified_and_stored(session: Session, tmp_pa
     assert len({slot.public_id for slot in slots}) == 200
     # Each distinct (text, role) is rendered once and stored once.
     keys = {slot.candidate_image for slot in slots} | {slot.reference_image for slot in slots}
-    assert len(list((tmp_path / "images").rglob("*.png"))) == len(keys)
+    example = set(campaign.settings["worker"]["example"]["images"].values())  # the instructions' example
+    assert len(example) == 3 and not example & keys
+    assert len(list((tmp_path / "images").rglob("*.png"))) == len(keys) + len(example)
     assert campaign.settings["render"]["images"] >= len(keys)
     assert progress[-1] == ("render", campaign.settings["render"]["images"], campaign.settings["render"]["images"])
     settings = campaign.settings
@@ -210,3 +212,26 @@ def test_build_and_inspect_commands(tmp_path, monkeypatch) -> None:
     failed = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "pilot"])
     assert failed.exit_code == 1 and "exists already" in failed.output and "nothing was built" in failed.output
     assert "Traceback" not in failed.output
+
+
+def test_no_degraded_answer_of_a_mixed_test_set_mixes_scripts(session: Session, tmp_path) -> None:
+    """English and Chinese questions in one test set: every BAD_REF keeps its answer's script(s)."""
+    from hit_builder.degrade import scripts
+
+    test_set = make_test_set(session, questions=40, chinese=12, seed=5)
+    for question in test_set.questions[:28]:  # English references too short to give the long answers a span
+        question.references[0].text = "Yes."
+    for system in test_set.systems:
+        for answer in system.answers[:28]:
+            answer.text = " ".join(["plants make sugar from light"] * 6)
+    session.flush()
+    campaign = build_campaign(session, name="mixed", test_set=test_set, storage=LocalImageStorage(tmp_path / "i"),
+                              passes=3, seed=11)
+    checks = session.scalars(select(Slot).join(Hit).where(Hit.campaign_id == campaign.id,
+                                                         Slot.slot_type == SlotType.BAD_REF)).all()
+    kinds = {frozenset(scripts(slot.answer.text)) for slot in checks}
+    assert frozenset({"LATIN"}) in kinds and frozenset({"CJK"}) in kinds  # both kinds were degraded
+    # the English answers' spans came from other English answers (no English reference is long enough)
+    assert {s.degradation["donor_source"] for s in checks if scripts(s.answer.text) == {"LATIN"}} == {"answer"}
+    for slot in checks:
+        assert scripts(slot.candidate_text) <= scripts(slot.answer.text), (slot.answer.text, slot.candidate_text)

@@ -127,3 +127,64 @@ def test_method_description_states_the_table() -> None:
     description = method_description()
     assert description["method"] == "span-replacement"
     assert [row["span"] for row in description["span_table"]] == [1, 2, 3, 4, 5, "tokens // 4"]
+
+
+# -- the answer's script is kept (no Chinese fragment in an English check, nor the reverse) ---------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from hit_builder.degrade import MixedScriptError, check_scripts, scripts  # noqa: E402
+
+LATIN_WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCXYZ0123456789", min_size=1, max_size=9)
+HAN = st.text(alphabet="的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动", min_size=1,
+              max_size=3)
+PUNCTUATION = st.sampled_from(["", ",", ".", "，", "。", "!", "?"])
+
+
+@st.composite
+def answers(draw) -> str:
+    """An English, Chinese or mixed answer (Chinese with a Latin name, English with a Chinese word)."""
+    kind = draw(st.sampled_from(["latin", "han", "han+latin", "latin+han"]))
+    if kind.startswith("latin"):
+        parts = [draw(LATIN_WORDS) + draw(PUNCTUATION) for _ in range(draw(st.integers(1, 25)))]
+        if kind == "latin+han":
+            parts.insert(draw(st.integers(0, len(parts))), draw(HAN))
+        return " ".join(parts)
+    text = "".join(draw(HAN) + draw(PUNCTUATION) for _ in range(draw(st.integers(1, 15))))
+    if kind == "han+latin":
+        cut = draw(st.integers(0, len(text)))
+        text = f"{text[:cut]} {draw(LATIN_WORDS)} {text[cut:]}".strip()
+    return text
+
+
+@settings(max_examples=200, deadline=None)
+@given(references=st.lists(answers(), min_size=8, max_size=30), answer=answers(), seed=st.integers(0, 2**32))
+def test_degradation_never_adds_a_script_to_a_mixed_test_set(references: list[str], answer: str, seed: int) -> None:
+    pool = DonorPool({index: text for index, text in enumerate(references)})
+    try:
+        result = degrade(answer, question="own", donors=pool, rng=random.Random(seed))
+    except DegradationError as error:
+        # No donor in the answer's script changes it: an honest refusal, never a mixed check.
+        assert "in the answer's script" in str(error)
+        return
+    added = {s for s in scripts(result.text)} - set(scripts(answer))
+    assert not added, (answer, result.text)
+    check_scripts(answer, result.text, "here")
+
+
+def test_scripts_and_the_build_time_check() -> None:
+    assert scripts("The 2 NBA teams，好的。") == {"LATIN", "CJK"}
+    assert scripts("ＡＢＣ 123 !?") == {"LATIN"}
+    assert scripts("ひらがな カタカナ") == {"HIRAGANA", "KATAKANA"}
+    check_scripts("长城有多长 NBA", "长城 NBA 很长", "fine")
+    with pytest.raises(MixedScriptError, match="q7: the degraded answer adds CJK text"):
+        check_scripts("The wall is long", "The wall 长城 long", "q7")
+
+
+def test_a_latin_answer_takes_no_donor_from_chinese_references_even_when_latin_ones_are_short() -> None:
+    pool = DonorPool({1: "长城是中国古代的军事防御工程，全长两万多公里。", 2: "Yes.", 3: "No."})
+    with pytest.raises(DegradationError, match="3 token\\(s\\) in the answer's script"):
+        degrade("The Great Wall is very long indeed", question=0, donors=pool, rng=random.Random(1))
+    pool = DonorPool({1: "长城是中国古代的军事防御工程，全长两万多公里。", 2: "It was built over many centuries."})
+    for seed in range(20):
+        result = degrade("The Great Wall is very long indeed", question=0, donors=pool, rng=random.Random(seed))
+        assert result.donor_question == 2 and scripts(result.text) == {"LATIN"}

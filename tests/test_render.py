@@ -148,7 +148,7 @@ def test_without_shaping_complex_scripts_fail_clearly(chain: FontChain) -> None:
 
 @pytest.mark.skipif(not shaping_available(), reason="this Pillow has no raqm; the failure path is tested above")
 def test_right_to_left_text_is_shaped_and_right_aligned(renderer: Renderer) -> None:
-    image = decode(renderer.render("مرحبا بالعالم، هذا نص عربي", Role.candidate))
+    image = decode(renderer.render("مرحبا بالعالم", Role.candidate))  # shorter than half a line
     left, _top, right, _bottom = Image.eval(image, lambda v: 255 - v).getbbox()
     assert right > renderer.style.width - renderer.style.padding - 3  # ink reaches the right margin
     assert left > renderer.style.width // 2

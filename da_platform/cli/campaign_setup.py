@@ -119,12 +119,22 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
         raise click.UsageError("--system names the system of a single file; give one file or leave it out")
 
     def work(session: Session) -> list[str]:
+        from hit_builder.reading import long_answers
+
         test_set = find_test_set(session, test_set_name)
         notes: list[str] = []
-        lines = [f"imported {_describe_system(session, imported)} from {file}"
-                 for file in files for imported in import_system_answers(session, test_set, file, system=system,
-                                                                         format=file_format, notes=notes)]
-        return lines + [f"note: {note}" for note in notes]
+        lines, systems = [], []
+        for file in files:
+            for imported in import_system_answers(session, test_set, file, system=system, format=file_format,
+                                                  notes=notes):
+                lines.append(f"imported {_describe_system(session, imported)} from {file}")
+                systems.append(imported)
+        session.flush()
+        rows = session.execute(
+            select(System.name, Question.external_id, Answer.text).join(Answer, Answer.system_id == System.id)
+            .join(Question, Question.id == Answer.question_id).where(System.id.in_([s.id for s in systems])))
+        warning = long_answers((f"{name}/{question}", text) for name, question, text in rows).warning()
+        return lines + [f"note: {note}" for note in notes] + ([warning] if warning else [])
 
     _run_import(context, work)
 
@@ -205,11 +215,32 @@ COMMANDS.append(import_group)
 @click.option("--merge-identical/--no-merge-identical", default=True, show_default=True,
               help="Rate an answer that several systems gave to the same question once, and count the rating "
                    "for each of them (as WMT did).")
+@click.option("--lang", default="en", show_default=True,
+              help="Language of the worker pages: en or zh-Hans (shipped), or any tag with --messages.")
+@click.option("--messages", "messages_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="PO catalogue of the worker pages for a language not shipped (start from "
+                   "da_platform/web/translations/worker.pot).")
+@click.option("--instructions", "instructions_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Your own instruction text (Markdown, shown escaped) above the standard instructions.")
+@click.option("--contact", help="Contact line shown in the instructions (e.g. an e-mail address).")
+@click.option("--pay", help="Pay shown in the instructions, e.g. '2.00 USD' [default: from the campaign's "
+                            "MTurk or Prolific settings when known].")
+@click.option("--minutes", type=click.IntRange(min=1), help="Expected time in minutes shown in the instructions.")
+@click.option("--example", "example_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Example item (JSON: question, reference, good, bad, good_note, bad_note) "
+                   "[default: the shipped one for en and zh-Hans, adequacy and fluency].")
+@click.option("--practice/--no-practice", default=False, show_default=True,
+              help="Let workers rate the example's answers for practice before the HIT (never stored).")
+@click.option("--show-context/--hide-context", default=False, show_default=True,
+              help="Let workers open each question's context passage (collapsed by default).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
                   passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
-                  id_salt: str | None, processes: int | None, merge_identical: bool) -> None:
+                  id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
+                  messages_file: Path | None, instructions_file: Path | None, contact: str | None,
+                  pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
+                  show_context: bool) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -219,6 +250,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from hit_builder.build import build_campaign
     from hit_builder.errors import BuildError
     from hit_builder.storage import LocalImageStorage
+    from hit_builder.worker_settings import WorkerPageOptions, read_example
 
     folder = image_folder or context.settings.image_folder or context.settings.instance_path / "images"
     bar = None
@@ -230,7 +262,13 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
             bar.__enter__()
         bar.update(done - bar.pos)
 
+    warnings: list[str] = []
     try:
+        worker = WorkerPageOptions(
+            lang=lang, instructions=_read_text(instructions_file) if instructions_file else None,
+            contact=contact, pay=pay, minutes=minutes,
+            example=read_example(example_file) if example_file else None, practice=practice,
+            show_context=show_context, messages=_read_messages(messages_file) if messages_file else None)
         with transaction(context.sessions) as session:
             campaign = build_campaign(
                 session, name=name, test_set=find_test_set(session, test_set_name),
@@ -238,7 +276,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
                 storage=LocalImageStorage(folder), font_paths=list(fonts) or context.settings.font_paths,
-                progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical)
+                progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
+                worker=worker, warn=warnings.append)
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:
@@ -254,7 +293,26 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     elif merged:
         click.echo(f"identical answers merged: {merged['saved']} of {merged['items_before']} items are rated once "
                    f"for several systems ({len(merged['groups'])} groups; --no-merge-identical rates each)")
+    for warning in warnings:
+        click.echo(warning, err=True)
     click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")
+
+
+def _read_text(path: Path) -> str:
+    from hit_builder.errors import BuildError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise BuildError(f"{path}: cannot read it ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise BuildError(f"{path}: not UTF-8 text (byte {error.start})") from None
+
+
+def _read_messages(path: Path) -> dict[str, str]:
+    from da_platform.web.i18n import load_catalogue
+
+    return load_catalogue(path)
 
 
 def _table(headers: list[str], rows: list[list[object]]) -> str:

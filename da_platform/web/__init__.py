@@ -31,6 +31,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from da_platform.web.config import web_config
     from da_platform.web.database import DatabaseId, init_database
     from da_platform.web.limits import init_limits
+    from da_platform.web.i18n import init_i18n
     from da_platform.web.security import init_security
     from da_platform.web.services import init_services
 
@@ -45,6 +46,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_limits(app)
     init_services(app)
     init_security(app)
+    init_i18n(app)
     register_blueprints(app)
     from da_platform.web.landing import init_landing
 

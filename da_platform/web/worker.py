@@ -11,6 +11,9 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
     POST /a/<t>/rating slot=…&score=…              -> JSON with the next screen (the page's script)
     GET  /a/<t>/image/<slot public id>/<reference|candidate>  PNG of the current slot only
     GET  /a/<t>/done                               completion (page, MTurk POST, or Prolific redirect)
+    GET  /a/<t>/example/<reference|good|bad>       images of the instructions' example
+    GET  /a/<t>/practice/<n>  (POST: next)         practice items before the HIT (nothing stored)
+    GET  /a/<t>/practice/<n>/<reference|candidate> their images
 """
 from __future__ import annotations
 
@@ -34,8 +37,17 @@ from da_platform.web.flow import (
     record_rating,
 )
 from da_platform.web.image_variation import vary
+from da_platform.web.i18n import current_language
 from da_platform.web.security import origin_of
 from da_platform.web.services import services
+from da_platform.web.worker_page import (
+    assignment_page,
+    campaign_page,
+    instructions_view,
+    page_settings,
+    slot_context,
+    use_page,
+)
 
 bp = Blueprint("worker", __name__)
 
@@ -80,7 +92,9 @@ def _arrive(source_name: str, path_token: str | None):
         if arrival.preview:  # MTurk preview: read-only
             campaign = session.get(Campaign, arrival.campaign_id)
             total = session.get(Hit, arrival.hit_id).slot_count
-            return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None)
+            use_page(page_settings(campaign.settings))
+            return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None,
+                                   page=instructions_view(campaign.settings, None))
         assignment = take_assignment(session, arrival)
         public_id = assignment.public_id
         session.commit()
@@ -120,6 +134,7 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
     state = once_more_if_disconnected(load)
     if state is None:
         raise WorkerPageError("This task does not exist.", 404)
+    use_page(campaign_page(state.campaign_id))
     if state.blocked and not state.complete:
         raise WorkerPageError(BLOCKED, 403)
     if state.overdue:
@@ -133,16 +148,19 @@ def screen_view(token: str, screen: Screen) -> dict:
     def image(role: str) -> str:
         return url_for("worker.image", token=token, slot_id=screen.slot_public_id, role=role)
 
+    language, page = current_language(), g.get("worker_page")
     return {
         "slot": screen.slot_public_id,
         "number": screen.number,
         "total": screen.total,
         "progress": f"{screen.number} / {screen.total}",
-        "title": f"Item {screen.number} of {screen.total}",
-        "statement": screen.statement,
+        "title": language.text("Item %(number)s of %(total)s", number=screen.number, total=screen.total),
+        "statement": language.text(screen.statement),
         "question": screen.question,
         "reference_image": image("reference") if screen.show_reference else None,
         "candidate_image": image("candidate"),
+        "caption": language.text("Answer B" if screen.show_reference else "Answer"),
+        "context": slot_context(screen.slot_public_id) if page is not None and page.show_context else None,
     }
 
 
@@ -155,8 +173,73 @@ def instructions(token: str):
         return redirect(url_for("worker.slot", token=token), 303)
     campaign = get_session().get(Campaign, state.campaign_id)
     return render_template(
-        "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token)
+        "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token),
+        page=instructions_view(campaign.settings, token),
     )
+
+
+def _worker_settings(state: AssignmentState) -> dict:
+    return (get_session().get(Campaign, state.campaign_id).settings or {}).get("worker") or {}
+
+
+@bp.route("/a/<token>/practice/<int:number>", methods=["GET", "POST"])
+def practice(token: str, number: int):
+    """A practice item made from the campaign's example: rated like a real one, and nothing is stored.
+    Only before the first real item is shown; a POST goes on to the next practice item, then back to
+    the instructions."""
+    state = _state(token)
+    items = _worker_settings(state).get("practice") or []
+    if state.complete or state.next_position > 0 or state.current_shown_at is not None or not items:
+        return redirect(url_for("worker.slot", token=token), 303)
+    if not 1 <= number <= len(items):
+        abort(404)
+    if request.method == "POST":
+        if number < len(items):
+            return redirect(url_for("worker.practice", token=token, number=number + 1), 303)
+        return redirect(url_for("worker.instructions", token=token), 303)
+    item, language = items[number - 1], current_language()
+    campaign = get_session().get(Campaign, state.campaign_id)
+
+    def image(role: str) -> str:
+        return url_for("worker.practice_image", token=token, number=number, role=role)
+
+    screen = {
+        "slot": f"practice-{number}", "number": number, "total": len(items),
+        "progress": f"{number} / {len(items)}",
+        "title": language.text("Practice item %(number)s of %(total)s", number=number, total=len(items)),
+        "statement": language.text(campaign.statement), "question": item["question"],
+        "reference_image": image("reference") if item.get("reference_image") else None,
+        "candidate_image": image("candidate"),
+        "caption": language.text("Answer B" if item.get("reference_image") else "Answer"), "context": None,
+    }
+    return render_template("worker/slot.html", screen=screen, token=token, rating_url=None, practice=True,
+                           form_action=url_for("worker.practice", token=token, number=number),
+                           image_scale=g.worker_page.image_scale, image_width=g.worker_page.image_width,
+                           show_context=False)
+
+
+def _stored_png(key: str | None) -> Response:
+    if not key:
+        abort(404)
+    try:
+        png = services().storage.read(key)
+    except KeyError:
+        abort(404)
+    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
+
+
+@bp.get("/a/<token>/practice/<int:number>/<any(reference, candidate):role>")
+def practice_image(token: str, number: int, role: str):
+    items = _worker_settings(_state(token)).get("practice") or []
+    if not 1 <= number <= len(items):
+        abort(404)
+    return _stored_png(items[number - 1].get(f"{role}_image"))
+
+
+@bp.get("/a/<token>/example/<any(reference, good, bad):which>")
+def example_image(token: str, which: str):
+    example = _worker_settings(_state(token)).get("example") or {}
+    return _stored_png((example.get("images") or {}).get(which))
 
 
 @bp.get("/a/<token>/slot")
@@ -164,10 +247,20 @@ def slot(token: str):
     state = _state(token, serving=True)
     if state.screen is None:
         return redirect(url_for("worker.done", token=token), 303)
+    page = g.worker_page
     return render_template(
         "worker/slot.html", screen=screen_view(token, state.screen), token=token,
         rating_url=url_for("worker.rate_and_next", token=token),
+        image_scale=page.image_scale, image_width=page.image_width, show_context=page.show_context,
     )
+
+
+def _use_assignment_page(token: str) -> None:
+    """This assignment's page settings (language, ...) for the response; nothing if the token is bad."""
+    try:
+        use_page(assignment_page(_assignment_public_id(token)))
+    except WorkerPageError:
+        pass
 
 
 def _rate(token: str) -> Rated:
@@ -179,6 +272,7 @@ def _rate(token: str) -> Rated:
 @bp.post("/a/<token>/slot")
 def rate(token: str):
     """The plain form post (no script): store, then 303 to the next slot."""
+    _use_assignment_page(token)
     try:
         _rate(token)
     except RatingRefused as refusal:
@@ -192,10 +286,12 @@ def rate(token: str):
 def rate_and_next(token: str):
     """The page's script: store the rating and answer with the next screen as JSON, so that a
     rating costs one request. ``{"screen": …}``, ``{"done": url}``, or ``{"error": …, "resume": url}``."""
+    _use_assignment_page(token)
     try:
         rated = _rate(token)
     except (RatingRefused, WorkerPageError) as refusal:
-        return {"error": refusal.message, "resume": url_for("worker.slot", token=token)}, refusal.status
+        message = current_language().text(refusal.message)
+        return {"error": message, "resume": url_for("worker.slot", token=token)}, refusal.status
     if rated.screen is None:
         return {"done": url_for("worker.done", token=token)}
     return {"screen": screen_view(token, rated.screen)}

@@ -1,0 +1,160 @@
+"""What a campaign's worker pages look like: language, context passage, image density, instructions.
+
+All of it lives in ``Campaign.settings["worker"]`` (written at build time, see
+:mod:`hit_builder.worker_settings`); nothing here changes the rating flow. The few values every
+rating's answer needs (language, whether the context is shown, the images' density) are fixed when
+the campaign is built, so they are read once per campaign and process and kept on the app.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from flask import current_app, g
+from markupsafe import Markup
+from sqlalchemy import select
+
+from da_platform.models import Assignment, Campaign, Hit, Question, Slot
+from da_platform.web.database import autocommit_connection, once_more_if_disconnected
+from da_platform.web.i18n import WorkerLanguage, worker_language
+
+_CACHE_LIMIT = 10_000
+
+
+@dataclass(frozen=True)
+class PageSettings:
+    """The fixed-at-build parts of a campaign's worker pages."""
+
+    language: WorkerLanguage
+    show_context: bool
+    image_scale: int  # image pixels per CSS pixel (the srcset density)
+    image_width: int | None  # CSS px an answer image is shown at (pixel width / image_scale); None: unknown
+
+
+def page_settings(settings: Mapping[str, Any] | None) -> PageSettings:
+    """:class:`PageSettings` from ``Campaign.settings`` (campaigns built before these settings: 1x, English)."""
+    settings = settings or {}
+    worker = settings.get("worker") or {}
+    render = settings.get("render") or {}
+    scale = int(render.get("scale") or 1)
+    return PageSettings(worker_language(settings), bool(worker.get("show_context")), scale,
+                        round(int(render["width"]) / scale) if render.get("width") else None)
+
+
+def _cache() -> dict:
+    cache = current_app.extensions.setdefault("da_worker_pages", {})
+    if len(cache) > _CACHE_LIMIT:
+        cache.clear()
+    return cache
+
+
+def campaign_page(campaign_id: int) -> PageSettings:
+    """The page settings of a campaign (read once per process)."""
+    cache = _cache()
+    key = ("campaign", campaign_id)
+    if key not in cache:
+        def read() -> Any:
+            with autocommit_connection() as connection:
+                return connection.execute(select(Campaign.settings).where(Campaign.id == campaign_id)).scalar()
+        cache[key] = page_settings(once_more_if_disconnected(read))
+    return cache[key]
+
+
+def assignment_page(assignment_public_id: str) -> PageSettings | None:
+    """The page settings of the campaign of an assignment (None if there is no such assignment)."""
+    cache = _cache()
+    key = ("assignment", assignment_public_id)
+    if key not in cache:
+        def read() -> Any:
+            with autocommit_connection() as connection:
+                return connection.execute(
+                    select(Hit.campaign_id).join(Assignment, Assignment.hit_id == Hit.id)
+                    .where(Assignment.public_id == assignment_public_id)).scalar()
+        campaign_id = once_more_if_disconnected(read)
+        if campaign_id is None:
+            return None
+        cache[key] = campaign_id
+    return campaign_page(cache[key])
+
+
+def use_page(page: PageSettings | None) -> PageSettings | None:
+    """Make ``page``'s language the one of this request's templates and messages."""
+    if page is not None:
+        g.worker_language = page.language
+        g.worker_page = page
+    return page
+
+
+def slot_context(slot_public_id: str) -> str | None:
+    """The context passage of the question of a slot (only asked when the campaign shows it)."""
+    def read() -> Any:
+        with autocommit_connection() as connection:
+            return connection.execute(
+                select(Question.context).join(Slot, Slot.question_id == Question.id)
+                .where(Slot.public_id == slot_public_id)).scalar()
+    return once_more_if_disconnected(read)
+
+
+@dataclass(frozen=True)
+class InstructionsView:
+    """What the instructions page shows beyond the standard text."""
+
+    instructions_html: Markup | None
+    example: Mapping[str, str] | None
+    example_images: Mapping[str, str]
+    image_scale: int
+    image_width: int | None
+    minutes: int | None
+    pay: str | None
+    contact: str | None
+    practice_url: str | None
+
+
+def markdown_html(text: str) -> Markup:
+    """The researcher's Markdown as HTML: CommonMark with raw HTML and images disabled (escaped),
+    links only to safe schemes (markdown-it-py's default link validation)."""
+    from markdown_it import MarkdownIt
+
+    renderer = MarkdownIt("commonmark", {"html": False}).disable("image")
+    return Markup(renderer.render(text))
+
+
+def pay_line(settings: Mapping[str, Any]) -> str | None:
+    """The pay to show: the researcher's text, else the reward of the campaign's MTurk or Prolific settings."""
+    worker = settings.get("worker") or {}
+    if worker.get("pay"):
+        return str(worker["pay"])
+    if (settings.get("mturk") or {}).get("reward"):
+        return f"{settings['mturk']['reward']} USD"
+    prolific = settings.get("prolific") or {}
+    if prolific.get("reward"):
+        return f"{prolific['reward']} {prolific.get('currency', '')}".strip()
+    return None
+
+
+def minutes_line(settings: Mapping[str, Any]) -> int | None:
+    """The expected time: the researcher's, else the Prolific study's estimate."""
+    worker = settings.get("worker") or {}
+    minutes = worker.get("minutes") or (settings.get("prolific") or {}).get("estimated_minutes")
+    return int(minutes) if minutes else None
+
+
+def instructions_view(settings: Mapping[str, Any] | None, token: str | None) -> InstructionsView:
+    """The campaign's own instructions, example, time, pay, contact and practice (URLs need a token)."""
+    from flask import url_for
+
+    settings = settings or {}
+    worker = settings.get("worker") or {}
+    example = worker.get("example") if token else None
+    images = {}
+    if example:
+        images = {which: url_for("worker.example_image", token=token, which=which)
+                  for which in example.get("images", {})}
+    practice = worker.get("practice") if token else None
+    return InstructionsView(
+        instructions_html=markdown_html(worker["instructions"]) if worker.get("instructions") else None,
+        example=example, example_images=images, image_scale=page_settings(settings).image_scale,
+        image_width=page_settings(settings).image_width,
+        minutes=minutes_line(settings), pay=pay_line(settings), contact=worker.get("contact"),
+        practice_url=url_for("worker.practice", token=token, number=1) if practice else None,
+    )
