@@ -18,6 +18,9 @@ Methods (``QC_METHODS``):
 - ``mannwhitney``: the unpaired rank-sum test of later tools: degraded scores < original scores,
   ``scipy.stats.mannwhitneyu(method="auto")``; passes when p < alpha.
 
+The same test runs on any check type paired with its original: ``check=MEANING`` tests that the
+worker scores meaning-changed answers lower than their originals (issue 12), exactly as for BAD_REF.
+
 A group without any ``BAD_REF`` rating cannot be quality-controlled (e.g. WMT releases rated by
 pre-screened professionals); every worker there is reported as ``not_quality_controlled`` and kept.
 """
@@ -31,7 +34,7 @@ import numpy as np
 from scipy import special, stats
 
 from analysis.grouping import group_by
-from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, RatingsTable
+from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, SLOT_TYPES, RatingsTable
 
 QC_METHODS = ("wilcoxon", "ttest", "mannwhitney")
 EXACT_MAX_PAIRS = 400
@@ -194,9 +197,10 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
     return TestResult(float(result.statistic), float(result.pvalue), "mannwhitneyu auto")
 
 
-def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05
+def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05, check: int = BAD_REF
                     ) -> dict[str, QCReport]:
-    """Quality control of every worker of every group of the table."""
+    """Quality control of every worker of every group of the table, on the pairs of ``check`` slots
+    (a ``analysis.table`` slot-type code: BAD_REF by default, or MEANING) with their originals."""
     settings = QCSettings.for_method(method, alpha)
     workers = group_by(table.group.codes, table.worker.codes)
     w_index = workers.index
@@ -212,7 +216,7 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
         rows = rows[np.argsort(w_index[rows], kind="stable")]
         return w_index[rows], table.score[table.original[rows]].astype(np.int64), table.score[rows].astype(np.int64)
 
-    bad_w, bad_orig, bad_score = pairs_of(BAD_REF)
+    bad_w, bad_orig, bad_score = pairs_of(check)
     rep_w, rep_orig, rep_score = pairs_of(REPEAT)
     bad_bounds = np.searchsorted(bad_w, np.arange(workers.n + 1))
     rep_bounds = np.searchsorted(rep_w, np.arange(workers.n + 1))
@@ -225,7 +229,7 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     hit_owner = w_index[hits.first]
     hit_order = np.argsort(hit_owner, kind="stable")
     hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
-    groups_with_checks = set(table.group.codes[table.slot_type == BAD_REF].tolist())
+    groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
 
     reports: dict[str, list[WorkerQC]] = {}
     for w in range(workers.n):
@@ -246,18 +250,18 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
             single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
         )
         verdict = _verdict(method, alpha, original, degraded, float(sd[w]), int(n_ratings[w]),
-                           group_code in groups_with_checks)
+                           group_code in groups_with_checks, SLOT_TYPES[check])
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
     return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
             for g, ws in reports.items()}
 
 
 def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarray, sd: float,
-             n_ratings: int, group_has_checks: bool) -> dict:
-    """passed / status / reason / p-value for one worker."""
+             n_ratings: int, group_has_checks: bool, check: str = "BAD_REF") -> dict:
+    """passed / status / reason / p-value for one worker (``check``: the slot type tested)."""
     none = dict(pvalue=math.nan, statistic=math.nan, p_method="")
     if not group_has_checks:
-        return dict(passed=True, status=NOT_CONTROLLED, reason="the group has no BAD_REF checks: "
+        return dict(passed=True, status=NOT_CONTROLLED, reason=f"the group has no {check} checks: "
                     "quality control is not possible, all ratings are kept", **none)
     if not sd > 0:
         reason = (f"all {n_ratings} ratings are identical: no variance (also excluded from z-scores)"
@@ -267,7 +271,7 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
     if method == "wilcoxon":
         if nonzero < MIN_NONZERO_PAIRS:
             return dict(passed=False, status=TOO_FEW_PAIRS, reason=(
-                f"{nonzero} non-zero BAD_REF pair(s) of {len(original)}: a one-sided signed-rank test "
+                f"{nonzero} non-zero {check} pair(s) of {len(original)}: a one-sided signed-rank test "
                 f"needs at least {MIN_NONZERO_PAIRS} to reach p < 0.05 (with 4 the smallest p is 1/16)"), **none)
         result = signed_rank_test(original - degraded)
         passed = result.pvalue < alpha
@@ -275,23 +279,24 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
     elif method == "ttest":
         if len(original) < 2:
             return dict(passed=False, status=TOO_FEW_PAIRS,
-                        reason=f"{len(original)} BAD_REF pair(s): the t-test needs at least 2", **none)
+                        reason=f"{len(original)} {check} pair(s): the t-test needs at least 2", **none)
         result = paired_ttest(original, degraded)
         if math.isnan(result.pvalue):
             return dict(passed=False, status=ZERO_VARIANCE, reason=(
-                "every BAD_REF pair has the same difference: the t-test is undefined"),
+                f"every {check} pair has the same difference: the t-test is undefined"),
                 statistic=math.nan, pvalue=math.nan, p_method=result.method)
         passed = result.pvalue <= alpha
         rule = f"p {'<=' if passed else '>'} {alpha}"
     else:
         if len(original) < 1:
-            return dict(passed=False, status=TOO_FEW_PAIRS, reason="no BAD_REF pairs", **none)
+            return dict(passed=False, status=TOO_FEW_PAIRS, reason=f"no {check} pairs", **none)
         result = rank_sum_test(original, degraded)
         passed = result.pvalue < alpha
         rule = f"p {'<' if passed else '>='} {alpha}"
-    reason = (f"degraded answers scored lower ({method}, {result.method}, p = {result.pvalue:.3g}, {rule})"
+    changed = "degraded" if check == "BAD_REF" else f"{check} check"
+    reason = (f"{changed} answers scored lower ({method}, {result.method}, p = {result.pvalue:.3g}, {rule})"
               if passed else
-              f"degraded answers not scored significantly lower ({method}, {result.method}, "
+              f"{changed} answers not scored significantly lower ({method}, {result.method}, "
               f"p = {result.pvalue:.3g}, {rule})")
     return dict(passed=bool(passed), status=PASSED if passed else FAILED, reason=reason,
                 pvalue=result.pvalue, statistic=result.statistic, p_method=result.method)

@@ -10,6 +10,7 @@ from analysis.quality import QC_METHODS, QCReport, QCSettings, quality_control
 from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, SystemScore, compute_scores
 from analysis.table import RatingsTable
+from analysis.verdict import WorkerVerdict, kept_workers, worker_verdicts
 
 RANKING_TEST = ("one-sided Mann-Whitney U on item-level z-scores, normal approximation with continuity "
                 "and tie correction (R wilcox.test exact=FALSE correct=TRUE)")
@@ -35,6 +36,7 @@ class GroupAnalysis:
     qc: QCReport
     scores: GroupScores
     ranking: Ranking
+    verdicts: Mapping[str, WorkerVerdict] = field(default_factory=dict)  # worker -> combined verdict
 
     @property
     def system_scores(self) -> tuple[SystemScore, ...]:
@@ -80,7 +82,8 @@ class AnalysisResult:
 
 def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 0.05,
             qc_alpha: float | None = None, z_digits: int | None = None) -> AnalysisResult:
-    """Analyse every group of the table (SPEC §6–§8).
+    """Analyse every group of the table (SPEC §6–§8); only workers whose combined verdict
+    (``analysis.verdict``: BAD_REF and MEANING checks, behaviour signals) is ``kept`` are scored.
 
     qc_method: ``wilcoxon`` (default), ``ttest`` or ``mannwhitney`` (see ``analysis.quality``);
     alpha: significance level of the ranking (and of QC unless ``qc_alpha`` is given);
@@ -91,7 +94,8 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
         raise ValueError(f"unknown quality-control method {qc_method!r}; expected one of {', '.join(QC_METHODS)}")
     qc_alpha = alpha if qc_alpha is None else qc_alpha
     reports = quality_control(table, method=qc_method, alpha=qc_alpha)
-    scores = compute_scores(table, {g: r.passed_workers for g, r in reports.items()}, z_digits=z_digits)
+    verdicts = worker_verdicts(table, reports, method=qc_method, alpha=qc_alpha)  # checks + behaviour
+    scores = compute_scores(table, kept_workers(verdicts), z_digits=z_digits)
     warnings: list[str] = []
     groups: dict[str, GroupAnalysis] = {}
     for group in table.groups():
@@ -107,6 +111,6 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
         splits = np.split(items.z[order], starts[1:])
         item_z = dict(zip(names.tolist(), splits))
         ranking = rank_systems(item_z, {s.system: s.z for s in group_scores.systems}, alpha=alpha)
-        groups[group] = GroupAnalysis(group, report, group_scores, ranking)
+        groups[group] = GroupAnalysis(group, report, group_scores, ranking, verdicts.get(group, {}))
     settings = AnalysisSettings(QCSettings.for_method(qc_method, qc_alpha), alpha, z_digits)
     return AnalysisResult(settings, groups, tuple(warnings))

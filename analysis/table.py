@@ -5,7 +5,7 @@ and a tuple of labels, so that grouping is integer arithmetic with numpy. Rows k
 which each worker gave the ratings within a HIT (readers keep file order, the database loader
 orders by slot position); the "longest run of identical scores" diagnostic relies on it.
 
-A check (``REPEAT``, ``BAD_REF``, ``REF``) links to the row of its original ``SYSTEM`` slot rated
+A check (``REPEAT``, ``BAD_REF``, ``REF``, ``MEANING``) links to the row of its original ``SYSTEM`` slot rated
 by the same worker in the same HIT through ``original`` (row index, ``-1`` for none).
 """
 from __future__ import annotations
@@ -18,9 +18,10 @@ from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from analysis.errors import InputError
+from analysis.evidence import RatingEvidence
 
-SLOT_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "BAD_REF", "REF")
-SYSTEM, REPEAT, BAD_REF, REF = range(4)
+SLOT_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "BAD_REF", "REF", "MEANING")
+SYSTEM, REPEAT, BAD_REF, REF, MEANING = range(5)
 """Codes of ``RatingsTable.slot_type`` (index into ``SLOT_TYPES``)."""
 
 NO_LINK = -1
@@ -108,6 +109,7 @@ class RatingsTable:
     original: np.ndarray  # int64 row index of the original SYSTEM rating, NO_LINK if none
     score: np.ndarray  # int32, 0-100
     seconds: np.ndarray  # float64 time on item, NaN when unknown
+    evidence: RatingEvidence | None = None  # behaviour records and texts (database loader only)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -128,6 +130,7 @@ class RatingsTable:
         seconds: Sequence[float] | np.ndarray | None = None,
         source: str | None = None,
         first_line: int = 1,
+        evidence: RatingEvidence | None = None,
     ) -> "RatingsTable":
         """Build and validate a table from equally long columns of plain values.
 
@@ -155,8 +158,10 @@ class RatingsTable:
         slots, slot_index = _encode(slot)
         original = _link_originals(groups, workers, hits, slots, slot_index, types, original_slot, source,
                                    first_line)
+        if evidence is not None and len(evidence) != n:
+            raise ValueError(f"evidence has {len(evidence)} rows, score has {n}")
         return cls(groups, workers, hits, Categorical.from_values(system), Categorical.from_values(item),
-                   types, slots, original, scores, times)
+                   types, slots, original, scores, times, evidence)
 
     @classmethod
     def from_records(cls, records: Iterable[RatingRecord], *, source: str | None = None) -> "RatingsTable":
@@ -190,7 +195,8 @@ class RatingsTable:
         original = np.where(original == NO_LINK, NO_LINK, new_position[original])
         return RatingsTable(self.group.take(index), self.worker.take(index), self.hit.take(index),
                             self.system.take(index), self.item.take(index), self.slot_type[index],
-                            self.slot.take(index), original, self.score[index], self.seconds[index])
+                            self.slot.take(index), original, self.score[index], self.seconds[index],
+                            None if self.evidence is None else self.evidence.take(index))
 
     def describe(self) -> Mapping[str, int]:
         """Counts for messages: ratings, groups, workers, systems, per slot type."""

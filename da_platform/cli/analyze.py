@@ -73,12 +73,28 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
         summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(report.summary().items()))
         click.echo(f"QC ({result.settings.qc.method}, {result.settings.qc.pass_rule} with alpha {result.settings.qc.alpha}): "
                    f"{len(report.workers)} workers: {summary}")
+        _print_verdicts(group_result.verdicts)
     if fluency_campaign is not None:
         _print_fluency_tie_break(context, result, fluency_campaign, qc_method, alpha, z_digits)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"\nwrote {len(written)} files to {out_dir}/ (analysis.json, system-scores.csv, qc-workers.csv, "
                f"ranking-*.md/.tex{', plots' if plots else ''}, wmt/)")
+
+
+def _print_verdicts(verdicts) -> None:
+    """The combined verdicts (analysis.verdict): counts, and each worker flagged for review with its
+    evidence (excluded workers are in qc-workers.csv)."""
+    from analysis.verdict import VerdictStatus, summary
+
+    if not verdicts:
+        return
+    counts = summary(verdicts)
+    click.echo(f"Verdict (checks and behaviour signals): {counts['kept']} kept, {counts['flagged']} flagged for "
+               f"review, {counts['excluded']} excluded; only kept workers are scored")
+    for verdict in verdicts.values():
+        if verdict.status == VerdictStatus.flagged:
+            click.echo(f"  {verdict.worker}: {'; '.join(verdict.reasons)}")
 
 
 def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, qc_method: str, alpha: float,
