@@ -11,8 +11,10 @@ Fields per rating:
 - from a valid record (NaN otherwise): ``first_input_ms``, ``interactions`` (pointer + touch + key events
   on the slider), ``hidden_ms``, ``blur_ms``, ``paste``, ``copy``, ``shown_ms``;
 - from the text shown: ``words`` (tokens of space-separated scripts) and ``characters`` (CJK/Thai
-  characters), over the candidate and, when the worker saw it, the reference; ``overlap``: the
-  character-level LCS F-measure of candidate and reference (NaN without a reference).
+  characters), over the candidate and, when the worker saw it, the reference; ``overlap``: one column
+  per measure of ``OVERLAP_MEASURES`` of candidate against reference (NaN without a reference): the
+  character-level LCS F-measure, and ROUGE-L and token F1 of ``analysis.metrics``. A bot scores by
+  some such measure; several are kept so that it matches one of them closely.
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ import numpy as np
 
 from analysis.metrics.lcs import lcs_length
 from analysis.text import is_character_token, tokenize
+
+OVERLAP_MEASURES: tuple[str, ...] = ("character LCS F1", "ROUGE-L", "token F1")
 
 RECORD_STATUSES: tuple[str, ...] = ("unknown", "valid", "missing", "invalid", "oversized", "mismatched")
 UNKNOWN, VALID = 0, 1
@@ -44,7 +48,7 @@ class RatingEvidence:
     shown_ms: np.ndarray
     words: np.ndarray  # int64
     characters: np.ndarray  # int64
-    overlap: np.ndarray
+    overlap: np.ndarray  # float64, shape (ratings, len(OVERLAP_MEASURES))
 
     def __len__(self) -> int:
         return len(self.record)
@@ -79,12 +83,12 @@ class RatingEvidence:
                 columns[name][i] = data[name]
         words = np.zeros(n, dtype=np.int64)
         characters = np.zeros(n, dtype=np.int64)
-        overlap = np.full(n, np.nan)
+        overlap = np.full((n, len(OVERLAP_MEASURES)), np.nan)
         for i, (candidate, reference) in enumerate(zip(candidates, references)):
             shown = [candidate, reference] if reference_shown and reference else [candidate]
             words[i], characters[i] = reading_units(shown)
             if reference:
-                overlap[i] = character_overlap(candidate, reference)
+                overlap[i] = overlaps(candidate, reference)
         return cls(record, **columns, words=words, characters=characters, overlap=overlap)
 
     @classmethod
@@ -103,6 +107,18 @@ def reading_units(texts: Iterable[str]) -> tuple[int, int]:
             else:
                 words += 1
     return words, characters
+
+
+def overlaps(candidate: str, reference: str) -> tuple[float, ...]:
+    """Each measure of ``OVERLAP_MEASURES`` of the candidate against the reference (0–1)."""
+    from analysis.metrics.rouge import RougeL
+    from analysis.metrics.squad import TokenF1
+
+    if not candidate.strip():
+        return (character_overlap(candidate, reference), 0.0, 0.0)
+    return (character_overlap(candidate, reference),
+            float(RougeL().sentence_score(candidate.lower(), [reference.lower()])),
+            float(TokenF1().sentence_score(candidate, [reference])))
 
 
 def character_overlap(candidate: str, reference: str) -> float:

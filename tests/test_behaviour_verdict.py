@@ -250,12 +250,57 @@ def test_missing_records_threshold_and_unknown_statuses():
 
 
 def test_overlap_agreement_is_relative_to_the_crowd():
-    crowd = np.array([0.1, 0.2, 0.3, 0.95])
-    assert overlap_agreement(0.95, crowd).flagged is True
-    assert overlap_agreement(0.3, crowd).flagged is False
-    assert overlap_agreement(0.95, np.array([0.9, 0.92, 0.95])).flagged is False  # the crowd agrees too
-    assert overlap_agreement(0.95, np.array([0.1, 0.95])).flagged is None  # too small a crowd
+    crowd = np.array([0.80, 0.84, 0.86, 0.99])
+    assert overlap_agreement(0.99, crowd).flagged is True
+    assert overlap_agreement(0.93, crowd).flagged is False  # below MIN_OVERLAP_R
+    assert overlap_agreement(0.99, np.array([0.96, 0.97, 0.99])).flagged is False  # the crowd agrees too
+    assert overlap_agreement(0.99, np.array([0.1, 0.99])).flagged is None  # too small a crowd
     assert overlap_agreement(math.nan, crowd).flagged is None
+
+
+def test_overlap_agreement_on_the_sample_data_separates_people_from_an_overlap_scorer():
+    """The sample answers were made by editing references, so people's scores follow overlap too
+    (r about 0.8): simulated people (true quality + noise) stay below the threshold, a worker scoring
+    100 × ROUGE-L or token F1 does not."""
+    from analysis.metrics.rouge import RougeL
+    from analysis.metrics.squad import TokenF1
+    from hit_builder.sample_data import load_truth, sample_data_dir
+
+    truth, folder = load_truth(), sample_data_dir()
+    lines = (folder / "test_set.jsonl").read_text(encoding="utf-8").splitlines()
+    references = {q["id"]: q["references"][0] for q in map(json.loads, lines)}
+    answers = [(system, a["id"], a["answer"]) for system, info in truth["systems"].items() if info["file"]
+               for a in map(json.loads, (folder / info["file"]).read_text(encoding="utf-8").splitlines())]
+    rng = np.random.default_rng(3)
+    kinds = [("person", sd) for sd in (3, 5, 8, 12) for _ in range(5)] + [("rouge", 0), ("f1", 0)]
+    columns: dict[str, list] = {c: [] for c in ("group", "worker", "hit", "system", "item", "slot_type", "slot",
+                                                "original_slot", "score")}
+    candidates, refs = [], []
+    for w, (kind, sd) in enumerate(kinds):
+        for k in rng.choice(len(answers), size=70, replace=False).tolist():
+            system, question, answer = answers[k]
+            reference = references[question]
+            if kind == "person":
+                score = truth["quality"][system][question] + rng.normal(0, sd)
+            elif kind == "rouge":
+                score = 100 * RougeL().sentence_score(answer.lower(), [reference.lower()])
+            else:
+                score = 100 * TokenF1().sentence_score(answer, [reference])
+            for column, value in (("group", "g"), ("worker", f"{kind}-{w}"), ("hit", f"h{w}"), ("system", system),
+                                  ("item", question), ("slot_type", "SYSTEM"), ("slot", f"{w}-{k}"),
+                                  ("original_slot", ""), ("score", int(np.clip(round(score), 0, 100)))):
+                columns[column].append(value)
+            candidates.append(answer)
+            refs.append(reference)
+    n = len(candidates)
+    table = RatingsTable.from_columns(**columns, evidence=RatingEvidence.from_rows(
+        [None] * n, [None] * n, candidates, refs, reference_shown=True))
+    agreement = {w: {s.name: s for s in signals}["overlap_agreement"]
+                 for w, signals in behaviour_signals(table)["g"].items()}
+    people = [a.value for w, a in agreement.items() if w.startswith("person")]
+    assert 0.6 < float(np.median(people)) < 0.9  # people follow overlap here, as the docstring says
+    assert not any(a.flagged for w, a in agreement.items() if w.startswith("person"))
+    assert agreement["rouge-20"].flagged and agreement["f1-21"].flagged
 
 
 def test_reading_units_count_words_and_cjk_characters():
