@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 import pytest
 from sqlalchemy import select
 
@@ -129,3 +131,40 @@ def test_missing_key_is_invalid():
     partial = record(SLOT)
     del partial["copy"]
     assert parse_behaviour(json.dumps(partial), SLOT)[0] == BehaviourStatus.invalid
+
+
+def test_the_ratings_loader_carries_records_texts_and_meaning_checks(env):
+    """Ratings given over HTTP, with and without records, reach the analysis table with their evidence;
+    a MEANING check is linked to its original like BAD_REF."""
+    from analysis.evidence import RECORD_STATUSES, character_overlap
+    from analysis.table import MEANING, SLOT_TYPES
+    from da_platform.models import Campaign, SlotType
+    from da_platform.ratings import load_ratings
+
+    campaign = env.campaign(slots=10)
+    with env.sessions() as s:
+        slots = {slot.position: slot for slot in s.scalars(select(Slot).where(Slot.hit_id == campaign.hit_ids[0]))}
+        slots[8].slot_type, slots[8].original_slot_id = SlotType.MEANING, slots[1].id
+        slots[8].candidate_text = "answer 1001 is not right"
+        s.commit()
+    client = env.app.test_client()
+    base = arrive_pool(env, client, campaign.campaign_id)
+    sent = {}
+    for position in range(10):
+        slot, _ = current(client, base)
+        behaviour = None if position == 3 else json.dumps(record(slot if position != 5 else "elsewhere"))
+        assert accepted(post(client, base, "rating", slot, 10 * position, behaviour))
+        sent[position] = slot
+    with env.sessions() as s:
+        table = load_ratings(s, s.get(Campaign, campaign.campaign_id))
+    evidence = table.evidence
+    assert len(table) == 10 and evidence is not None and len(evidence) == 10
+    statuses = [RECORD_STATUSES[c] for c in evidence.record.tolist()]
+    assert statuses == ["valid"] * 3 + ["missing", "valid", "mismatched"] + ["valid"] * 4
+    assert evidence.interactions.tolist()[:3] == [2.0, 2.0, 2.0] and np.isnan(evidence.interactions[3])
+    assert evidence.shown_ms[0] == 4500 and np.isnan(evidence.shown_ms[5])
+    meaning_row = [SLOT_TYPES[t] for t in table.slot_type.tolist()].index("MEANING")
+    assert table.slot_type[meaning_row] == MEANING and table.original[meaning_row] == 1
+    assert table.score[table.original[meaning_row]] == 10
+    assert evidence.overlap[meaning_row, 0] == character_overlap("answer 1001 is not right", "reference 8")
+    assert evidence.words[0] == 4  # "answer 0" and "reference 0": the reference is shown
