@@ -18,8 +18,9 @@ Fields per rating:
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ class RatingEvidence:
     def __len__(self) -> int:
         return len(self.record)
 
-    def take(self, rows: np.ndarray) -> "RatingEvidence":
+    def take(self, rows: np.ndarray) -> RatingEvidence:
         """The rows selected by an index array."""
         return RatingEvidence(*(getattr(self, f.name)[rows] for f in fields(self)))
 
@@ -65,7 +66,7 @@ class RatingEvidence:
     @classmethod
     def from_rows(cls, statuses: Sequence[str | None], records: Sequence[Mapping[str, Any] | None],
                   candidates: Sequence[str], references: Sequence[str | None],
-                  reference_shown: bool) -> "RatingEvidence":
+                  reference_shown: bool) -> RatingEvidence:
         """Build from each rating's stored status and record and the texts of its slot."""
         n = len(statuses)
         code = {name: i for i, name in enumerate(RECORD_STATUSES)}
@@ -92,7 +93,7 @@ class RatingEvidence:
         return cls(record, **columns, words=words, characters=characters, overlap=overlap)
 
     @classmethod
-    def empty(cls, n: int) -> "RatingEvidence":
+    def empty(cls, n: int) -> RatingEvidence:
         """No evidence for ``n`` ratings (status unknown, no text)."""
         return cls.from_rows([None] * n, [None] * n, [""] * n, [None] * n, False)
 

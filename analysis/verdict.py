@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from analysis.behaviour import SIGNALS, Signal, behaviour_signals
 from analysis.quality import FAILED, QCReport, WorkerQC, quality_control

@@ -28,8 +28,7 @@ from analysis.verdict import VerdictStatus, combine, worker_verdicts
 from da_platform.behaviour import parse_behaviour
 from da_platform.models import BehaviourStatus
 
-WORDS = ("river mountain city museum bridge station harbour castle garden library market tower island valley "
-         "forest desert lake temple palace school").split()
+WORDS = ["river", "mountain", "city", "museum", "bridge", "station", "harbour", "castle", "garden", "library", "market", "tower", "island", "valley", "forest", "desert", "lake", "temple", "palace", "school"]
 N_ITEMS = 30  # SYSTEM items per worker; 10 BAD_REF and 10 MEANING checks are made from the first 20
 
 
@@ -189,7 +188,8 @@ def test_analyze_scores_kept_workers_only_and_reports_the_verdicts(tmp_path):
     write_report(result, tmp_path, plots=False)
     import csv
 
-    rows = {r["worker"]: r for r in csv.DictReader(open(tmp_path / "qc-workers.csv", encoding="utf-8"))}
+    with open(tmp_path / "qc-workers.csv", encoding="utf-8", newline="") as f:
+        rows = {r["worker"]: r for r in csv.DictReader(f)}
     assert rows["oracle"]["verdict"] == "flagged"
     assert rows["oracle"]["no_interaction_flagged"] == "true" and rows["oracle"]["no_interaction_value"] == "1.0"
     assert rows["overlap-bot"]["no_interaction_flagged"] == ""  # not applicable

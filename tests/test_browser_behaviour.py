@@ -5,22 +5,42 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from da_platform.db import upgrade
 from da_platform.models import BehaviourStatus, Rating, Slot
-from tests.test_browser_worker import (  # noqa: F401  (browser, fake_mturk, page, site: fixtures)
-    browser,
+from tests.fakes.server import serve_wsgi
+from tests.test_browser_worker import (
+    browser,  # noqa: F401  (the shared Chromium fixture)
     click_slider,
     drag_slider,
-    fake_mturk,
     invite,
     move_by_keyboard,
     next_item,
-    page,
-    site,
     start,
     wait_ready,
 )
+from tests.web_factories import make_web_env
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def site(tmp_path):
+    """The app on a fresh SQLite database, served on 127.0.0.1."""
+    database_url = f"sqlite:///{tmp_path / 'web.sqlite'}"
+    upgrade(database_url)
+    env = make_web_env(database_url, tmp_path)
+    with serve_wsgi(env.app) as url:
+        env.url = url
+        yield env
+
+
+@pytest.fixture
+def page(browser):  # noqa: F811  (the imported fixture)
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
 
 
 def records(site) -> list[tuple[int, BehaviourStatus, dict | None]]:
@@ -61,7 +81,7 @@ def test_pointer_and_keyboard_each_produce_their_record(site, page):
                                "copy", "shown_ms"}
 
 
-def test_touch_produces_its_record(site, browser):
+def test_touch_produces_its_record(site, browser):  # noqa: F811  (the imported fixture)
     campaign = site.campaign(slots=2)
     context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
     page = context.new_page()

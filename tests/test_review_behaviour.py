@@ -15,11 +15,24 @@ from analysis.quality import quality_control
 from analysis.table import MEANING
 from analysis.verdict import VerdictStatus, combine
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType
-from da_platform.operations.review import HOLD, ReviewPolicy, held_for_review, judge, plan, quality_by_worker
+from da_platform.operations.review import (
+    HOLD,
+    ReviewPolicy,
+    held_for_review,
+    judge,
+    plan,
+    quality_by_worker,
+)
 from tests.test_behaviour_verdict import crowd_table
-from tests.test_web_flow import accepted, arrive_pool, current, env  # noqa: F401  (env: fixture)
+from tests.test_web_flow import accepted, arrive_pool, current
+from tests.web_factories import WebEnv, make_web_env
 
 POLICY = ReviewPolicy()
+
+
+@pytest.fixture
+def env(database_url, tmp_path) -> WebEnv:
+    return make_web_env(database_url, tmp_path)
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,18 @@ from __future__ import annotations
 import json
 
 import numpy as np
-
 import pytest
 from sqlalchemy import select
 
 from da_platform.behaviour import MAX_BYTES, parse_behaviour
 from da_platform.models import BehaviourStatus, Rating, Slot
-from tests.test_web_flow import accepted, arrive_pool, current, env, via  # noqa: F401  (env: fixture)
+from tests.test_web_flow import accepted, arrive_pool, current, via
+from tests.web_factories import WebEnv, make_web_env
+
+
+@pytest.fixture
+def env(database_url, tmp_path) -> WebEnv:
+    return make_web_env(database_url, tmp_path)
 
 
 def record(slot: str, /, **changes) -> dict:
