@@ -13,12 +13,14 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from analysis.errors import InputError
-from analysis.evidence import RatingEvidence
+
+if TYPE_CHECKING:
+    from analysis.evidence import RatingEvidence
 
 SLOT_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "BAD_REF", "REF", "MEANING")
 SYSTEM, REPEAT, BAD_REF, REF, MEANING = range(5)

@@ -7,7 +7,9 @@ handful of statements built once. The caller commits. Invariants:
   changes nothing;
 - the same rating sent twice is stored once and answers as success;
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
-  concurrent duplicates of one request can never store two ratings or skip a slot.
+  concurrent duplicates of one request can never store two ratings or skip a slot;
+- the page's behaviour record is stored with the rating as valid or as why it is not
+  (``da_platform.behaviour``); it never decides whether the rating is accepted.
 
 Cost per rating: on PostgreSQL one autocommitted statement (claim, insert and the next screen in a
 data-modifying CTE: one round trip); on SQLite a ``BEGIN IMMEDIATE`` transaction of one ``SELECT``
