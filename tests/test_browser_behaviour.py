@@ -137,3 +137,23 @@ def test_the_plain_form_post_carries_the_record(site, page):
     wait_ready(page, 2, 2)
     [(_, status, record)] = records(site)
     assert status == BehaviourStatus.valid and interactions(record) == (0, 0, 2)
+
+
+def test_copy_and_paste_are_counted(site, page):
+    campaign = site.campaign(slots=2)
+    start(page, invite(site, campaign))
+    page.evaluate("""() => {
+      const range = document.createRange();
+      range.selectNodeContents(document.getElementById('question'));
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+    }""")
+    page.keyboard.press("Control+c")
+    page.keyboard.press("Control+v")
+    page.keyboard.press("Control+v")
+    move_by_keyboard(page)
+    page.click("#next")
+    wait_ready(page, 2, 2)
+    [(_, status, record)] = records(site)
+    assert status == BehaviourStatus.valid
+    assert (record["copy"], record["paste"]) == (1, 2) and interactions(record) == (0, 0, 1)
