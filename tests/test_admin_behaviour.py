@@ -1,4 +1,4 @@
-"""The dashboard's worker pages show the combined verdict and each behaviour signal; the policy's
+"""The dashboard's worker pages and `analyze` show the combined verdict and each behaviour signal; the policy's
 recommendation for a worker flagged by behaviour alone is to hold, not to reject (both databases)."""
 from __future__ import annotations
 
@@ -26,7 +26,10 @@ def env(database_url, tmp_path):
     return env
 
 
-def test_worker_pages_show_the_verdict_and_its_signals(env):
+def rated_with_records(env) -> tuple[int, dict[str, int]]:
+    """A built campaign: HIT 0 rated by a person (pointer events, varying times), HIT 1 by a scripted
+    agent (no event, 6 s every item); both score as a careful worker does. Returns the campaign id and
+    the worker ids."""
     with env.sessions() as session:
         campaign = factories.build(session, env.storage, hostile=False)
         factories.rate_hit(session, campaign, 0, "person", seed=1)
@@ -40,7 +43,24 @@ def test_worker_pages_show_the_verdict_and_its_signals(env):
                 rating.behaviour = record or {**SCRIPTED, "first_input_ms": 900, "pointer": 2,
                                               "shown_ms": 4000 + 900 * (k % 9)}
         session.commit()
-        campaign_id = campaign.id
+        return campaign.id, ids
+
+
+def test_analyze_prints_the_verdicts(env, database_url, tmp_path):
+    from click.testing import CliRunner
+
+    from da_platform.cli import main
+
+    rated_with_records(env)
+    result = CliRunner().invoke(main, ["analyze", "--campaign", "dash", "--out", str(tmp_path / "r"), "--no-plots"],
+                                env={"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    assert "Verdict (checks and behaviour signals): 1 kept, 1 flagged for review, 0 excluded" in result.output
+    assert "  pool:agent: flagged for review: no_interaction (behaviour)" in result.output
+
+
+def test_worker_pages_show_the_verdict_and_its_signals(env):
+    campaign_id, ids = rated_with_records(env)
     client = env.app.test_client()
     login(client)
     listing = client.get(f"/admin/campaigns/{campaign_id}/workers").text
