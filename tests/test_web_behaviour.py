@@ -173,3 +173,31 @@ def test_the_ratings_loader_carries_records_texts_and_meaning_checks(env):
     assert table.score[table.original[meaning_row]] == 10
     assert evidence.overlap[meaning_row, 0] == character_overlap("answer 1001 is not right", "reference 8")
     assert evidence.words[0] == 4  # "answer 0" and "reference 0": the reference is shown
+
+
+def test_the_rating_and_its_record_are_one_statement_on_postgresql(env, database_url):
+    """The hot path stays one round trip on PostgreSQL with the record added (SQLite: one transaction)."""
+    from sqlalchemy import event
+
+    from da_platform.db import make_engine
+    from da_platform.web.flow import RatingOutcome, record_rating
+    from tests.test_web_flow import assignment_of
+
+    campaign = env.campaign(slots=10)
+    client = env.app.test_client()
+    base = arrive_pool(env, client, campaign.campaign_id)
+    slot, _ = current(client, base)
+    engine = make_engine(database_url)
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    try:
+        rated = record_rating(engine, assignment_of(env, base), slot, "64", behaviour=json.dumps(record(slot)))
+    finally:
+        engine.dispose()
+    assert rated.outcome == RatingOutcome.STORED
+    writes = [s for s in statements if s.lstrip().upper().startswith(("WITH", "INSERT", "UPDATE", "SELECT"))]
+    if engine.dialect.name == "postgresql":
+        assert len(statements) == 1 and statements[0].lstrip().upper().startswith("WITH")
+    else:
+        assert len(writes) == 3  # the joined SELECT, the claim UPDATE and the INSERT, in one transaction
+    assert stored(env, slot)[:2] == (64, BehaviourStatus.valid)
