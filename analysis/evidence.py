@@ -76,7 +76,7 @@ class RatingEvidence:
         for i, (status, data) in enumerate(zip(record.tolist(), records)):
             if status == VALID and not data:
                 record[i] = code["invalid"]
-            if record[i] != VALID:
+            if record[i] != VALID or data is None:
                 continue
             first = data.get("first_input_ms")
             columns["first_input_ms"][i] = np.nan if first is None else first

@@ -42,7 +42,7 @@ def parse_behaviour(raw: str | None, slot_public_id: str) -> tuple[BehaviourStat
         return BehaviourStatus.invalid, None
     if not isinstance(data["slot"], str):
         return BehaviourStatus.invalid, None
-    record = {"v": VERSION}
+    record: dict[str, Any] = {"v": VERSION}
     for name in FIELDS:
         value = data[name]
         if name == "first_input_ms" and value is None:
