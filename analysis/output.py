@@ -15,6 +15,7 @@ import numpy as np
 
 from analysis import csv_safety
 from analysis.report import AnalysisResult, GroupAnalysis
+from analysis.verdict import summary as verdict_summary
 
 TABLE_COLUMNS = ("System", "raw", "z", "N", "n")
 
@@ -114,6 +115,10 @@ def result_as_dict(result: AnalysisResult) -> dict:
         groups[name] = {
             "qc": {"applicable": a.qc.applicable, "summary": a.qc.summary(),
                    "workers": [w.as_dict() for w in a.qc.workers]},
+            "verdicts": {"summary": verdict_summary(a.verdicts),
+                         "workers": [{"worker": v.worker, "verdict": v.status.value, "reasons": list(v.reasons),
+                                      "meaning": v.meaning.as_dict() if v.meaning else None,
+                                      "signals": [asdict(s) for s in v.signals]} for v in a.verdicts.values()]},
             "systems": [asdict(s) for s in a.scores.systems],
             "ranking": {"systems": list(r.systems), "z": list(r.z), "pvalues": r.pvalues.tolist(),
                         "wins": list(r.wins), "plain_wins": list(r.plain_wins), "losses": list(r.losses),
@@ -161,18 +166,23 @@ def write_item_csv(result: AnalysisResult, path: Path) -> Path:
 
 
 def write_qc_csv(result: AnalysisResult, path: Path) -> Path:
-    """Every worker's QC report (HIT durations joined by ';')."""
+    """Every worker's QC report (HIT durations joined by ';'), then the combined verdict and its
+    evidence (``analysis.verdict.VERDICT_COLUMNS``)."""
     from analysis.quality import WorkerQC
+    from analysis.verdict import VERDICT_COLUMNS
 
     names = list(WorkerQC.__dataclass_fields__)
     with open(path, "w", encoding="utf-8", newline="") as f:
         writer = csv_safety.writer(f)
-        writer.writerow(names)
+        writer.writerow(names + list(VERDICT_COLUMNS))
         for a in result.groups.values():
             for w in a.qc.workers:
                 values = w.as_dict()
                 values["hit_seconds"] = ";".join(repr(s) for s in w.hit_seconds)
-                writer.writerow(["" if isinstance(v, float) and math.isnan(v) else v for v in values.values()])
+                verdict = a.verdicts.get(w.worker)
+                extra = verdict.as_row() if verdict else {c: "" for c in VERDICT_COLUMNS}
+                writer.writerow(["" if isinstance(v, float) and math.isnan(v) else v
+                                 for v in [*values.values(), *(extra[c] for c in VERDICT_COLUMNS)]])
     return path
 
 

@@ -25,6 +25,9 @@ Scope (``QC_SCOPES``): ``group`` pools a worker's pairs over their HITs in one g
 ``worker`` pools them over all of the worker's HITs in every group of the table, as WMT did across
 language pairs, and gives that one verdict in each group. Diagnostics stay per group.
 
+The same test runs on any check type paired with its original: ``check=MEANING`` tests that the
+worker scores meaning-changed answers lower than their originals (issue 12), exactly as for BAD_REF.
+
 A group without any ``BAD_REF`` rating cannot be quality-controlled (e.g. WMT releases rated by
 pre-screened professionals); every worker there is reported as ``not_quality_controlled`` and kept.
 """
@@ -38,7 +41,7 @@ import numpy as np
 from scipy import special, stats
 
 from analysis.grouping import group_by
-from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, RatingsTable
+from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, SLOT_TYPES, RatingsTable
 
 QC_METHODS = ("wilcoxon", "ttest", "mannwhitney", "none")
 QC_SCOPES = ("group", "worker")
@@ -209,8 +212,10 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
 
 
 def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05,
-                    scope: str = "group") -> dict[str, QCReport]:
-    """Quality control of every worker of every group of the table (``scope``: see the module docstring)."""
+                    scope: str = "group", check: int = BAD_REF) -> dict[str, QCReport]:
+    """Quality control of every worker of every group of the table (``scope``: see the module docstring),
+    on the pairs of ``check`` slots (an ``analysis.table`` slot-type code: BAD_REF by default, or MEANING)
+    with their originals."""
     settings = QCSettings.for_method(method, alpha, scope)
     workers = group_by(table.group.codes, table.worker.codes)
     w_index = workers.index
@@ -226,7 +231,7 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
         rows = rows[np.argsort(w_index[rows], kind="stable")]
         return w_index[rows], table.score[table.original[rows]].astype(np.int64), table.score[rows].astype(np.int64)
 
-    bad_w, bad_orig, bad_score = pairs_of(BAD_REF)
+    bad_w, bad_orig, bad_score = pairs_of(check)
     rep_w, rep_orig, rep_score = pairs_of(REPEAT)
     bad_bounds = np.searchsorted(bad_w, np.arange(workers.n + 1))
     rep_bounds = np.searchsorted(rep_w, np.arange(workers.n + 1))
@@ -239,8 +244,8 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     hit_owner = w_index[hits.first]
     hit_order = np.argsort(hit_owner, kind="stable")
     hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
-    groups_with_checks = set(table.group.codes[table.slot_type == BAD_REF].tolist())
-    pooled = _pooled_verdicts(table, method, alpha, groups_with_checks) if scope == "worker" else {}
+    groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
+    pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check) if scope == "worker" else {}
 
     reports: dict[str, list[WorkerQC]] = {}
     for w in range(workers.n):
@@ -261,13 +266,15 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
             single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
         )
         verdict = pooled.get(diagnostics["worker"]) or _verdict(
-            method, alpha, original, degraded, float(sd[w]), int(n_ratings[w]), group_code in groups_with_checks)
+            method, alpha, original, degraded, float(sd[w]), int(n_ratings[w]), group_code in groups_with_checks,
+            SLOT_TYPES[check])
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
     return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
             for g, ws in reports.items()}
 
 
-def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with_checks: set[int]) -> dict:
+def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with_checks: set[int],
+                     check: int = BAD_REF) -> dict:
     """Scope ``worker``: one verdict per worker from their pairs in every group (and their sd over all)."""
     by_worker = group_by(table.worker.codes)
     scores = table.score.astype(np.float64)
@@ -276,7 +283,7 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
     sq = np.bincount(by_worker.index, weights=(scores - mean[by_worker.index]) ** 2, minlength=by_worker.n)
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(sq / (n - 1))
-    bad = np.flatnonzero((table.slot_type == BAD_REF) & (table.original != NO_LINK))
+    bad = np.flatnonzero((table.slot_type == check) & (table.original != NO_LINK))
     bad = bad[np.argsort(by_worker.index[bad], kind="stable")]
     bounds = np.searchsorted(by_worker.index[bad], np.arange(by_worker.n + 1))
     verdicts = {}
@@ -285,7 +292,7 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
         own_groups = set(table.group.codes[by_worker.rows(w)].tolist())
         verdict = _verdict(method, alpha, table.score[table.original[rows]].astype(np.int64),
                            table.score[rows].astype(np.int64), float(sd[w]), int(n[w]),
-                           bool(own_groups & groups_with_checks))
+                           bool(own_groups & groups_with_checks), SLOT_TYPES[check])
         if verdict["status"] != NOT_CONTROLLED:
             verdict["reason"] += f" [pairs pooled over all groups: {len(rows)}]"
         verdicts[table.worker.labels[table.worker.codes[by_worker.first[w]]]] = verdict
@@ -293,14 +300,14 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
 
 
 def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarray, sd: float,
-             n_ratings: int, group_has_checks: bool) -> dict:
-    """passed / status / reason / p-value for one worker."""
+             n_ratings: int, group_has_checks: bool, check: str = "BAD_REF") -> dict:
+    """passed / status / reason / p-value for one worker (``check``: the slot type tested)."""
     none = dict(pvalue=math.nan, statistic=math.nan, p_method="")
     if method == "none":
         return dict(passed=True, status=NOT_CONTROLLED, reason="quality control off (--qc none): the ratings "
                     "are taken as already filtered, all are kept", **none)
     if not group_has_checks:
-        return dict(passed=True, status=NOT_CONTROLLED, reason="the group has no BAD_REF checks: "
+        return dict(passed=True, status=NOT_CONTROLLED, reason=f"the group has no {check} checks: "
                     "quality control is not possible, all ratings are kept", **none)
     if not sd > 0:
         reason = (f"all {n_ratings} ratings are identical: no variance (also excluded from z-scores)"
@@ -310,7 +317,7 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
     if method == "wilcoxon":
         if nonzero < MIN_NONZERO_PAIRS:
             return dict(passed=False, status=TOO_FEW_PAIRS, reason=(
-                f"{nonzero} non-zero BAD_REF pair(s) of {len(original)}: a one-sided signed-rank test "
+                f"{nonzero} non-zero {check} pair(s) of {len(original)}: a one-sided signed-rank test "
                 f"needs at least {MIN_NONZERO_PAIRS} to reach p < 0.05 (with 4 the smallest p is 1/16)"), **none)
         result = signed_rank_test(original - degraded)
         passed = result.pvalue < alpha
@@ -318,23 +325,24 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
     elif method == "ttest":
         if len(original) < 2:
             return dict(passed=False, status=TOO_FEW_PAIRS,
-                        reason=f"{len(original)} BAD_REF pair(s): the t-test needs at least 2", **none)
+                        reason=f"{len(original)} {check} pair(s): the t-test needs at least 2", **none)
         result = paired_ttest(original, degraded)
         if math.isnan(result.pvalue):
             return dict(passed=False, status=ZERO_VARIANCE, reason=(
-                "every BAD_REF pair has the same difference: the t-test is undefined"),
+                f"every {check} pair has the same difference: the t-test is undefined"),
                 statistic=math.nan, pvalue=math.nan, p_method=result.method)
         passed = result.pvalue <= alpha
         rule = f"p {'<=' if passed else '>'} {alpha}"
     else:
         if len(original) < 1:
-            return dict(passed=False, status=TOO_FEW_PAIRS, reason="no BAD_REF pairs", **none)
+            return dict(passed=False, status=TOO_FEW_PAIRS, reason=f"no {check} pairs", **none)
         result = rank_sum_test(original, degraded)
         passed = result.pvalue < alpha
         rule = f"p {'<' if passed else '>='} {alpha}"
-    reason = (f"degraded answers scored lower ({method}, {result.method}, p = {result.pvalue:.3g}, {rule})"
+    changed = "degraded" if check == "BAD_REF" else f"{check} check"
+    reason = (f"{changed} answers scored lower ({method}, {result.method}, p = {result.pvalue:.3g}, {rule})"
               if passed else
-              f"degraded answers not scored significantly lower ({method}, {result.method}, "
+              f"{changed} answers not scored significantly lower ({method}, {result.method}, "
               f"p = {result.pvalue:.3g}, {rule})")
     return dict(passed=bool(passed), status=PASSED if passed else FAILED, reason=reason,
                 pvalue=result.pvalue, statistic=result.statistic, p_method=result.method)

@@ -12,6 +12,7 @@ from analysis.quality import QC_METHODS, QCReport, QCSettings, quality_control
 from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores
 from analysis.table import RatingsTable
+from analysis.verdict import WorkerVerdict, kept_workers, worker_verdicts
 
 RANKING_TEST = ("one-sided Mann-Whitney U on item-level z-scores, normal approximation with continuity "
                 "and tie correction (R wilcox.test exact=FALSE correct=TRUE)")
@@ -52,6 +53,7 @@ class GroupAnalysis:
     qc: QCReport
     scores: GroupScores
     ranking: Ranking
+    verdicts: Mapping[str, WorkerVerdict] = field(default_factory=dict)  # worker -> combined verdict
 
     @property
     def system_scores(self) -> tuple[SystemScore, ...]:
@@ -110,6 +112,8 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
             worker_stats: Mapping[tuple[str, str], tuple[float, float]] | None = None,
             excluded: Mapping[str, str] | None = None) -> AnalysisResult:
     """Analyse every group of the table (docs/method.md §6–§8): the one path for every number.
+    Only workers whose combined verdict (``analysis.verdict``: BAD_REF and MEANING checks, behaviour
+    signals) is ``kept`` are scored; with ``qc_method='none'`` every worker is.
 
     qc_method: ``wilcoxon`` (default), ``ttest``, ``mannwhitney`` or ``none`` (see ``analysis.quality``);
     alpha: significance level of the ranking; qc_alpha: of quality control (default: ``alpha``);
@@ -146,8 +150,13 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
     else:
         gone = []
     reports = quality_control(table, method=qc_method, alpha=qc_alpha, scope=qc_scope)
-    group_scores_all = compute_scores(table, {g: r.passed_workers for g, r in reports.items()},
-                                      settings=score_settings, worker_stats=worker_stats)
+    if qc_method == "none":  # the ratings are already filtered: no checks, no behaviour signals
+        verdicts: dict = {}
+        kept = {g: r.passed_workers for g, r in reports.items()}
+    else:
+        verdicts = worker_verdicts(table, reports, method=qc_method, alpha=qc_alpha, scope=qc_scope)
+        kept = kept_workers(verdicts)
+    group_scores_all = compute_scores(table, kept, settings=score_settings, worker_stats=worker_stats)
     warnings: list[str] = [f"{g}: every worker was excluded by a review decision; nothing to rank" for g in gone]
     groups: dict[str, GroupAnalysis] = {}
     for group in table.groups():
@@ -155,9 +164,14 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
         if not report.applicable:
             why = "quality control off" if qc_method == "none" else "no BAD_REF checks, so no quality control"
             warnings.append(f"{group}: {why}; all {len(report.workers)} workers' ratings are used")
+        group_verdicts = verdicts.get(group, {})
         for qc in report.workers:
+            verdict = group_verdicts.get(qc.worker)
             if not qc.passed:
                 exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC, qc.reason))
+            elif verdict is not None and not verdict.kept:
+                exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC,
+                                            f"{verdict.status.value}: {'; '.join(verdict.reasons)}"))
         for standardised in group_scores.workers:
             if standardised.reason.startswith("standard deviation 0") and not standardised.included:
                 exclusions.append(Exclusion(group, standardised.worker, EXCLUDED_BY_SD, standardised.reason))
@@ -171,7 +185,7 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
         item_z = dict(zip(names.tolist(), splits))
         system_z = {s.system: s.z for s in group_scores.systems if s.system in item_z}
         ranking = rank_systems(item_z, system_z, alpha=alpha)
-        groups[group] = GroupAnalysis(group, report, group_scores, ranking)
+        groups[group] = GroupAnalysis(group, report, group_scores, ranking, verdicts.get(group, {}))
     settings = AnalysisSettings(QCSettings.for_method(qc_method, qc_alpha, qc_scope), alpha,
                                 score_settings.z_digits, score_settings)
     return AnalysisResult(settings, groups, tuple(warnings), tuple(exclusions))

@@ -5,7 +5,7 @@ and a tuple of labels, so that grouping is integer arithmetic with numpy. Rows k
 which each worker gave the ratings within a HIT (readers keep file order, the database loader
 orders by slot position); the "longest run of identical scores" diagnostic relies on it.
 
-A check (``REPEAT``, ``BAD_REF``, ``REF``) links to the row of its original ``SYSTEM`` slot rated
+A check (``REPEAT``, ``BAD_REF``, ``REF``, ``MEANING``) links to the row of its original ``SYSTEM`` slot rated
 by the same worker in the same HIT through ``original`` (row index, ``-1`` for none).
 """
 from __future__ import annotations
@@ -13,14 +13,17 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from analysis.errors import InputError
 
-SLOT_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "BAD_REF", "REF")
-SYSTEM, REPEAT, BAD_REF, REF = range(4)
+if TYPE_CHECKING:
+    from analysis.evidence import RatingEvidence
+
+SLOT_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "BAD_REF", "REF", "MEANING")
+SYSTEM, REPEAT, BAD_REF, REF, MEANING = range(5)
 """Codes of ``RatingsTable.slot_type`` (index into ``SLOT_TYPES``)."""
 
 NO_LINK = -1
@@ -109,6 +112,7 @@ class RatingsTable:
     score: np.ndarray  # int32, 0-100
     seconds: np.ndarray  # float64 time on item, NaN when unknown
     given_z: np.ndarray | None = None  # z-scores a source gives instead of raw scores (WMT good-stnd); score is 0
+    evidence: RatingEvidence | None = None  # behaviour records and texts (database loader only)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -129,6 +133,7 @@ class RatingsTable:
         seconds: Sequence[float] | np.ndarray | None = None,
         source: str | None = None,
         first_line: int = 1,
+        evidence: RatingEvidence | None = None,
     ) -> "RatingsTable":
         """Build and validate a table from equally long columns of plain values.
 
@@ -156,8 +161,10 @@ class RatingsTable:
         slots, slot_index = _encode(slot)
         original = _link_originals(groups, workers, hits, slots, slot_index, types, original_slot, source,
                                    first_line)
+        if evidence is not None and len(evidence) != n:
+            raise ValueError(f"evidence has {len(evidence)} rows, score has {n}")
         return cls(groups, workers, hits, Categorical.from_values(system), Categorical.from_values(item),
-                   types, slots, original, scores, times)
+                   types, slots, original, scores, times, evidence)
 
     @classmethod
     def from_records(cls, records: Iterable[RatingRecord], *, source: str | None = None) -> "RatingsTable":
@@ -192,7 +199,8 @@ class RatingsTable:
         return RatingsTable(self.group.take(index), self.worker.take(index), self.hit.take(index),
                             self.system.take(index), self.item.take(index), self.slot_type[index],
                             self.slot.take(index), original, self.score[index], self.seconds[index],
-                            None if self.given_z is None else self.given_z[index])
+                            None if self.given_z is None else self.given_z[index],
+                            None if self.evidence is None else self.evidence.take(index))
 
     def describe(self) -> Mapping[str, int]:
         """Counts for messages: ratings, groups, workers, systems, per slot type."""

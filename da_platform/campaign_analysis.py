@@ -157,3 +157,18 @@ class CampaignAnalysis:
             report = quality_control(self.table, method=self.qc_method, alpha=self.qc_alpha,
                                      scope=self.options.qc_scope)[self.campaign_name]
         return {w.worker: w for w in report.workers}
+
+    @cached_property
+    def worker_verdicts(self) -> dict:
+        """Combined verdict of every worker, excluded ones too: label -> ``analysis.verdict.WorkerVerdict``."""
+        from analysis.quality import QCReport, QCSettings
+        from analysis.verdict import worker_verdicts
+
+        if len(self.table) == 0:
+            return {}
+        if not self.excluded and self.group is not None:
+            return dict(self.group.verdicts)
+        report = QCReport(self.campaign_name, QCSettings.for_method(self.qc_method, self.qc_alpha), True,
+                          tuple(self.worker_qc.values()))
+        return worker_verdicts(self.table, {self.campaign_name: report}, method=self.qc_method,
+                               alpha=self.qc_alpha).get(self.campaign_name, {})

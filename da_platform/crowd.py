@@ -114,7 +114,10 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
                 _check(http.get(requests.compat.urljoin(page.url, src), timeout=30), src)
         score = profile.rate(oracle(slot), rng)
         # As the page's script does: the answer is the next item, or where the completion page is.
-        answer = http.post(rating_url, data={"slot": slot, "score": str(score)}, timeout=30)
+        data = {"slot": slot, "score": str(score)}
+        if profile.kind == "honest":  # a person's browser sends its behaviour record (contract C1)
+            data["behaviour"] = person_record(slot)
+        answer = http.post(rating_url, data=data, timeout=30)
         _check(answer, rating_url)
         if on_rating is not None:
             on_rating()
@@ -125,6 +128,18 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
         slot = step["screen"]["slot"]
         images = [src for src in (step["screen"]["reference_image"], step["screen"]["candidate_image"]) if src]
     raise CrowdError(f"{slot_url} never reached the completion page")
+
+
+def person_record(slot: str) -> str:
+    """The behaviour record a person's page would send for this slot: a drag of the slider, 12-40 s on
+    the item (virtual: the simulation does not wait). Derived from the slot id, so scores are unchanged."""
+    import hashlib
+    import json
+
+    draw = int.from_bytes(hashlib.sha256(slot.encode()).digest()[:4], "big") / 2**32
+    shown = int(12_000 + 28_000 * draw)
+    return json.dumps({"v": 1, "slot": slot, "first_input_ms": shown // 2, "pointer": 3 + int(10 * draw), "touch": 0,
+                       "key": 0, "hidden_ms": 0, "blur_ms": 0, "paste": 0, "copy": 0, "shown_ms": shown})
 
 
 class _Turns:

@@ -63,6 +63,7 @@ class SlotType(str, enum.Enum):
     REPEAT = "REPEAT"
     BAD_REF = "BAD_REF"
     REF = "REF"
+    MEANING = "MEANING"
 
 
 class CampaignStatus(str, enum.Enum):
@@ -80,6 +81,16 @@ class AssignmentStatus(str, enum.Enum):
     approved = "approved"
     rejected = "rejected"
     abandoned = "abandoned"  # expired or returned without completing
+
+
+class BehaviourStatus(str, enum.Enum):
+    """The behaviour record that came with a rating (issue 12): valid, or why there is none."""
+
+    valid = "valid"
+    missing = "missing"  # no record sent (no script, or posted straight to the endpoint)
+    invalid = "invalid"  # not a well-formed record
+    oversized = "oversized"  # larger than the limit: not read
+    mismatched = "mismatched"  # names another slot (e.g. replayed from another rating)
 
 
 def _enum(cls: type[enum.Enum], name: str) -> Enum:
@@ -325,6 +336,9 @@ class Rating(Base):
     score: Mapped[int] = mapped_column(Integer)
     shown_at: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True))
     rated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # What the page recorded while the item was shown (da_platform.behaviour); NULL status: before 0003.
+    behaviour_status: Mapped[Optional[BehaviourStatus]] = mapped_column(_enum(BehaviourStatus, "behaviour_status"))
+    behaviour: Mapped[Optional[dict[str, Any]]] = mapped_column(JSON(none_as_null=True))
 
     assignment: Mapped[Assignment] = relationship(back_populates="ratings")
     slot: Mapped[Slot] = relationship()

@@ -6,6 +6,7 @@ import math
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from analysis.evidence import RatingEvidence
 from analysis.table import RatingsTable
 from da_platform.merged_ratings import expand
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, System, Worker
@@ -21,9 +22,10 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
 
     group = campaign name; worker = ``source:external_id``; HIT = its public id; system = system
     name; item = question external id; slot = slot id, checks linked to their original slot;
-    time on item = rated_at − shown_at in seconds (NaN when shown_at is unknown).
+    time on item = rated_at − shown_at in seconds (NaN when shown_at is unknown); evidence = each
+    rating's behaviour record and the texts its slot showed (``analysis.evidence``).
 
-    A check (REPEAT, BAD_REF, REF) whose original the same assignment has not rated yet is left out
+    A check (REPEAT, BAD_REF, REF, MEANING) whose original the same assignment has not rated yet is left out
     until it has: checks sit in the other half of the HIT from their originals, so a HIT being rated
     right now, or one a worker abandoned halfway, holds checks that cannot be paired.
 
@@ -34,7 +36,8 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     rows = session.execute(
         select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
                Slot.slot_type, Slot.id, Slot.original_slot_id, Rating.score, Rating.shown_at, Rating.rated_at,
-               Rating.assignment_id)
+               Rating.assignment_id, Rating.behaviour_status, Rating.behaviour, Slot.candidate_text,
+               Slot.reference_text)
         .join(Assignment, Rating.assignment_id == Assignment.id)
         .join(Worker, Assignment.worker_id == Worker.id)
         .join(Slot, Rating.slot_id == Slot.id)
@@ -60,5 +63,11 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         score=[r.score for r in rows],
         seconds=seconds,
     )
+    evidence = RatingEvidence.from_rows(
+        [None if r.behaviour_status is None else r.behaviour_status.value for r in rows],
+        [r.behaviour for r in rows], [r.candidate_text for r in rows], [r.reference_text for r in rows],
+        reference_shown=bool(campaign.show_reference))
     columns = expand(columns, campaign.settings)  # merged identical answers count for every system
-    return RatingsTable.from_columns(**columns, source=f"campaign {campaign.name!r}")
+    # The copies (appended after the real rows) carry no evidence of their own: the worker gave one rating.
+    evidence = evidence.extended(len(columns["score"]) - len(rows))
+    return RatingsTable.from_columns(**columns, evidence=evidence, source=f"campaign {campaign.name!r}")

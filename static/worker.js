@@ -132,7 +132,7 @@
     window.fetch(url, {
       method: "POST",
       headers: { "Accept": "application/json" },
-      body: new URLSearchParams({ slot: slot.value, score: score.value }),
+      body: new URLSearchParams(new FormData(form)),  // as the plain post: slot, score, behaviour
       credentials: "omit",
       cache: "no-store",
       signal: abort ? abort.signal : undefined

@@ -123,6 +123,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
         qc = result.settings.qc
         click.echo(f"QC ({qc.method}, {qc.pass_rule} with alpha {qc.alpha}, scope {qc.scope}): "
                    f"{len(report.workers)} workers: {summary}")
+        _print_verdicts(group_result.verdicts)
     _print_exclusions(result)
     if fluency_campaign is not None:
         _print_fluency_tie_break(context, result, fluency_campaign, options)
@@ -130,6 +131,21 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"\nwrote {len(written)} files to {out_dir}/ (analysis.json, system-scores.csv, qc-workers.csv, "
                f"ranking-*.md/.tex{', plots' if plots else ''}, wmt/)")
+
+
+def _print_verdicts(verdicts) -> None:
+    """The combined verdicts (analysis.verdict): counts, and each worker flagged for review with its
+    evidence (excluded workers are in qc-workers.csv)."""
+    from analysis.verdict import VerdictStatus, summary
+
+    if not verdicts:
+        return
+    counts = summary(verdicts)
+    click.echo(f"Verdict (checks and behaviour signals): {counts['kept']} kept, {counts['flagged']} flagged for "
+               f"review, {counts['excluded']} excluded; only kept workers are scored")
+    for verdict in verdicts.values():
+        if verdict.status == VerdictStatus.flagged:
+            click.echo(f"  {verdict.worker}: {'; '.join(verdict.reasons)}")
 
 
 def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: str | None, alpha: float,

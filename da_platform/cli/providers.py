@@ -128,15 +128,19 @@ def _report(result) -> None:
 def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *, dry_run: bool,
             confirm: Callable[[Any], None] | None) -> None:
     from da_platform.operations.decisions import execute_pending
-    from da_platform.operations.review import plan, planned_cost, quality_by_worker, record_decisions
+    from da_platform.operations.review import held_for_review, plan, planned_cost, quality_by_worker, record_decisions
     from da_platform.models import Campaign
 
     with context.sessions() as session:
         campaign = session.get(Campaign, campaign_id)
         qc = quality_by_worker(session, campaign, policy)
         planned = plan(session, campaign, provider.name, policy, qc)
+        held = [(a.provider_assignment_id or a.public_id, v.reason)
+                for a, v in held_for_review(session, campaign, provider.name, policy, qc)]
     cost = planned_cost(planned, pricing)
     _show_plan(planned, cost)
+    for assignment, reason in held:  # behaviour alone never rejects: the researcher decides in the dashboard
+        click.echo(f"held for review (no decision sent): {assignment}: {reason}")
     if dry_run:
         click.echo("dry run: nothing was stored or sent")
         return

@@ -7,6 +7,11 @@ Per submitted assignment, using its worker's quality control over the whole camp
 - a run of at least ``reject_identical_run`` identical scores, or failed QC with at least
   ``reject_min_pairs`` non-zero pairs AND ``p > reject_min_p`` -> reject (clear evidence only),
   and block when ``block_rejected``;
+- the MEANING check (issue 12) failed with the same clear evidence -> reject; failed otherwise ->
+  approve but exclude;
+- checks passed but behaviour or overlap signals flag the worker (``analysis.verdict``: "flagged")
+  -> hold: no decision is taken or sent; the work waits for the researcher's review (the dashboard),
+  because behaviour alone never rejects anyone;
 - QC passed (or the campaign has no checks) -> approve and use, plus ``bonus`` if set;
 - anything else (failed without clear evidence, too few pairs, ...) -> approve but exclude.
 
@@ -22,6 +27,7 @@ from typing import Any, Callable, Iterable
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from analysis.verdict import VerdictStatus, WorkerVerdict
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
 from da_platform.operations.audit import audit
 from da_platform.operations.decisions import PENDING, WorkerMessages
@@ -85,15 +91,19 @@ class ReviewPolicy:
 class Verdict:
     """The policy's answer for one assignment."""
 
-    action: str  # approve | reject
+    action: str  # approve | reject | hold (no decision: flagged for the researcher's review)
     use_data: bool
     reason: str
     bonus: Decimal | None = None
     block: bool = False
 
 
-def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int) -> Verdict:
-    """Apply the policy to one assignment; ``qc`` is its worker's ``analysis.quality.WorkerQC``."""
+HOLD = "hold"
+
+
+def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: WorkerVerdict | None = None) -> Verdict:
+    """Apply the policy to one assignment; ``qc`` is its worker's ``analysis.quality.WorkerQC`` and
+    ``verdict`` (if known) the worker's combined verdict with the MEANING check and behaviour signals."""
     def reject(reason: str) -> Verdict:
         if not policy.reject_enabled:
             return Verdict("approve", False, f"{reason} (rejection disabled: approved, data excluded)")
@@ -109,6 +119,16 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int) -> Verdict:
     evidence = f"QC {qc.status}: p={qc.pvalue:.4g} over {qc.n_nonzero_pairs} non-zero pairs ({qc.method})"
     if qc.status == "failed" and qc.n_nonzero_pairs >= policy.reject_min_pairs and qc.pvalue > policy.reject_min_p:
         return reject(f"{evidence}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
+    meaning = verdict.meaning if verdict is not None else None
+    if meaning is not None and meaning.status == "failed":
+        found = f"MEANING check failed: p={meaning.pvalue:.4g} over {meaning.n_nonzero_pairs} non-zero pairs"
+        if meaning.n_nonzero_pairs >= policy.reject_min_pairs and meaning.pvalue > policy.reject_min_p:
+            return reject(f"{found}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
+        if qc.passed:
+            return Verdict("approve", False, f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
+    if verdict is not None and verdict.status == VerdictStatus.flagged:
+        return Verdict(HOLD, False, "flagged for review, no automatic decision (behaviour alone never rejects "
+                       f"anyone; the researcher decides): {'; '.join(s.name for s in verdict.flags)}")
     bonus = policy.bonus if policy.bonus > 0 else None
     if qc.status == "not_quality_controlled":
         return Verdict("approve", True, "campaign has no quality checks: approved and used",
@@ -162,7 +182,9 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
                                                ReviewDecision.action == "block")))
     for assignment, n_ratings in awaiting_review(session, campaign, provider):
         worker = assignment.worker
-        verdict = judge(policy, qc_by_worker.get(worker.id), n_ratings)
+        verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings)
+        if verdict.action == HOLD:
+            continue  # left awaiting review: see held_for_review
         common = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
                       provider_assignment_id=assignment.provider_assignment_id)
         planned.append(PlannedDecision(
@@ -179,6 +201,24 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
                 **common, action="block", use_data=False, amount=None, reason=f"block: {verdict.reason}",
                 request_token=request_token(f"{provider}-block", campaign.id, worker.id)))
     return planned
+
+
+def _judge_assignment(policy: ReviewPolicy, evidence: Any | None, n_ratings: int) -> Verdict:
+    """``judge`` for a worker known by a ``WorkerVerdict`` (checks and behaviour) or a bare ``WorkerQC``."""
+    if isinstance(evidence, WorkerVerdict):
+        return judge(policy, evidence.qc, n_ratings, evidence)
+    return judge(policy, evidence, n_ratings)
+
+
+def held_for_review(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
+                    qc_by_worker: dict[int, Any]) -> list[tuple[Assignment, Verdict]]:
+    """Submitted assignments the policy does not decide (flagged for the researcher's review)."""
+    held = []
+    for assignment, n_ratings in awaiting_review(session, campaign, provider):
+        verdict = _judge_assignment(policy, qc_by_worker.get(assignment.worker_id), n_ratings)
+        if verdict.action == HOLD:
+            held.append((assignment, verdict))
+    return held
 
 
 def store(session: Session, campaign: Campaign, planned: Iterable[PlannedDecision], *, provider: str) -> int:
@@ -213,20 +253,23 @@ def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider
         campaign.settings = {**(campaign.settings or {}), "review": policy.to_dict()}
 
 
-def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy) -> dict[int, Any]:
-    """Each worker's quality control over the whole campaign (``analysis.quality.WorkerQC``), by Worker.id."""
+def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy) -> dict[int, WorkerVerdict]:
+    """Each worker's combined verdict over the whole campaign (``analysis.verdict.WorkerVerdict``:
+    BAD_REF and MEANING checks, behaviour signals), by Worker.id."""
     from analysis.quality import quality_control
+    from analysis.verdict import worker_verdicts
     from da_platform.ratings import load_ratings, worker_label
 
     table = load_ratings(session, campaign)
     if len(table) == 0:
         return {}
-    report = quality_control(table, method=policy.qc_method, alpha=policy.qc_alpha).get(campaign.name)
-    if report is None:
+    reports = quality_control(table, method=policy.qc_method, alpha=policy.qc_alpha)
+    verdicts = worker_verdicts(table, reports, method=policy.qc_method, alpha=policy.qc_alpha).get(campaign.name)
+    if verdicts is None:
         return {}
     rows = session.execute(
         select(Worker.id, Worker.source, Worker.external_id).join(Assignment, Assignment.worker_id == Worker.id)
         .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == campaign.id).distinct()
     ).all()
     ids = {worker_label(source, external): worker_id for worker_id, source, external in rows}
-    return {ids[w.worker]: w for w in report.workers if w.worker in ids}
+    return {ids[label]: v for label, v in verdicts.items() if label in ids}

@@ -9,7 +9,9 @@ handful of statements built once. The caller commits. Invariants:
 - a blocked worker, or an own-pool worker past the HIT's time limit, can rate nothing more (checked
   on every rating and page, not only on arrival);
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
-  concurrent duplicates of one request can never store two ratings or skip a slot.
+  concurrent duplicates of one request can never store two ratings or skip a slot;
+- the page's behaviour record is stored with the rating as valid or as why it is not
+  (``da_platform.behaviour``); it never decides whether the rating is accepted.
 
 Cost per rating: on PostgreSQL one autocommitted statement (claim, insert and the next screen in a
 data-modifying CTE: one round trip); on SQLite a ``BEGIN IMMEDIATE`` transaction of one ``SELECT``
@@ -28,6 +30,7 @@ from typing import Any, Literal
 from sqlalchemy import Connection, DateTime, Engine, Float, Integer, and_, bindparam, case, false, func, insert, literal, null, or_, select, true, update
 from sqlalchemy.sql import Select
 
+from da_platform.behaviour import parse_behaviour
 from da_platform.models import (
     Assignment,
     AssignmentStatus,
@@ -191,6 +194,8 @@ _INSERT_RATING = insert(_R).values(
     score=bindparam("score"),
     shown_at=bindparam("shown_at"),
     rated_at=bindparam("now"),
+    behaviour_status=bindparam("behaviour_status"),
+    behaviour=bindparam("behaviour"),
 )
 
 _PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"), _R.c.slot_id == bindparam("slot_id"))
@@ -232,8 +237,10 @@ _claimed = (
 )
 _stored = (
     insert(_R)
-    .from_select(["assignment_id", "slot_id", "score", "shown_at", "rated_at"],
-                 select(_cur.c.id, _cur.c.slot_id, bindparam("score", type_=Integer), _cur.c.current_shown_at, _NOW)
+    .from_select(["assignment_id", "slot_id", "score", "shown_at", "rated_at", "behaviour_status", "behaviour"],
+                 select(_cur.c.id, _cur.c.slot_id, bindparam("score", type_=Integer), _cur.c.current_shown_at, _NOW,
+                        bindparam("behaviour_status", type_=_R.c.behaviour_status.type),
+                        bindparam("behaviour", type_=_R.c.behaviour.type))
                  .join_from(_cur, _claimed, _claimed.c.id == _cur.c.id))
     .returning(_R.c.assignment_id)
     .cte("stored")
@@ -313,9 +320,13 @@ def mark_shown(connection: Connection, state: AssignmentState, now: datetime | N
 
 
 def record_rating(
-    engine: Engine, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None
+    engine: Engine, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None,
+    behaviour: str | None = None,
 ) -> Rated:
     """Store the rating of the current slot, or recognise a repeat of an earlier one; else refuse.
+
+    ``behaviour``: the posted behaviour record (``da_platform.behaviour``), stored with the rating as
+    valid or as why it is not; it never decides whether the rating is accepted.
 
     Commits what it stores; refusals change nothing. ``shown_at`` is when the slot was served (the
     previous rating's time for every slot after the first, since the next slot is served in the
@@ -324,18 +335,21 @@ def record_rating(
     """
     score = parse_score(raw_score)
     now = now or utcnow()
+    status, record = parse_behaviour(behaviour, slot_public_id)
+    kept = {"behaviour_status": status, "behaviour": record}
     if engine.dialect.name == "postgresql":
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             row = connection.execute(
                 _RATE_IN_ONE,
                 # (not "public_id": an UPDATE takes parameters named like its table's columns as values)
-                {"assignment_public_id": public_id, "slot_public_id": slot_public_id, "score": score, "now": now},
+                {"assignment_public_id": public_id, "slot_public_id": slot_public_id, "score": score, "now": now,
+                 **kept},
             ).first()
             if row is not None and row.stored:
                 return Rated(RatingOutcome.STORED, _screen_after(row))
             return _repeat_or_refuse(connection, public_id, slot_public_id, score)
     with engine.connect() as connection:
-        rated = _record_in_transaction(connection, public_id, slot_public_id, score, now)
+        rated = _record_in_transaction(connection, public_id, slot_public_id, score, now, kept)
         connection.commit()
         return rated
 
@@ -349,7 +363,7 @@ def _screen_after(row: Any) -> Screen | None:
 
 
 def _record_in_transaction(connection: Connection, public_id: str, slot_public_id: str, score: int,
-                           now: datetime) -> Rated:
+                           now: datetime, kept: dict[str, Any]) -> Rated:
     begin_write(connection)
     row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
     if row is not None and row.slot_id is not None and row.slot_position == row.next_position and not _complete(
@@ -370,7 +384,7 @@ def _record_in_transaction(connection: Connection, public_id: str, slot_public_i
             connection.execute(
                 _INSERT_RATING,
                 {"assignment_id": row.id, "slot_id": row.slot_id, "score": score,
-                 "shown_at": row.current_shown_at, "now": now},
+                 "shown_at": row.current_shown_at, "now": now, **kept},
             )
             return Rated(RatingOutcome.STORED, _screen_after(row))
     return _repeat_or_refuse(connection, public_id, slot_public_id, score, row)

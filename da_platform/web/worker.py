@@ -7,8 +7,8 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
     GET  /prolific/<campaign token>?PROLIFIC_PID=…&STUDY_ID=…&SESSION_ID=…
     GET  /a/<t>/                                   instructions
     GET  /a/<t>/slot                               the current slot (a reload resumes here)
-    POST /a/<t>/slot   slot=<slot public id>&score=<0..100>   -> 303 to the next slot (no script)
-    POST /a/<t>/rating slot=…&score=…              -> JSON with the next screen (the page's script)
+    POST /a/<t>/slot   slot=<slot public id>&score=<0..100>[&behaviour=<record>]   -> 303 to the next slot
+    POST /a/<t>/rating slot=…&score=…&behaviour=…  -> JSON with the next screen (the page's script)
     GET  /a/<t>/image/<slot public id>/<reference|candidate>  PNG of the current slot only
     GET  /a/<t>/done                               completion (page, MTurk POST, or Prolific redirect)
     GET  /a/<t>/example/<reference|good|bad>       images of the instructions' example
@@ -266,7 +266,8 @@ def _use_assignment_page(token: str) -> None:
 def _rate(token: str) -> Rated:
     """Store the rating in the form; raises RatingRefused or WorkerPageError."""
     public_id, slot, score = _assignment_public_id(token), request.form.get("slot", ""), request.form.get("score")
-    return once_more_if_disconnected(lambda: record_rating(get_engine(), public_id, slot, score))
+    behaviour = request.form.get("behaviour")  # the page's behaviour record (da_platform.behaviour)
+    return once_more_if_disconnected(lambda: record_rating(get_engine(), public_id, slot, score, behaviour=behaviour))
 
 
 @bp.post("/a/<token>/slot")

@@ -3,10 +3,12 @@
 ``quality_campaign`` makes a campaign whose checks are linked as SPEC §2 says (each BAD_REF and
 REF points at an ordinary slot of the partner set), so that quality control has pairs to test.
 ``Behaviour`` decides a score from the slot (good, adversarial, constant, indifferent), and
-``rate_hit`` drives H-web's worker pages over the Flask test client slot by slot.
+``rate_hit`` drives H-web's worker pages over the Flask test client slot by slot, sending the
+behaviour record a person's page sends with each rating.
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Callable
 
@@ -90,9 +92,17 @@ def rate_hit(env: WebEnv, client, base: str, behaviour: Behaviour) -> None:
         slots = session.scalars(select(Slot).where(Slot.hit_id == assignment.hit_id).order_by(Slot.position)).all()
         scores = [(slot.public_id, behaviour(slot)) for slot in slots[assignment.next_position:]]
     assert re.search(r'name="slot" value="([^"]+)"', first.text).group(1) == scores[0][0]
-    for slot_id, score in scores:
-        response = client.post(base + "slot", data={"slot": slot_id, "score": str(score)})
+    for k, (slot_id, score) in enumerate(scores):
+        response = client.post(base + "slot", data={"slot": slot_id, "score": str(score),
+                                                    "behaviour": browser_record(slot_id, k)})
         assert response.status_code == 303, response.text
+
+
+def browser_record(slot_id: str, k: int) -> str:
+    """The behaviour record (contract C1) a person's page sends: a drag of the slider, 8-20 s per item."""
+    shown = 8000 + 1000 * (k * 7 % 13)
+    return json.dumps({"v": 1, "slot": slot_id, "first_input_ms": shown // 2, "pointer": 3, "touch": 0, "key": 0,
+                       "hidden_ms": 0, "blur_ms": 0, "paste": 0, "copy": 0, "shown_ms": shown})
 
 
 def submit_form(html: str) -> tuple[str, dict[str, str]]:

@@ -85,13 +85,14 @@ def policy_of(campaign: Campaign) -> ReviewPolicy:
     return ReviewPolicy.from_dict((campaign.settings or {}).get("review"))
 
 
-def recommendation(session: Session, campaign: Campaign, worker: Worker, qc) -> Verdict:
-    """What the campaign's review policy would decide for this worker's work."""
+def recommendation(session: Session, campaign: Campaign, worker: Worker, qc, evidence=None) -> Verdict:
+    """What the campaign's review policy would decide for this worker's work (``evidence``: the
+    worker's ``analysis.verdict.WorkerVerdict``, if known)."""
     given = session.scalar(
         select(Rating.id).join(Assignment, Assignment.id == Rating.assignment_id)
         .join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id).limit(1))
-    return judge(policy_of(campaign), qc, 0 if given is None else 1)
+    return judge(policy_of(campaign), qc, 0 if given is None else 1, evidence)
 
 
 def _assignments(session: Session, campaign: Campaign, worker: Worker) -> list[Assignment]:

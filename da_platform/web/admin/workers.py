@@ -44,7 +44,7 @@ def _median_seconds(analysis, label: str) -> float:
     return float(np.median(seconds)) if len(seconds) else math.nan
 
 
-def _flags(qc, median: float, worker: Worker, excluded: bool, policy) -> list[str]:
+def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=None) -> list[str]:
     flags = []
     if qc is not None and qc.status != "passed":
         flags.append(f"QC {qc.status.replace('_', ' ')}")
@@ -52,6 +52,8 @@ def _flags(qc, median: float, worker: Worker, excluded: bool, policy) -> list[st
         flags.append(f"{qc.longest_identical_run} identical in a row")
     if median < FAST_SECONDS:
         flags.append(f"fast ({median:.1f} s per item)")
+    if verdict is not None and verdict.status.value == "flagged":
+        flags.append("flagged for review: " + ", ".join(s.name.replace("_", " ") for s in verdict.flags))
     if excluded:
         flags.append("data excluded")
     if worker.blocked:
@@ -61,10 +63,11 @@ def _flags(qc, median: float, worker: Worker, excluded: bool, policy) -> list[st
 
 def _summary(analysis, label: str, worker: Worker, decisions: list[ReviewDecision], policy) -> dict:
     qc = analysis.worker_qc.get(label)
+    verdict = analysis.worker_verdicts.get(label)
     median = _median_seconds(analysis, label)
     data = analysis.decisions.get(label)
-    return {"label": label, "worker": worker, "qc": qc, "median_seconds": median,
-            "flags": _flags(qc, median, worker, label in analysis.excluded, policy),
+    return {"label": label, "worker": worker, "qc": qc, "verdict": verdict, "median_seconds": median,
+            "flags": _flags(qc, median, worker, label in analysis.excluded, policy, verdict),
             "data": data, "decisions": decisions}
 
 
@@ -118,7 +121,8 @@ def worker(campaign_id: int, worker_id: int):
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == person.id).order_by(Assignment.id)).all()
     return render_template(
         "admin/worker.html", campaign=campaign, summary=summary, actions=ACTIONS.values(),
-        verdict=recommendation(get_session(), campaign, person, summary["qc"]), assignments=assignments,
+        verdict=recommendation(get_session(), campaign, person, summary["qc"], summary["verdict"]),
+        assignments=assignments,
         pairs=_check_pairs(campaign, person), has_ratings=label in analysis.table.worker.labels)
 
 
@@ -145,8 +149,9 @@ def decide(campaign_id: int, worker_id: int):
     back = url_for("admin.worker", campaign_id=campaign.id, worker_id=person.id)
     if request.method == "GET":
         analysis = campaign_analysis(campaign)
-        qc = analysis.worker_qc.get(worker_label(person.source, person.external_id))
-        verdict = recommendation(session, campaign, person, qc)
+        label = worker_label(person.source, person.external_id)
+        verdict = recommendation(session, campaign, person, analysis.worker_qc.get(label),
+                                 analysis.worker_verdicts.get(label))
         try:
             nonce = secrets.token_hex(8)
             proposal = plan(session, campaign, person, key, amount=amount, reason=verdict.reason, nonce=nonce)

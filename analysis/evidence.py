@@ -1,0 +1,150 @@
+"""What a ratings table can carry beside the scores: each rating's behaviour record and the text it showed.
+
+One array per field, row-aligned with the ``RatingsTable`` that holds it (``RatingsTable.evidence``).
+Only the platform's database loader fills it (files such as WMT releases have no behaviour records and
+no answer texts); analysis functions treat a table without evidence as "not applicable", never as bad.
+
+Fields per rating:
+
+- ``record``: code into ``RECORD_STATUSES``: ``unknown`` (recorded before behaviour was stored), ``valid``,
+  or why there was no valid record (``missing``, ``invalid``, ``oversized``, ``mismatched``);
+- from a valid record (NaN otherwise): ``first_input_ms``, ``interactions`` (pointer + touch + key events
+  on the slider), ``hidden_ms``, ``blur_ms``, ``paste``, ``copy``, ``shown_ms``;
+- from the text shown: ``words`` (tokens of space-separated scripts) and ``characters`` (CJK/Thai
+  characters), over the candidate and, when the worker saw it, the reference; ``overlap``: one column
+  per measure of ``OVERLAP_MEASURES`` of candidate against reference (NaN without a reference): the
+  character-level LCS F-measure, and ROUGE-L and token F1 of ``analysis.metrics``. A bot scores by
+  some such measure; several are kept so that it matches one of them closely.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from analysis.metrics.lcs import lcs_length
+from analysis.text import is_character_token, tokenize
+
+OVERLAP_MEASURES: tuple[str, ...] = ("character LCS F1", "ROUGE-L", "token F1")
+
+RECORD_STATUSES: tuple[str, ...] = ("unknown", "valid", "missing", "invalid", "oversized", "mismatched")
+UNKNOWN, VALID = 0, 1
+
+_RECORD_FIELDS = ("first_input_ms", "interactions", "hidden_ms", "blur_ms", "paste", "copy", "shown_ms")
+
+
+@dataclass(frozen=True)
+class RatingEvidence:
+    """Per-rating behaviour and text measures (see the module docstring); all arrays have one row per rating."""
+
+    record: np.ndarray  # int8 codes into RECORD_STATUSES
+    first_input_ms: np.ndarray
+    interactions: np.ndarray
+    hidden_ms: np.ndarray
+    blur_ms: np.ndarray
+    paste: np.ndarray
+    copy: np.ndarray
+    shown_ms: np.ndarray
+    words: np.ndarray  # int64
+    characters: np.ndarray  # int64
+    overlap: np.ndarray  # float64, shape (ratings, len(OVERLAP_MEASURES))
+
+    def __len__(self) -> int:
+        return len(self.record)
+
+    def take(self, rows: np.ndarray) -> RatingEvidence:
+        """The rows selected by an index array."""
+        return RatingEvidence(*(getattr(self, f.name)[rows] for f in fields(self)))
+
+    def extended(self, n: int) -> RatingEvidence:
+        """These rows followed by ``n`` rows without evidence (``empty``), e.g. for copied ratings."""
+        if n == 0:
+            return self
+        more = RatingEvidence.empty(n)
+        return RatingEvidence(*(np.concatenate([getattr(self, f.name), getattr(more, f.name)]) for f in fields(self)))
+
+    @property
+    def valid(self) -> np.ndarray:
+        """Rows with a valid behaviour record."""
+        return self.record == VALID
+
+    @classmethod
+    def from_rows(cls, statuses: Sequence[str | None], records: Sequence[Mapping[str, Any] | None],
+                  candidates: Sequence[str], references: Sequence[str | None],
+                  reference_shown: bool) -> RatingEvidence:
+        """Build from each rating's stored status and record and the texts of its slot."""
+        n = len(statuses)
+        code = {name: i for i, name in enumerate(RECORD_STATUSES)}
+        record = np.fromiter((code.get(s or "unknown", UNKNOWN) for s in statuses), dtype=np.int8, count=n)
+        columns = {name: np.full(n, np.nan) for name in _RECORD_FIELDS}
+        for i, (status, data) in enumerate(zip(record.tolist(), records)):
+            if status == VALID and not data:
+                record[i] = code["invalid"]
+            if record[i] != VALID or data is None:
+                continue
+            first = data.get("first_input_ms")
+            columns["first_input_ms"][i] = np.nan if first is None else first
+            columns["interactions"][i] = data["pointer"] + data["touch"] + data["key"]
+            for name in ("hidden_ms", "blur_ms", "paste", "copy", "shown_ms"):
+                columns[name][i] = data[name]
+        words = np.zeros(n, dtype=np.int64)
+        characters = np.zeros(n, dtype=np.int64)
+        overlap = np.full((n, len(OVERLAP_MEASURES)), np.nan)
+        for i, (candidate, reference) in enumerate(zip(candidates, references)):
+            shown = [candidate, reference] if reference_shown and reference else [candidate]
+            words[i], characters[i] = reading_units(shown)
+            if reference:
+                overlap[i] = overlaps(candidate, reference)
+        return cls(record, **columns, words=words, characters=characters, overlap=overlap)
+
+    @classmethod
+    def empty(cls, n: int) -> RatingEvidence:
+        """No evidence for ``n`` ratings (status unknown, no text)."""
+        return cls.from_rows([None] * n, [None] * n, [""] * n, [None] * n, False)
+
+
+def reading_units(texts: Iterable[str]) -> tuple[int, int]:
+    """(words of space-separated scripts, CJK/Thai characters) in the texts, by ``analysis.text.tokenize``."""
+    words = characters = 0
+    for text in texts:
+        w, c = _units(text or "")
+        words, characters = words + w, characters + c
+    return words, characters
+
+
+@lru_cache(maxsize=1 << 16)
+def _units(text: str) -> tuple[int, int]:
+    words = characters = 0
+    for token in tokenize(text):
+        if is_character_token(token):
+            characters += 1
+        else:
+            words += 1
+    return words, characters
+
+
+@lru_cache(maxsize=1 << 16)
+def overlaps(candidate: str, reference: str) -> tuple[float, ...]:
+    """Each measure of ``OVERLAP_MEASURES`` of the candidate against the reference (0–1).
+
+    About 0.2 ms a pair; remembered per pair of texts (a slot's texts never change), so that the
+    dashboard, which reloads a campaign's ratings on every page, computes each pair once per process."""
+    from analysis.metrics.rouge import RougeL
+    from analysis.metrics.squad import TokenF1
+
+    if not candidate.strip():
+        return (character_overlap(candidate, reference), 0.0, 0.0)
+    return (character_overlap(candidate, reference),
+            float(RougeL().sentence_score(candidate.lower(), [reference.lower()])),
+            float(TokenF1().sentence_score(candidate, [reference])))
+
+
+def character_overlap(candidate: str, reference: str) -> float:
+    """Character-level LCS F-measure (F1) of two texts, whitespace removed: 2·LCS / (|c| + |r|); 0–1."""
+    a, b = "".join(candidate.split()), "".join(reference.split())
+    if not a and not b:
+        return 1.0
+    return 2.0 * lcs_length(a, b) / (len(a) + len(b))

@@ -1,0 +1,29 @@
+"""rating.behaviour_status, rating.behaviour: the behaviour record sent with each rating (issue 12)
+
+Ratings stored before this migration keep NULL in both (not recorded).
+
+Revision ID: 0003_rating_behaviour
+Revises: 0002
+"""
+from alembic import op
+import sqlalchemy as sa
+
+
+revision = '0003_rating_behaviour'
+down_revision = '0002'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('rating', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('behaviour_status', sa.Enum(
+            'valid', 'missing', 'invalid', 'oversized', 'mismatched', name='behaviour_status',
+            native_enum=False, length=32), nullable=True))
+        batch_op.add_column(sa.Column('behaviour', sa.JSON(none_as_null=True), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('rating', schema=None) as batch_op:
+        batch_op.drop_column('behaviour')
+        batch_op.drop_column('behaviour_status')

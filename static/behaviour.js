@@ -1,0 +1,105 @@
+/* The behaviour record sent with each rating (what happened while the item was shown), as the
+   form field "behaviour": {"v": 1, "slot", "first_input_ms", "pointer", "touch", "key",
+   "hidden_ms", "blur_ms", "paste", "copy", "shown_ms"}. Only counts and durations: no positions,
+   no key values, nothing about the browser. Only events the browser marks as trusted (made by the
+   person, not by a script) count, and only those on the slider.
+
+   An item counts as shown when the page is ready for it (the form's data-ready turns "1" with a new
+   slot id; the first item from the moment this script runs). The record is written into a hidden
+   input of the form at submit, before worker.js sends it (this script is loaded first). */
+(function () {
+  "use strict";
+
+  var form = document.getElementById("rating-form");
+  var slider = document.getElementById("slider");
+  if (!form || !slider || !window.JSON) { return; }
+  var slotInput = form.querySelector("input[name=slot]");
+  var field = document.createElement("input");
+  field.type = "hidden";
+  field.name = "behaviour";
+  form.appendChild(field);
+
+  function now() { return window.performance && performance.now ? performance.now() : Date.now(); }
+
+  var item = null;
+
+  function begin() {
+    var t = now();
+    item = { slot: slotInput.value, shown: t, first: null, pointer: 0, touch: 0, key: 0, paste: 0, copy: 0,
+             hidden: 0, hiddenSince: document.hidden ? t : null, blur: 0,
+             blurSince: document.hasFocus && !document.hasFocus() ? t : null };
+  }
+
+  function interaction(kind) {
+    return function (event) {
+      if (!event.isTrusted || !item) { return; }
+      var type = kind;
+      if (kind === "pointer" && event.pointerType === "touch") { type = "touch"; }
+      item[type] += 1;
+      if (item.first === null) { item.first = now() - item.shown; }
+    };
+  }
+
+  if (window.PointerEvent) {
+    slider.addEventListener("pointerdown", interaction("pointer"));
+  } else {
+    slider.addEventListener("mousedown", interaction("pointer"));
+    slider.addEventListener("touchstart", interaction("touch"), { passive: true });
+  }
+  slider.addEventListener("keydown", interaction("key"));
+
+  function counted(name) {
+    return function (event) { if (event.isTrusted && item) { item[name] += 1; } };
+  }
+  document.addEventListener("paste", counted("paste"));
+  document.addEventListener("copy", counted("copy"));
+  document.addEventListener("cut", counted("copy"));
+
+  document.addEventListener("visibilitychange", function () {
+    if (!item) { return; }
+    var t = now();
+    if (document.hidden && item.hiddenSince === null) {
+      item.hiddenSince = t;
+    } else if (!document.hidden && item.hiddenSince !== null) {
+      item.hidden += t - item.hiddenSince;
+      item.hiddenSince = null;
+    }
+  });
+  window.addEventListener("blur", function () {
+    if (item && item.blurSince === null) { item.blurSince = now(); }
+  });
+  window.addEventListener("focus", function () {
+    if (item && item.blurSince !== null) {
+      item.blur += now() - item.blurSince;
+      item.blurSince = null;
+    }
+  });
+
+  function record() {
+    // Every duration is measured on one clock up to the same moment t, so none exceeds shown_ms.
+    var t = now();
+    function upTo(total, since) { return Math.round(total + (since === null ? 0 : t - since)); }
+    return JSON.stringify({
+      v: 1, slot: item.slot,
+      first_input_ms: item.first === null ? null : Math.round(item.first),
+      pointer: item.pointer, touch: item.touch, key: item.key,
+      hidden_ms: upTo(item.hidden, item.hiddenSince), blur_ms: upTo(item.blur, item.blurSince),
+      paste: item.paste, copy: item.copy, shown_ms: Math.round(t - item.shown)
+    });
+  }
+
+  // Runs before worker.js's own submit listener (registered later), so that the fetch and the plain
+  // post both carry the record. A retry after a lost request sends the same item's record, updated.
+  form.addEventListener("submit", function () {
+    if (item.slot !== slotInput.value) { begin(); }
+    field.value = record();
+  });
+
+  // A new item is shown when the form is ready again with another slot.
+  if (window.MutationObserver) {
+    new MutationObserver(function () {
+      if (form.getAttribute("data-ready") === "1" && item.slot !== slotInput.value) { begin(); }
+    }).observe(form, { attributes: true, attributeFilter: ["data-ready"] });
+  }
+  begin();
+})();

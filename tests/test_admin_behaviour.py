@@ -1,0 +1,82 @@
+"""The dashboard's worker pages and `analyze` show the combined verdict and each behaviour signal; the policy's
+recommendation for a worker flagged by behaviour alone is to hold, not to reject (both databases)."""
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from sqlalchemy import select
+
+from da_platform.models import Assignment, BehaviourStatus, Rating, Worker
+from da_platform.web.admin.accounts import create_user
+from tests import dashboard_factories as factories
+from tests.test_admin_web import PASSWORD, login
+from tests.web_factories import make_web_env
+
+SCRIPTED = {"v": 1, "first_input_ms": None, "pointer": 0, "touch": 0, "key": 0, "hidden_ms": 0, "blur_ms": 0,
+            "paste": 0, "copy": 0, "shown_ms": 6000}
+
+
+@pytest.fixture
+def env(database_url, tmp_path):
+    env = make_web_env(database_url, tmp_path)
+    with env.sessions.begin() as session:
+        create_user(session, "ana", PASSWORD)
+    return env
+
+
+def rated_with_records(env) -> tuple[int, dict[str, int]]:
+    """A built campaign: HIT 0 rated by a person (pointer events, varying times), HIT 1 by a scripted
+    agent (no event, 6 s every item); both score as a careful worker does. Returns the campaign id and
+    the worker ids."""
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, hostile=False)
+        factories.rate_hit(session, campaign, 0, "person", seed=1)
+        factories.rate_hit(session, campaign, 1, "agent", seed=2)
+        ids = {w.external_id: w.id for w in session.scalars(select(Worker))}
+        for name, record in (("person", None), ("agent", SCRIPTED)):
+            assignment = select(Assignment.id).where(Assignment.worker_id == ids[name]).scalar_subquery()
+            ratings = session.scalars(select(Rating).where(Rating.assignment_id == assignment)).all()
+            for k, rating in enumerate(ratings):
+                rating.behaviour_status = BehaviourStatus.valid
+                rating.behaviour = record or {**SCRIPTED, "first_input_ms": 900, "pointer": 2,
+                                              "shown_ms": 4000 + 900 * (k % 9)}
+        session.commit()
+        return campaign.id, ids
+
+
+def test_analyze_prints_the_verdicts(env, database_url, tmp_path):
+    from click.testing import CliRunner
+
+    from da_platform.cli import main
+
+    rated_with_records(env)
+    result = CliRunner().invoke(main, ["analyze", "--campaign", "dash", "--out", str(tmp_path / "r"), "--no-plots"],
+                                env={"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    assert "Verdict (checks and behaviour signals): 1 kept, 1 flagged for review, 0 excluded" in result.output
+    assert "  pool:agent: flagged for review: no_interaction (behaviour)" in result.output
+
+
+def test_worker_pages_show_the_verdict_and_its_signals(env):
+    campaign_id, ids = rated_with_records(env)
+    client = env.app.test_client()
+    login(client)
+    listing = client.get(f"/admin/campaigns/{campaign_id}/workers").text
+    rows = {name: re.search(rf">{name}</a>.*?</tr>", listing, re.DOTALL).group(0) for name in ("person", "agent")}
+    assert ">kept</span>" in rows["person"] and ">flagged</span>" in rows["agent"]
+    assert "flagged for review: no interaction, regular timing" in rows["agent"]
+
+    page = html.unescape(client.get(f"/admin/campaigns/{campaign_id}/workers/{ids['agent']}").text)
+    assert re.search(r'id="verdict"[^>]*>flagged<', page)
+    assert "nothing is rejected without your decision" in page
+    signals = re.search(r'<table id="signals-table".*?</table>', page, re.DOTALL).group(0)
+    for name in ("no interaction", "regular timing"):
+        assert re.search(rf"<td>{name}</td>.*?flagged</span>", signals, re.DOTALL), name
+    assert re.search(r"<td>missing records</td>.*?>ok</span>", signals, re.DOTALL)
+    recommendation = re.search(r'id="recommendation">([^<]*)<', page).group(1)
+    assert recommendation == "hold"
+    person = html.unescape(client.get(f"/admin/campaigns/{campaign_id}/workers/{ids['person']}").text)
+    assert re.search(r'id="verdict"[^>]*>kept<', person)
+    assert re.search(r'id="recommendation">approve and use the data', person)
