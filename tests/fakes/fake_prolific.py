@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from datetime import datetime, timezone
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
