@@ -81,6 +81,11 @@ class AssignmentStatus(str, enum.Enum):
     abandoned = "abandoned"  # expired or returned without completing
 
 
+FINISHED = (AssignmentStatus.completed, AssignmentStatus.submitted, AssignmentStatus.approved,
+            AssignmentStatus.rejected)
+"""The worker rated every slot: completed on our side, whatever the provider has made of it since."""
+
+
 def _enum(cls: type[enum.Enum], name: str) -> Enum:
     return Enum(cls, name=name, native_enum=False, length=32, validate_strings=True)
 
