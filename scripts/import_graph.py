@@ -61,11 +61,13 @@ def arrows(depth: int) -> Counter[tuple[str, str]]:
     found: Counter[tuple[str, str]] = Counter()
     for module, path in modules.items():
         source = node(module, depth, known)
+        if source is None:
+            continue
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         targets = set()
         for name in imported(tree, module, path.name == "__init__.py"):
             target = node(name, depth, known)
-            if target and source and target != source and not target.startswith(source + ".") \
+            if target and target != source and not target.startswith(source + ".") \
                     and not source.startswith(target + "."):
                 targets.add(target)
         for target in targets:

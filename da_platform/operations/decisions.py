@@ -24,8 +24,8 @@ from da_platform.operations.retry import RetriesExhausted
 from da_platform.states import DecisionAction, DecisionStatus
 
 PENDING, SENT, DONE, FAILED = DecisionStatus.pending, DecisionStatus.sent, DecisionStatus.done, DecisionStatus.failed
-ORDER = {DecisionAction.approve: 0, DecisionAction.reject: 0, DecisionAction.bonus: 1, DecisionAction.block: 2,
-         DecisionAction.exclude: 2}
+ORDER: dict[str, int] = {DecisionAction.approve: 0, DecisionAction.reject: 0, DecisionAction.bonus: 1,
+                         DecisionAction.block: 2, DecisionAction.exclude: 2}
 UNVERIFIED = "unverified: "
 
 
