@@ -25,7 +25,7 @@ def test_values_are_the_stored_strings_so_no_data_migration_is_needed():
 def test_a_state_prints_and_serialises_as_its_value():
     for state in STORED:
         for member in state:
-            assert str(member) == f"{member}" == "%s" % member == member.value
+            assert str(member) == f"{member}" == "%s" % member == member.value  # noqa: UP031 (logging formats so)
             assert f"{member:>25}" == f"{member.value:>25}"
             assert json.loads(json.dumps({"s": member})) == {"s": member.value}
 
