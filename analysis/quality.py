@@ -41,6 +41,7 @@ import numpy as np
 from scipy import special, stats
 
 from analysis.grouping import group_by
+from analysis.states import QCStatus
 from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, SLOT_TYPES, RatingsTable
 
 QC_METHODS = ("wilcoxon", "ttest", "mannwhitney", "none")
@@ -49,7 +50,7 @@ EXACT_MAX_PAIRS = 400
 MIN_NONZERO_PAIRS = 5
 
 PASSED, FAILED, TOO_FEW_PAIRS, ZERO_VARIANCE, NOT_CONTROLLED = (
-    "passed", "failed", "too_few_pairs", "zero_variance", "not_quality_controlled")
+    QCStatus.passed, QCStatus.failed, QCStatus.too_few_pairs, QCStatus.zero_variance, QCStatus.not_quality_controlled)
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class WorkerQC:
     group: str
     worker: str
     passed: bool
-    status: str  # passed | failed | too_few_pairs | zero_variance | not_quality_controlled
+    status: QCStatus
     reason: str
     method: str
     pvalue: float

@@ -30,6 +30,7 @@ from analysis.table import RatingsTable
 from da_platform.models import Campaign, ReviewDecision, Worker
 from da_platform.operations.review import ReviewPolicy
 from da_platform.ratings import load_ratings, worker_label
+from da_platform.states import DecisionAction, DecisionStatus
 
 DATA_ACTIONS = ("approve", "reject", "use_data", "exclude_data")
 """Decisions that say whether a worker's data is used (bonus, block and exclude do not)."""
@@ -53,13 +54,13 @@ def data_use(session: Session, campaign: Campaign) -> dict[str, DataUse]:
         select(ReviewDecision, Worker.source, Worker.external_id)
         .join(Worker, Worker.id == ReviewDecision.worker_id)
         .where(ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(DATA_ACTIONS),
-               ReviewDecision.status != "failed")
+               ReviewDecision.status != DecisionStatus.failed)
         .order_by(ReviewDecision.id)
     ).all()
     latest: dict[str, DataUse] = {}
     for decision, source, external in rows:
         label = worker_label(source, external)
-        use = bool(decision.use_data) and decision.action != "reject"
+        use = bool(decision.use_data) and decision.action != DecisionAction.reject
         latest[label] = DataUse(decision.worker_id, label, use, decision.action, decision.reason,
                                 decision.created_at)
     return latest

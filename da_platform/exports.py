@@ -37,7 +37,6 @@ from da_platform.progress import CampaignProgress, campaign_progress
 
 RANKING_FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-tex"}
 RANKING_SUFFIX = {"csv": "csv", "json": "json", "latex": "tex"}
-KINDS = ("ranking", "ratings", "wmt", "bundle")
 REDACTED_SETTINGS = ("id_salt",)  # lets whoever holds it map public ids back to slots
 
 

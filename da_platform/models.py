@@ -83,6 +83,11 @@ class AssignmentStatus(str, enum.Enum):
     abandoned = "abandoned"  # expired or returned without completing
 
 
+FINISHED = (AssignmentStatus.completed, AssignmentStatus.submitted, AssignmentStatus.approved,
+            AssignmentStatus.rejected)
+"""The worker rated every slot: completed on our side, whatever the provider has made of it since."""
+
+
 class BehaviourStatus(str, enum.Enum):
     """The behaviour record that came with a rating (issue 12): valid, or why there is none."""
 

@@ -16,11 +16,8 @@ from decimal import Decimal
 from sqlalchemy import and_, case, func, not_, select
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, System, utcnow
+from da_platform.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, System, utcnow
 from da_platform.sources import pool
-
-FINISHED = (AssignmentStatus.completed, AssignmentStatus.submitted, AssignmentStatus.approved,
-            AssignmentStatus.rejected)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ def decide(client, campaign_id: int, worker_id: int, action: str, reason: str, *
     assert response.status_code == 303, response.text
 
 
+@pytest.mark.slow
 def test_dashboard_decisions_are_sent_by_mturk_review(world):
     campaign_id = launched(world, hits=2, name="dash-mturk")
     hits = world.hit_ids(campaign_id)

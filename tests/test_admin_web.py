@@ -203,6 +203,7 @@ def _worker_page_shows_plots_pairs_and_the_policy_recommendation(rated, client):
         assert png.status_code == 200 and png.data.startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_pages_of_a_rated_campaign(rated):
     """Campaign, workers and worker pages: numbers, order, QC, plots, and every payload escaped."""
     client = rated.app.test_client()

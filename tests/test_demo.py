@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, func, select
 
@@ -14,6 +15,7 @@ from tests.test_admin_web import login
 from da_platform.models import Assignment, Hit, Rating, Slot, Worker
 
 
+@pytest.mark.slow
 def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     result = CliRunner().invoke(
@@ -55,6 +57,7 @@ def test_demo_help_lists_its_options() -> None:
         assert option in result.output
 
 
+@pytest.mark.slow
 def test_demo_says_plainly_when_no_honest_worker_got_a_hit(tmp_path: Path) -> None:
     """40 questions make 5 HITs; six bad workers arriving first take them all, so nothing can be ranked."""
     result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "demo"), "--questions", "40", "--no-images"])
@@ -79,6 +82,7 @@ def _ratings_given(database: Path) -> list[tuple[str, int, int, int]]:
     return [tuple(row) for row in rows]
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_ratings(tmp_path: Path) -> None:
     """Which worker gets which HIT is fixed by the order of arrival, not by thread scheduling."""
     runs = []

@@ -90,6 +90,7 @@ def launched(world: World, hits: int, name: str = "mturk-e2e") -> int:
     return campaign_id
 
 
+@pytest.mark.slow
 def test_launch_work_sync_review_pays_exactly_what_the_policy_says(world):
     campaign_id = launched(world, hits=5)
     hit_ids = world.hit_ids(campaign_id)

@@ -1,6 +1,7 @@
 """``da-platform analyze``: quality control, scores, ranking and report files for a campaign or a file."""
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -107,7 +108,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
         raise click.ClickException(str(error)) from None
     out_dir = out_dir or Path(f"analysis-{name}")
     steps = ["quality control, scores and ranking", "report files"]
-    with click.progressbar(steps, label="analysing", item_show_func=lambda s: s or "", file=click.get_text_stream("stderr")) as bar:
+    with click.progressbar(steps, label="analysing", item_show_func=lambda s: s or "", file=sys.stderr) as bar:
         for step in bar:
             if step == steps[0]:
                 result = run()

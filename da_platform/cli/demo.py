@@ -1,6 +1,7 @@
 """CLI: ``da-platform demo`` — a whole simulated campaign on the embedded default, in one command."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -45,7 +46,7 @@ def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: in
     bars: list = []
 
     def progress(label: str, total: int):
-        bar = click.progressbar(length=total, label=f"  {label}", file=click.get_text_stream("stderr"))
+        bar = click.progressbar(length=total, label=f"  {label}", file=sys.stderr)
         bar.__enter__()
         bars.append(bar)
         return bar.update

@@ -1,6 +1,7 @@
 """Automatic metrics: ``metrics`` scores systems, ``validate-metrics`` tests metrics against humans (SPEC §9)."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -180,7 +181,7 @@ def _score(corpora, metrics, guess_labels: bool = False):
 
     _report_labels(corpora, guess_labels)
     total = sum(len(c.hypotheses) for c in corpora) * len(metrics)
-    with click.progressbar(length=total, label="scoring", file=click.get_text_stream("stderr")) as bar:
+    with click.progressbar(length=total, label="scoring", file=sys.stderr) as bar:
         try:
             return score_systems(corpora, metrics, progress=bar.update)
         except ValueError as error:  # e.g. a question without references

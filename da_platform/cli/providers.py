@@ -14,6 +14,7 @@ from typing import Any, Callable
 import click
 
 from da_platform.cli import CliContext, pass_context
+from da_platform.states import DecisionStatus
 
 ENDPOINT_HELP = "MTurk requester endpoint (default: the sandbox, or live with --live); $DA_MTURK_ENDPOINT_URL."
 
@@ -105,7 +106,8 @@ def _show_status(context: CliContext, campaign_id: int, provider: str) -> None:
         ).all()
         click.echo("decisions: " + (", ".join(f"{a} {s} {n}" for a, s, n in sorted(decisions)) or "none"))
         for d in session.scalars(select(ReviewDecision).where(ReviewDecision.campaign_id == campaign_id,
-                                                              ReviewDecision.status.in_(("sent", "failed")))):
+                                                              ReviewDecision.status.in_((DecisionStatus.sent,
+                                                                                         DecisionStatus.failed)))):
             click.echo(f"  ATTENTION decision {d.id} {d.action} {d.amount or ''} is {d.status}: {d.outcome}")
 
 

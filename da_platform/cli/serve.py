@@ -3,7 +3,7 @@
 Production does not use ``serve``; run the application factory under gunicorn (docs/deploy.md)::
 
     DA_SECRET_KEY=… DA_DATABASE_URL=… da-platform init
-    gunicorn --workers 4 --threads 8 --bind 127.0.0.1:8000 "da_platform.web:create_app()"
+    gunicorn --worker-class gthread --workers 3 --threads 4 --bind 127.0.0.1:8000 "da_platform.web:create_app()"
 
 Extension point (``serve --demo``): build the app with :func:`development_app` (extra configuration
 in ``config``) and run it with :func:`run_development_server`; add the option to :func:`serve`.
@@ -59,7 +59,7 @@ def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path
 
     Without $DA_SECRET_KEY a random key is used, so links stop working when the server restarts and
     invite links from `da-platform invite` (which needs the key) do not match. For production run
-    gunicorn "da_platform.web:create_app()" (see docs/deploy.md).
+    the application under gunicorn as docs/deploy.md shows.
     """
     if debug and host not in ("127.0.0.1", "localhost", "::1"):
         raise click.ClickException("--debug exposes an interactive debugger: use it on 127.0.0.1 only")

@@ -21,9 +21,11 @@ from da_platform.operations.audit import audit
 from da_platform.operations.money import parse_amount
 from da_platform.operations.provider import OutcomeUnknown, Provider, ProviderError, ProviderStatus
 from da_platform.operations.retry import RetriesExhausted
+from da_platform.states import DecisionAction, DecisionStatus
 
-PENDING, SENT, DONE, FAILED = "pending", "sent", "done", "failed"
-ORDER = {"approve": 0, "reject": 0, "bonus": 1, "block": 2, "exclude": 2}
+PENDING, SENT, DONE, FAILED = DecisionStatus.pending, DecisionStatus.sent, DecisionStatus.done, DecisionStatus.failed
+ORDER: dict[str, int] = {DecisionAction.approve: 0, DecisionAction.reject: 0, DecisionAction.bonus: 1,
+                         DecisionAction.block: 2, DecisionAction.exclude: 2}
 UNVERIFIED = "unverified: "
 
 
@@ -93,24 +95,25 @@ def _finish(session: Session, target: _Target, status: str, outcome: str, campai
                    "amount": decision.amount, "live": provider.live})
     if status != DONE:
         return
-    if target.action in ("approve", "reject") and decision.assignment_id is not None:
+    if target.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
         assignment = session.get(Assignment, decision.assignment_id)
-        assignment.status = AssignmentStatus.approved if target.action == "approve" else AssignmentStatus.rejected
-    if target.action == "block":
+        approved = target.action == DecisionAction.approve
+        assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
+    if target.action == DecisionAction.block:
         session.get(Worker, decision.worker_id).blocked = True
 
 
 def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:
-    if target.action == "approve":
+    if target.action == DecisionAction.approve:
         return provider.approve(target.assignment_id, feedback=messages.approval_feedback)
-    if target.action == "reject":
+    if target.action == DecisionAction.reject:
         return provider.reject(target.assignment_id, feedback=messages.rejection_feedback,
                                category=messages.rejection_category)
-    if target.action == "bonus":
+    if target.action == DecisionAction.bonus:
         return provider.send_bonus(work_id=target.work_id, worker_id=target.worker_id,
                                    assignment_id=target.assignment_id, amount=target.amount,
                                    reason=messages.bonus_reason, token=target.token)
-    if target.action in ("block", "exclude"):
+    if target.action in (DecisionAction.block, DecisionAction.exclude):
         return provider.block(target.worker_id, reason=target.reason)
     raise ValueError(f"unknown decision action {target.action!r}")
 
@@ -185,15 +188,15 @@ def reconcile(sessions: sessionmaker[Session], campaign_id: int, provider: Provi
 def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider, target: _Target,
            resend_unverified: bool) -> tuple[str, str] | None:
     """What the provider shows for a sent decision: (done|failed|unverified, why), or None to resend."""
-    if target.action in ("approve", "reject"):
+    if target.action in (DecisionAction.approve, DecisionAction.reject):
         status = provider.get_assignment(target.assignment_id).status
-        wanted = ProviderStatus.approved if target.action == "approve" else ProviderStatus.rejected
+        wanted = ProviderStatus.approved if target.action == DecisionAction.approve else ProviderStatus.rejected
         if status is wanted:
             return DONE, f"provider shows the assignment {status.value}"
         if status in (ProviderStatus.approved, ProviderStatus.rejected):
             return FAILED, f"provider shows the assignment {status.value}, not {wanted.value}"
         return None
-    if target.action == "bonus":
+    if target.action == DecisionAction.bonus:
         paid = provider.bonuses_paid(work_id=target.work_id, assignment_id=target.assignment_id,
                                      worker_id=target.worker_id)
         with sessions() as session:
@@ -201,7 +204,7 @@ def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider
                 select(ReviewDecision.amount).where(
                     ReviewDecision.campaign_id == campaign_id, ReviewDecision.assignment_id == session.get(
                         ReviewDecision, target.decision_id).assignment_id,
-                    ReviewDecision.action == "bonus", ReviewDecision.status == DONE)
+                    ReviewDecision.action == DecisionAction.bonus, ReviewDecision.status == DONE)
             ).all()
         already = sum(1 for a in recorded if parse_amount(a) == target.amount)
         if paid.count(target.amount) > already:

@@ -21,8 +21,6 @@ from da_platform.operations.retry import Backoff, call_with_retry
 REGION = "us-east-1"
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 LIVE_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
-SANDBOX_WORKER_SUBMIT = "https://workersandbox.mturk.com/mturk/externalSubmit"
-LIVE_WORKER_SUBMIT = "https://www.mturk.com/mturk/externalSubmit"
 
 TRANSIENT_CODES = frozenset({
     "ServiceFault", "ServiceUnavailable", "InternalFailure", "Throttling", "ThrottlingException",
@@ -118,10 +116,6 @@ class MTurk:
             token = response.get("NextToken")
             if not token:
                 return
-
-    @property
-    def worker_submit_url(self) -> str:
-        return LIVE_WORKER_SUBMIT if self.live else SANDBOX_WORKER_SUBMIT
 
     # -- account ------------------------------------------------------------------------------
     def balance(self) -> Decimal:

@@ -23,7 +23,6 @@ from da_platform.operations.retry import Backoff, call_with_retry
 
 PROLIFIC_API = "https://api.prolific.com"
 TOKEN_VARIABLE = "PROLIFIC_API_TOKEN"
-COMPLETION_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 REJECTION_CATEGORIES = frozenset({
     "TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
     "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
@@ -196,9 +195,6 @@ class Prolific:
         if existing:
             return existing["id"]
         return self.request("POST", "/api/v1/studies/", json=body, retry_unsafe=False)["id"]
-
-    def get_study(self, study_id: str) -> dict[str, Any]:
-        return self.request("GET", f"/api/v1/studies/{study_id}/")
 
     def transition_study(self, study_id: str, action: str) -> dict[str, Any]:
         """PUBLISH, PAUSE, START or STOP a study."""

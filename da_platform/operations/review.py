@@ -33,6 +33,7 @@ from da_platform.operations.audit import audit
 from da_platform.operations.decisions import PENDING, WorkerMessages
 from da_platform.operations.money import CostEstimate, amount_string, parse_amount
 from da_platform.operations.tokens import request_token
+from da_platform.states import DecisionAction, QCStatus
 
 DEFAULT_REJECTION = (
     "Your ratings did not pass our quality checks: the answers we had deliberately damaged were scored "
@@ -106,18 +107,20 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: Wor
     ``verdict`` (if known) the worker's combined verdict with the MEANING check and behaviour signals."""
     def reject(reason: str) -> Verdict:
         if not policy.reject_enabled:
-            return Verdict("approve", False, f"{reason} (rejection disabled: approved, data excluded)")
-        return Verdict("reject", False, reason, block=policy.block_rejected)
+            return Verdict(DecisionAction.approve, False, f"{reason} (rejection disabled: approved, data excluded)")
+        return Verdict(DecisionAction.reject, False, reason, block=policy.block_rejected)
 
     if ratings_given == 0:
         return reject("no rating was recorded for this assignment")
     if qc is None:
-        return Verdict("approve", False, "no quality-control result for this worker: approved, data excluded")
+        return Verdict(DecisionAction.approve, False,
+                       "no quality-control result for this worker: approved, data excluded")
     run = int(qc.longest_identical_run)
     if policy.reject_identical_run and run >= policy.reject_identical_run:
         return reject(f"{run} identical scores in a row (threshold {policy.reject_identical_run})")
     evidence = f"QC {qc.status}: p={qc.pvalue:.4g} over {qc.n_nonzero_pairs} non-zero pairs ({qc.method})"
-    if qc.status == "failed" and qc.n_nonzero_pairs >= policy.reject_min_pairs and qc.pvalue > policy.reject_min_p:
+    if (qc.status == QCStatus.failed and qc.n_nonzero_pairs >= policy.reject_min_pairs
+            and qc.pvalue > policy.reject_min_p):
         return reject(f"{evidence}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
     meaning = verdict.meaning if verdict is not None else None
     if meaning is not None and meaning.status == "failed":
@@ -130,12 +133,12 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: Wor
         return Verdict(HOLD, False, "flagged for review, no automatic decision (behaviour alone never rejects "
                        f"anyone; the researcher decides): {'; '.join(s.name for s in verdict.flags)}")
     bonus = policy.bonus if policy.bonus > 0 else None
-    if qc.status == "not_quality_controlled":
-        return Verdict("approve", True, "campaign has no quality checks: approved and used",
+    if qc.status == QCStatus.not_quality_controlled:
+        return Verdict(DecisionAction.approve, True, "campaign has no quality checks: approved and used",
                        None if policy.bonus_requires_pass else bonus)
     if qc.passed:
-        return Verdict("approve", True, f"{evidence}: approved and used", bonus)
-    return Verdict("approve", False, f"{evidence}; not clear enough to reject: approved, data excluded",
+        return Verdict(DecisionAction.approve, True, f"{evidence}: approved and used", bonus)
+    return Verdict(DecisionAction.approve, False, f"{evidence}; not clear enough to reject: approved, data excluded",
                    None if policy.bonus_requires_pass else bonus)
 
 
@@ -160,7 +163,8 @@ def awaiting_review(session: Session, campaign: Campaign, provider: str) -> list
     finished = (AssignmentStatus.completed, AssignmentStatus.submitted) if provider == "pool" else (
         AssignmentStatus.submitted,)
     decided = select(ReviewDecision.assignment_id).where(
-        ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(("approve", "reject")),
+        ReviewDecision.campaign_id == campaign.id,
+        ReviewDecision.action.in_((DecisionAction.approve, DecisionAction.reject)),
         ReviewDecision.assignment_id.is_not(None))
     ratings = (select(func.count(Rating.id)).where(Rating.assignment_id == Assignment.id)
                .correlate(Assignment).scalar_subquery())
@@ -179,7 +183,7 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
     planned: list[PlannedDecision] = []
     blocked: set[int] = set(session.scalars(
         select(ReviewDecision.worker_id).where(ReviewDecision.campaign_id == campaign.id,
-                                               ReviewDecision.action == "block")))
+                                               ReviewDecision.action == DecisionAction.block)))
     for assignment, n_ratings in awaiting_review(session, campaign, provider):
         worker = assignment.worker
         verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings)
@@ -192,13 +196,13 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
             request_token=request_token(f"{provider}-{verdict.action}", campaign.id, assignment.public_id)))
         if verdict.bonus is not None:
             planned.append(PlannedDecision(
-                **common, action="bonus", use_data=verdict.use_data, amount=verdict.bonus,
+                **common, action=DecisionAction.bonus, use_data=verdict.use_data, amount=verdict.bonus,
                 reason=f"bonus: {verdict.reason}",
                 request_token=request_token(f"{provider}-bonus", campaign.id, assignment.public_id)))
         if verdict.block and worker.id not in blocked:
             blocked.add(worker.id)
             planned.append(PlannedDecision(
-                **common, action="block", use_data=False, amount=None, reason=f"block: {verdict.reason}",
+                **common, action=DecisionAction.block, use_data=False, amount=None, reason=f"block: {verdict.reason}",
                 request_token=request_token(f"{provider}-block", campaign.id, worker.id)))
     return planned
 
@@ -240,8 +244,8 @@ def store(session: Session, campaign: Campaign, planned: Iterable[PlannedDecisio
 def planned_cost(planned: list[PlannedDecision], pricing: Callable[[int, list[Decimal]], CostEstimate]
                  ) -> CostEstimate:
     """What the planned approvals and bonuses cost, priced by the provider's ``pricing``."""
-    approvals = sum(p.action == "approve" for p in planned)
-    return pricing(approvals, [p.amount for p in planned if p.action == "bonus" and p.amount is not None])
+    approvals = sum(p.action == DecisionAction.approve for p in planned)
+    return pricing(approvals, [p.amount for p in planned if p.action == DecisionAction.bonus and p.amount is not None])
 
 
 def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider: str, policy: ReviewPolicy,

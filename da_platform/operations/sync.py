@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker
+from da_platform.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker
 from da_platform.operations.audit import audit
 from da_platform.operations.decisions import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
 from da_platform.operations.provider import Provider, ProviderAssignment, ProviderStatus
 from da_platform.operations.tokens import request_token
+from da_platform.states import DecisionAction
 
 _TO_OURS = {
     ProviderStatus.submitted: AssignmentStatus.submitted,
@@ -26,7 +27,6 @@ _TO_OURS = {
     ProviderStatus.rejected: AssignmentStatus.rejected,
     ProviderStatus.abandoned: AssignmentStatus.abandoned,
 }
-FINISHED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
 
 
 @dataclass
@@ -89,15 +89,16 @@ def plan_exclusions(session: Session, campaign: Campaign, provider: str) -> int:
         .group_by(Assignment.worker_id).subquery()
     )
     already = select(ReviewDecision.worker_id).where(
-        ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(("exclude", "block")))
+        ReviewDecision.campaign_id == campaign.id,
+        ReviewDecision.action.in_((DecisionAction.exclude, DecisionAction.block)))
     workers = session.execute(
         select(Worker.id, Worker.external_id).join(finished, finished.c.worker_id == Worker.id)
         .where(finished.c.n >= campaign.max_hits_per_worker, Worker.id.not_in(already))
     ).all()
     for worker_id, external in workers:
         reason = f"finished {campaign.max_hits_per_worker} HIT(s) of the campaign: exclusion qualification"
-        session.add(ReviewDecision(campaign_id=campaign.id, worker_id=worker_id, action="exclude", use_data=True,
-                                   reason=reason, status=PENDING,
+        session.add(ReviewDecision(campaign_id=campaign.id, worker_id=worker_id, action=DecisionAction.exclude,
+                                   use_data=True, reason=reason, status=PENDING,
                                    request_token=request_token(f"{provider}-exclude", campaign.id, worker_id)))
         audit(session, f"{provider}.decide.exclude", campaign_id=campaign.id, target=external, reason=reason)
     return len(workers)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 from urllib.parse import urlsplit
-from xml.sax.saxutils import escape
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -39,16 +38,6 @@ def submit_origin(turk_submit_to: str, allowed: Iterable[str]) -> str:
 def external_question_url(public_url: str) -> str:
     """The ExternalURL to give MTurk (it appends assignmentId, hitId, workerId, turkSubmitTo)."""
     return public_url.rstrip("/") + ARRIVAL_PATH
-
-
-def external_question_xml(public_url: str, frame_height: int = 0) -> str:
-    """The ``Question`` XML for ``CreateHIT`` (frame height 0 = MTurk sizes the frame to the window)."""
-    return (
-        '<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
-        '2006-07-14/ExternalQuestion.xsd">'
-        f"<ExternalURL>{escape(external_question_url(public_url))}</ExternalURL>"
-        f"<FrameHeight>{int(frame_height)}</FrameHeight></ExternalQuestion>"
-    )
 
 
 class MTurkSource(WorkerSource):

@@ -80,7 +80,8 @@ class Tokens:
             raise TokenError("invalid link")
         return value
 
-    # Completion receipts (sent to MTurk with the submission, checkable by the review) -----------
+    # Completion receipts: posted to MTurk with the submission (its ``completion`` answer field). The
+    # platform records completion itself and reads no receipt back; ``read_receipt`` decodes one by hand.
     def receipt(self, assignment_public_id: str, ratings: int) -> str:
         return self._receipt.dumps({"a": assignment_public_id, "n": ratings})
 

@@ -1,9 +1,9 @@
-"""The web application: worker pages now, the researchers' dashboard later.
+"""The web application: the worker pages and the researchers' dashboard.
 
 ``create_app`` is a Flask application factory (as in the Flask tutorial). Production::
 
     DA_SECRET_KEY=… DA_DATABASE_URL=postgresql+psycopg://… da-platform init
-    gunicorn --workers 4 --threads 8 --bind 127.0.0.1:8000 "da_platform.web:create_app()"
+    gunicorn --worker-class gthread --workers 3 --threads 4 --bind 127.0.0.1:8000 "da_platform.web:create_app()"
 
 (see docs/deploy.md). Blueprints: ``worker`` (arrival, the slots, completion) and ``admin`` (the
 researchers' dashboard at ``/admin``), registered by :func:`register_blueprints`.

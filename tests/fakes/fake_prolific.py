@@ -5,12 +5,16 @@ placeholders, submission transitions only from AWAITING REVIEW, Prolific's rejec
 category and a message of at least 100 characters), paginated submission lists, bulk bonuses that
 name submissions of the study, and a pay endpoint that is NOT idempotent (paying twice pays twice,
 as Prolific documents). ``ledger`` holds every reward, bonus and rejection; faults can be queued.
+Responses follow the shapes in ``tests/fakes/prolific_contract.py`` (checked by
+``tests/test_prolific_contract.py``): a list item names ``participant_id``, a retrieved submission
+``participant``; creations answer 201 and the pay endpoint 202, as the API reference documents.
 """
 from __future__ import annotations
 
 import itertools
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -68,7 +72,8 @@ class FakeProlificState:
                 raise ProlificFault(400, "study is full")
             submission_id = self.new_id("s")
             self.submissions[submission_id] = {"id": submission_id, "study_id": study_id, "participant_id": participant_id,
-                                               "status": "ACTIVE", "bonus_payments": [], "study_code": None}
+                                               "status": "ACTIVE", "bonus_payments": [], "study_code": None,
+                                               "started_at": _now(), "completed_at": None}
             return submission_id
 
     def complete(self, submission_id: str, code: str) -> None:
@@ -78,7 +83,24 @@ class FakeProlificState:
             study = self.studies[submission["study_id"]]
             if code not in [c["code"] for c in study["completion_codes"]]:
                 raise ProlificFault(400, f"unknown completion code {code!r}")
-            submission.update(status="AWAITING REVIEW", study_code=code)
+            submission.update(status="AWAITING REVIEW", study_code=code, completed_at=_now())
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def submission_short(submission: dict[str, Any]) -> dict[str, Any]:
+    """A list item (API reference: studies/get-study-submissions, SubmissionShort)."""
+    return {k: submission[k] for k in ("id", "participant_id", "status", "started_at", "completed_at", "study_code")}
+
+
+def submission_detail(submission: dict[str, Any]) -> dict[str, Any]:
+    """A retrieved submission (API reference: submissions/get-submission): ``participant``, not ``participant_id``."""
+    return {"id": submission["id"], "study_id": submission["study_id"], "participant": submission["participant_id"],
+            "status": submission["status"], "started_at": submission["started_at"],
+            "completed_at": submission["completed_at"], "entered_code": submission["study_code"],
+            "bonus_payments": list(submission["bonus_payments"])}
 
 
 def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
@@ -87,7 +109,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
     state = state or FakeProlificState()
     app.config["PROLIFIC"] = state
 
-    def guarded(endpoint: str, apply):
+    def guarded(endpoint: str, apply, success: int = 200):
         if request.headers.get("Authorization") != f"Token {state.token}":
             return jsonify({"error": {"detail": "Invalid token."}}), 401
         with state.lock:
@@ -105,7 +127,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
             fault.hang.wait()
         if fault:
             return jsonify({"error": {"detail": f"injected {fault.code} after applying"}}), fault.status
-        return jsonify(body)
+        return jsonify(body), success
 
     def study_view(study: dict[str, Any]) -> dict[str, Any]:
         return dict(study)
@@ -127,7 +149,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
             study = {**body, "id": state.new_id("p"), "status": "UNPUBLISHED"}
             state.studies[study["id"]] = study
             return study_view(study)
-        return guarded("create_study", apply)
+        return guarded("create_study", apply, 201)
 
     @app.get("/api/v1/studies/")
     def list_studies():
@@ -167,7 +189,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
             chunk = items[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
             more = page * PAGE_SIZE < len(items)
             next_href = f"/api/v1/submissions/?study={study_id}&page={page + 1}" if more else None
-            return {"results": [dict(s) for s in chunk], "_links": {"next": {"href": next_href}},
+            return {"results": [submission_short(s) for s in chunk], "_links": {"next": {"href": next_href}},
                     "meta": {"count": len(items)}}
         return guarded("list_submissions", apply)
 
@@ -176,7 +198,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
         def apply():
             if submission_id not in state.submissions:
                 raise ProlificFault(404, "Not found.")
-            return dict(state.submissions[submission_id])
+            return submission_detail(state.submissions[submission_id])
         return guarded("get_submission", apply)
 
     @app.post("/api/v1/submissions/<submission_id>/transition/")
@@ -191,7 +213,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
             if target is None:
                 raise ProlificFault(400, f"unknown action {action!r}")
             if submission["status"] == target:
-                return dict(submission)  # Prolific: repeating the same transition is ignored
+                return submission_detail(submission)  # Prolific: repeating the same transition is ignored
             if submission["status"] != "AWAITING REVIEW":
                 raise ProlificFault(400, f"cannot {action} a submission that is {submission['status']}")
             if action == "REJECT":
@@ -205,7 +227,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
                 "rejection", Decimal("0.00"))
             state.ledger.append(LedgerEntry(kind, submission_id, submission["participant_id"],
                                             amount.quantize(Decimal("0.01")), body.get("message") or ""))
-            return dict(submission)
+            return submission_detail(submission)
         return guarded("transition_submission", apply)
 
     @app.post("/api/v1/submissions/bonus-payments/")
@@ -230,7 +252,7 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
                     "total_amount": float(sum(v for _, v in rows) * 100)}
             state.bulk_bonuses[bulk["id"]] = bulk
             return {"id": bulk["id"], "study": study_id, "total_amount": bulk["total_amount"]}
-        return guarded("setup_bonus", apply)
+        return guarded("setup_bonus", apply, 201)
 
     @app.post("/api/v1/bulk-bonus-payments/<bulk_id>/pay/")
     def pay_bonus(bulk_id):
@@ -243,6 +265,6 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
                 submission["bonus_payments"].append(int(value * 100))
                 state.ledger.append(LedgerEntry("bonus", submission_id, submission["participant_id"], value))
             return {}
-        return guarded("pay_bonus", apply)
+        return guarded("pay_bonus", apply, 202)
 
     return app

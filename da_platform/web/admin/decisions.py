@@ -28,6 +28,7 @@ from da_platform.operations.money import amount_string, parse_amount
 from da_platform.operations.review import PlannedDecision, ReviewPolicy, Verdict, judge, store
 from da_platform.operations.tokens import request_token
 from da_platform.ratings import worker_label
+from da_platform.states import DecisionAction
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             provider_assignment_id=a.provider_assignment_id if a else None, action=kind, use_data=use,
             amount=money, reason=reason, request_token=request_token(f"{source}-{kind}", campaign.id, *token_parts))
 
-    if action.decision in ("approve", "reject"):
+    if action.decision in (DecisionAction.approve, DecisionAction.reject):
         decided = _decided(session, campaign, ("approve", "reject"))
         open_ = [a for a in assignments if a.id not in decided and _awaiting(a)]
         waiting = [a for a in assignments if a.id not in decided and not _awaiting(a)]
@@ -143,7 +144,7 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             notes.append(rejection_notice(source))
         if rows:
             return Plan(action, worker, rows, False, tuple(notes))
-        if action.decision == "reject":
+        if action.decision == DecisionAction.reject:
             raise DecisionError("no finished assignment without a decision: nothing to reject (to stop using "
                                 "the data, choose 'approve but exclude')")
         kind = "use_data" if action.use_data else "exclude_data"
@@ -153,7 +154,7 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
         return Plan(action, worker, (row,), True, tuple(notes))
     finished = [a for a in assignments if a.status not in (AssignmentStatus.in_progress, AssignmentStatus.abandoned)]
     latest = finished[-1] if finished else (assignments[-1] if assignments else None)
-    if action.decision == "bonus":
+    if action.decision == DecisionAction.bonus:
         try:
             money = parse_amount(amount or "", field="amount")
         except ValueError as error:
@@ -162,14 +163,14 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             raise DecisionError("a bonus needs a positive amount such as '0.50'")
         if not finished:
             raise DecisionError("the worker has no finished assignment to pay a bonus on")
-        return Plan(action, worker, (planned(latest, "bonus", True, money, latest.public_id, nonce),), False,
-                    (f"paid on assignment {latest.public_id}",))
+        bonus = planned(latest, DecisionAction.bonus, True, money, latest.public_id, nonce)
+        return Plan(action, worker, (bonus,), False, (f"paid on assignment {latest.public_id}",))
     blocked = session.scalar(select(ReviewDecision.id).where(
         ReviewDecision.campaign_id == campaign.id, ReviewDecision.worker_id == worker.id,
-        ReviewDecision.action == "block", ReviewDecision.status != FAILED).limit(1))
+        ReviewDecision.action == DecisionAction.block, ReviewDecision.status != FAILED).limit(1))
     if blocked is not None:
         raise DecisionError("the worker is blocked already")
-    return Plan(action, worker, (planned(latest, "block", True, None, worker.id),), False, ())
+    return Plan(action, worker, (planned(latest, DecisionAction.block, True, None, worker.id),), False, ())
 
 
 def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> list[ReviewDecision]:
@@ -207,10 +208,11 @@ def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> 
 
 def _carry_out(session: Session, decision: ReviewDecision) -> None:
     """An own-pool decision: nothing to send; its effect is applied here and it is marked done."""
-    if decision.action in ("approve", "reject") and decision.assignment_id is not None:
+    if decision.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
         assignment = session.get(Assignment, decision.assignment_id)
-        assignment.status = AssignmentStatus.approved if decision.action == "approve" else AssignmentStatus.rejected
-    if decision.action == "block":
+        approved = decision.action == DecisionAction.approve
+        assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
+    if decision.action == DecisionAction.block:
         session.get(Worker, decision.worker_id).blocked = True
     decision.status, decision.updated_at = DONE, utcnow()
     decision.outcome = "own pool: no provider to call; recorded (pay outside the platform)"

@@ -12,6 +12,7 @@ from sqlalchemy.orm import aliased
 
 from da_platform.models import Assignment, Campaign, Hit, Question, Rating, ReviewDecision, Slot, SlotType, System, Worker
 from da_platform.ratings import worker_label
+from da_platform.states import QCStatus
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import current_user, login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, worker_or_404
@@ -46,7 +47,7 @@ def _median_seconds(analysis, label: str) -> float:
 
 def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=None) -> list[str]:
     flags = []
-    if qc is not None and qc.status != "passed":
+    if qc is not None and qc.status != QCStatus.passed:
         flags.append(f"QC {qc.status.replace('_', ' ')}")
     if qc is not None and policy.reject_identical_run and qc.longest_identical_run >= policy.reject_identical_run:
         flags.append(f"{qc.longest_identical_run} identical in a row")

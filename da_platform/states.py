@@ -1,0 +1,33 @@
+"""The states of review decisions and quality control, as types (dependency-free: ``analysis.states`` only).
+
+``DecisionAction`` and ``DecisionStatus`` are stored in ``review_decision.action`` / ``.status`` as
+their string values (the columns stay strings, so no migration); ``QCStatus`` is defined in
+``analysis.states`` (``analysis`` does not import ``da_platform``) and re-exported here so that the
+platform reads every state from one module. Each is a ``StrState``: a member equals its stored string,
+and ``str()`` / f-strings give the value on every supported Python.
+"""
+from __future__ import annotations
+
+from analysis.states import QCStatus, StrState
+
+
+class DecisionAction(StrState):
+    """What a review decision does (``ReviewDecision.action``)."""
+
+    approve = "approve"
+    reject = "reject"
+    bonus = "bonus"
+    block = "block"
+    exclude = "exclude"  # the provider's exclusion qualification after max_hits_per_worker HITs
+
+
+class DecisionStatus(StrState):
+    """Where carrying a decision out stands (``ReviewDecision.status``): pending -> sent -> done | failed."""
+
+    pending = "pending"
+    sent = "sent"
+    done = "done"
+    failed = "failed"
+
+
+__all__ = ["DecisionAction", "DecisionStatus", "QCStatus"]
