@@ -1,12 +1,12 @@
 """Labels from the data for the adapted metrics: per-reference yes/no labels and entities, per-answer labels
 
-Revision ID: 0003_metric_labels
+Revision ID: 0003
 Revises: 0002
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0003_metric_labels'
+revision = '0003'
 down_revision = '0002'
 branch_labels = None
 depends_on = None

@@ -1,14 +1,14 @@
 """worker.label: the researcher's own name for an invited own-pool worker (``invite --label``)
 
-Revision ID: 0003_worker_label
-Revises: 0002
+Revision ID: 0005
+Revises: 0004
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0003_worker_label'
-down_revision = '0002'
+revision = '0005'
+down_revision = '0004'
 branch_labels = None
 depends_on = None
 

@@ -2,15 +2,15 @@
 
 Ratings stored before this migration keep NULL in both (not recorded).
 
-Revision ID: 0003_rating_behaviour
-Revises: 0002
+Revision ID: 0006
+Revises: 0005
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0003_rating_behaviour'
-down_revision = '0002'
+revision = '0006'
+down_revision = '0005'
 branch_labels = None
 depends_on = None
 

@@ -1,14 +1,14 @@
 """admin_user.session_epoch: dashboard sessions can be revoked (logout, new password)
 
-Revision ID: 0003_session_revocation
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0003_session_revocation'
-down_revision = '0002'
+revision = '0004'
+down_revision = '0003'
 branch_labels = None
 depends_on = None
 
