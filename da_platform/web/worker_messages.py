@@ -42,6 +42,7 @@ MESSAGES = (
     N_("This task is not known here."),
     N_("This task is not open at the moment."),
     N_("You cannot take part in this task."),
+    N_("You cannot take part in this task any more."),
     N_("You have already done as many of these tasks as one person may."),
     N_("You have already submitted this task."),
     N_("The link is incomplete or malformed (turkSubmitTo)."),
