@@ -164,7 +164,7 @@ class RatingsTable:
         if evidence is not None and len(evidence) != n:
             raise ValueError(f"evidence has {len(evidence)} rows, score has {n}")
         return cls(groups, workers, hits, Categorical.from_values(system), Categorical.from_values(item),
-                   types, slots, original, scores, times, evidence)
+                   types, slots, original, scores, times, evidence=evidence)
 
     @classmethod
     def from_records(cls, records: Iterable[RatingRecord], *, source: str | None = None) -> "RatingsTable":
