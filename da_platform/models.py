@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -374,3 +375,13 @@ class AdminUser(Base):
     username: Mapped[str] = mapped_column(String(100), unique=True)
     password_hash: Mapped[str] = mapped_column(String(300))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ImageBlob(Base):
+    """A rendered answer image kept in the database (``DA_IMAGE_STORE=database``); ``key`` is the
+    SHA-256 of ``data`` in hex, as with every image store (hit_builder/storage.py)."""
+
+    __tablename__ = "image_blob"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
