@@ -1,0 +1,205 @@
+"""A campaign's analysis kept between requests, recomputed when its inputs change.
+
+The analysis (``da_platform.campaign_analysis.CampaignAnalysis``) depends on the campaign's ratings,
+its data decisions and its quality-control settings. Each use first reads a cheap **stamp** of those
+inputs (count, largest and sum of the rating ids; count, largest id and latest change of the review
+decisions; the QC settings and the name). A cached analysis is used only while its stamp is the
+current one, so no analysis is ever shown as current once a rating or a decision has arrived. The
+stamp is read *before* the inputs are loaded, so an analysis holds at least what its stamp says.
+
+Small campaigns (fewer than ``background_from`` ratings) are recomputed in the request. Larger ones
+are recomputed off the request path, in one background thread per campaign and process: meanwhile
+the pages get the previous analysis marked as out of date (:class:`Cached` ``.current`` False, with
+what changed), or none yet. Each process keeps its own copy (memory: about that of one analysis per
+campaign viewed).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from da_platform.campaign_analysis import CampaignAnalysis
+from da_platform.models import Assignment, Campaign, Hit, Rating, ReviewDecision, utcnow
+
+BACKGROUND_FROM = 50_000
+"""Default: campaigns with at least this many ratings are analysed off the request path."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What the analysis of a campaign was computed from (equal stamps: equal inputs)."""
+
+    ratings: int
+    rating_max_id: int
+    rating_id_sum: int
+    decisions: int
+    decision_max_id: int
+    decision_changed: str
+    settings: str
+
+    def changes_since(self, older: Stamp) -> str:
+        """What changed from ``older`` to this stamp, for the page."""
+        parts = []
+        if (self.ratings, self.rating_max_id, self.rating_id_sum) != (older.ratings, older.rating_max_id,
+                                                                      older.rating_id_sum):
+            new = self.ratings - older.ratings
+            parts.append(f"{new:,} new ratings" if new > 0 else "the ratings changed")
+        if (self.decisions, self.decision_max_id, self.decision_changed) != (
+                older.decisions, older.decision_max_id, older.decision_changed):
+            parts.append("new decisions")
+        if self.settings != older.settings:
+            parts.append("the quality-control settings changed")
+        return ", ".join(parts) or "the inputs changed"
+
+
+def read_stamp(session: Session, campaign: Campaign) -> Stamp:
+    """The campaign's current stamp: two aggregate queries over indexed columns."""
+    ratings, max_id, id_sum = session.execute(
+        select(func.count(Rating.id), func.coalesce(func.max(Rating.id), 0), func.coalesce(func.sum(Rating.id), 0))
+        .join(Assignment, Assignment.id == Rating.assignment_id).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id)).one()
+    decisions, decision_max, changed = session.execute(
+        select(func.count(ReviewDecision.id), func.coalesce(func.max(ReviewDecision.id), 0),
+               func.max(ReviewDecision.updated_at))
+        .where(ReviewDecision.campaign_id == campaign.id)).one()
+    settings = json.dumps([campaign.name, (campaign.settings or {}).get("review")], sort_keys=True, default=str)
+    return Stamp(int(ratings), int(max_id), int(id_sum), int(decisions), int(decision_max),
+                 "" if changed is None else str(changed), settings)
+
+
+@dataclass
+class Cached:
+    """An analysis with when and from what it was computed; ``current`` False: out of date (a newer
+    one is being computed), ``changes`` says what arrived since. ``analysis`` None: none yet."""
+
+    analysis: CampaignAnalysis | None
+    stamp: Stamp | None
+    computed_at: datetime | None
+    seconds: float | None
+    current: bool
+    changes: str = ""
+    computing: bool = False
+    error: str | None = None  # the last background computation failed with this
+
+
+def compute(session: Session, campaign: Campaign) -> CampaignAnalysis:
+    """The campaign's analysis with everything the pages use computed now (not lazily later)."""
+    analysis = CampaignAnalysis(session, campaign)
+    _ = analysis.result, analysis.worker_qc
+    return analysis
+
+
+@dataclass
+class _Entry:
+    analysis: CampaignAnalysis | None = None
+    stamp: Stamp | None = None
+    computed_at: datetime | None = None
+    seconds: float | None = None
+    running: Stamp | None = None  # the stamp a background computation is working on
+    done: threading.Event = field(default_factory=threading.Event)
+    error: str | None = None
+
+
+class AnalysisCache:
+    """Per-process cache of campaign analyses (thread-safe); ``sessions`` opens the background
+    computations' own sessions."""
+
+    def __init__(self, sessions: sessionmaker[Session], *, background_from: int = BACKGROUND_FROM,
+                 compute: Callable[[Session, Campaign], CampaignAnalysis] = compute) -> None:
+        self.sessions = sessions
+        self.background_from = background_from
+        self._compute = compute
+        self._entries: dict[int, _Entry] = {}
+        self._lock = threading.Lock()
+
+    def get(self, session: Session, campaign: Campaign, *, wait: bool = False) -> Cached:
+        """The campaign's analysis: the cached one if its stamp is current; else recomputed in this
+        call (small campaigns, or ``wait``) or in the background (the previous one comes back marked
+        out of date)."""
+        stamp = read_stamp(session, campaign)
+        with self._lock:
+            entry = self._entries.setdefault(campaign.id, _Entry())
+            if entry.stamp == stamp and entry.analysis is not None:
+                return self._view(entry, current=True)
+            if not (wait or stamp.ratings < self.background_from):
+                if entry.running is None:  # one computation at a time per campaign
+                    self._start(entry, campaign.id, stamp)
+                view = self._view(entry, current=False)
+                view.changes = stamp.changes_since(entry.stamp) if entry.stamp is not None else ""
+                view.computing, view.error = True, entry.error
+                return view
+        return self._store_now(entry, session, campaign, stamp)
+
+    def wait(self, campaign_id: int, timeout: float | None = None) -> bool:
+        """Block until the campaign's background computation (if any) has finished (for tests and
+        benchmarks); whether it has."""
+        with self._lock:
+            entry = self._entries.get(campaign_id)
+            if entry is None or entry.running is None:
+                return True
+        return entry.done.wait(timeout)
+
+    def _view(self, entry: _Entry, *, current: bool) -> Cached:
+        return Cached(entry.analysis, entry.stamp, entry.computed_at, entry.seconds, current)
+
+    def _store_now(self, entry: _Entry, session: Session, campaign: Campaign, stamp: Stamp) -> Cached:
+        started = utcnow()
+        analysis = self._compute(session, campaign)
+        seconds = (utcnow() - started).total_seconds()
+        with self._lock:
+            if entry.computed_at is None or started >= entry.computed_at:
+                entry.analysis, entry.stamp, entry.computed_at, entry.seconds = analysis, stamp, started, seconds
+        return Cached(analysis, stamp, started, seconds, current=True)
+
+    def _start(self, entry: _Entry, campaign_id: int, stamp: Stamp) -> None:
+        """Start a background computation (the caller holds the lock)."""
+        entry.running = stamp
+        entry.done.clear()
+        threading.Thread(target=self._background, args=(entry, campaign_id, stamp), daemon=True,
+                         name=f"analysis-{campaign_id}").start()
+
+    def _background(self, entry: _Entry, campaign_id: int, stamp: Stamp) -> None:
+        try:
+            with self.sessions() as session:
+                campaign = session.get(Campaign, campaign_id)
+                if campaign is not None:
+                    # The stamp was read before this session loads anything: the analysis holds at
+                    # least what the stamp says (more only makes the next stamp differ: recomputed).
+                    self._store_now(entry, session, campaign, stamp)
+                    entry.error = None
+        except Exception as error:  # noqa: BLE001 - shown on the page, the next request tries again
+            entry.error = f"{type(error).__name__}: {error}"
+        finally:
+            with self._lock:
+                if entry.running == stamp:
+                    entry.running = None
+                    entry.done.set()
+
+
+def app_cache(app) -> AnalysisCache:
+    """The Flask app's analysis cache (made on first use; ``ANALYSIS_BACKGROUND_FROM`` ratings and
+    more are analysed off the request path)."""
+    cache = app.extensions.get("da_analysis_cache")
+    if cache is None:
+        background_from = int(app.config.get("ANALYSIS_BACKGROUND_FROM", BACKGROUND_FROM))
+        cache = app.extensions.setdefault("da_analysis_cache", AnalysisCache(app.config["SESSIONS"],
+                                                                             background_from=background_from))
+    return cache
+
+
+def current_analysis(session: Session, campaign: Campaign) -> CampaignAnalysis:
+    """The campaign's current analysis for an export: inside the web app its cached one while current,
+    else (and outside the app) computed now."""
+    from flask import current_app, has_app_context
+
+    if has_app_context() and "SESSIONS" in current_app.config:
+        cached = app_cache(current_app).get(session, campaign, wait=True)
+        assert cached.analysis is not None and cached.current
+        return cached.analysis
+    return CampaignAnalysis(session, campaign)
