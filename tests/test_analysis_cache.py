@@ -108,7 +108,7 @@ def login(client) -> None:
 
 
 def state_of(page: str) -> str:
-    return re.sub(r"\s+", " ", re.search(r'<p[^>]*id="analysis-state"[^>]*>(.*?)</p>', page, re.S).group(1))
+    return re.sub(r"\s+", " ", re.search(r'<p[^>]*id="analysis-state"[^>]*>(.*?)</p>', page, re.DOTALL).group(1))
 
 
 def test_the_pages_say_when_the_analysis_was_computed(env) -> None:
