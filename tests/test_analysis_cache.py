@@ -150,3 +150,28 @@ def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:
     assert "from 200 ratings; up to date" in state_of(client.get(base).text)
     export = client.get(f"{base}/export/ratings?partial=1")  # exports never use an out-of-date analysis
     assert export.status_code == 200 and export.data.count(b"\n") >= 200
+
+
+def test_the_workers_page_medians_are_each_workers_median(env) -> None:
+    """The workers page computes every worker's median time per item in one pass; each equals numpy's
+    median of that worker's timed ratings."""
+    import math
+
+    import numpy as np
+
+    from da_platform.web.admin.workers import _median_seconds
+
+    with env.sessions() as session:
+        campaign = session.get(Campaign, env.campaign_id)
+        factories.rate_hit(session, campaign, 1, "slow", seconds=9, seed=2)
+        factories.rate_hit(session, campaign, 2, "partial", seconds=4, slots=30, seed=3)
+        analysis = compute(session, campaign)
+    table = analysis.table
+    for label in table.worker.labels:
+        rows = np.flatnonzero(np.array([table.worker.labels[c] == label for c in table.worker.codes]))
+        seconds = table.seconds[rows]
+        expected = float(np.median(seconds[~np.isnan(seconds)]))
+        assert _median_seconds(analysis, label) == expected
+    assert {label: _median_seconds(analysis, label) for label in table.worker.labels} == {
+        "pool:first": 6.0, "pool:slow": 9.0, "pool:partial": 4.0}
+    assert math.isnan(_median_seconds(analysis, "pool:nobody"))
