@@ -375,6 +375,7 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
         saturate = run_phase("rate", port, args.clients, args.processes, args.seconds,
                              [invites[i::args.clients][:INVITES_PER_CLIENT] for i in range(args.clients)])
         logged_before_crowd = access_log.stat().st_size if access_log and access_log.exists() else 0
+        load_before_crowd = os.getloadavg()[0]
         crowd = run_phase("rate", port, args.workers, args.processes, 0, [[link] for link in invites[saturating:]],
                           think=args.think, images=True, whole_hit=True, ramp=args.ramp)
         lines += latency_rows(f"healthz ({args.clients} clients)", health)
@@ -401,7 +402,8 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
             f"{args.think} s ± 50 %: "
             f"{len(crowd['accepted']) / crowd['elapsed']:.0f} ratings/s, all requests p50 "
             f"{statistics.median(crowd_all):.1f} ms, **p99 {percentile(crowd_all, 0.99):.1f} ms**, "
-            f"{crowd['elapsed']:.0f} s",
+            f"{crowd['elapsed']:.0f} s (machine load average {load_before_crowd:.1f} before, "
+            f"{os.getloadavg()[0]:.1f} after)",
             *([server_times(access_log, logged_before_crowd, crowd_all)] if access_log else []),
             f"- check: {verify(url, campaign_id, saturate['accepted'] + crowd['accepted'])}; "
             f"client errors: {len(errors)}{' ' + errors[0] if errors else ''}",
