@@ -8,10 +8,11 @@ current one, so no analysis is ever shown as current once a rating or a decision
 stamp is read *before* the inputs are loaded, so an analysis holds at least what its stamp says.
 
 Small campaigns (fewer than ``background_from`` ratings) are recomputed in the request. Larger ones
-are recomputed off the request path, in one background thread per campaign and process: meanwhile
-the pages get the previous analysis marked as out of date (:class:`Cached` ``.current`` False, with
-what changed), or none yet. Each process keeps its own copy (memory: about that of one analysis per
-campaign viewed).
+are recomputed off the request path, one computation per campaign at a time, in a separate process
+(so it does not compete with the requests for the interpreter lock; a fresh process each time, so
+its memory is returned): meanwhile the pages get the previous analysis marked as out of date
+(:class:`Cached` ``.current`` False, with what changed), or none yet. Each app process keeps its own
+copy (memory: about that of one analysis per campaign viewed).
 """
 from __future__ import annotations
 
@@ -165,14 +166,24 @@ class AnalysisCache:
                          name=f"analysis-{campaign_id}").start()
 
     def _background(self, entry: _Entry, campaign_id: int, stamp: Stamp) -> None:
+        """(In a thread that only waits.) Compute in a fresh process and store the result.
+
+        The stamp was read before the process loads anything: the analysis holds at least what the
+        stamp says (more only makes the next stamp differ, so it is recomputed)."""
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
         try:
-            with self.sessions() as session:
-                campaign = session.get(Campaign, campaign_id)
-                if campaign is not None:
-                    # The stamp was read before this session loads anything: the analysis holds at
-                    # least what the stamp says (more only makes the next stamp differ: recomputed).
-                    self._store_now(entry, session, campaign, stamp)
-                    entry.error = None
+            url = self.sessions.kw["bind"].url.render_as_string(hide_password=False)
+            started = utcnow()
+            with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+                analysis = pool.submit(_compute_from_url, url, campaign_id, self._compute).result()
+            if analysis is not None:
+                with self._lock:
+                    if entry.computed_at is None or started >= entry.computed_at:
+                        entry.analysis, entry.stamp, entry.computed_at = analysis, stamp, started
+                        entry.seconds = (utcnow() - started).total_seconds()
+                entry.error = None
         except Exception as error:  # noqa: BLE001 - shown on the page, the next request tries again
             entry.error = f"{type(error).__name__}: {error}"
         finally:
@@ -180,6 +191,20 @@ class AnalysisCache:
                 if entry.running == stamp:
                     entry.running = None
                     entry.done.set()
+
+
+def _compute_from_url(url: str, campaign_id: int,
+                      compute: Callable[[Session, Campaign], CampaignAnalysis]) -> CampaignAnalysis | None:
+    """(In the background process.) The analysis of the campaign in the database at ``url``."""
+    from da_platform.db import make_engine, session_factory
+
+    engine = make_engine(url)
+    try:
+        with session_factory(engine)() as session:
+            campaign = session.get(Campaign, campaign_id)
+            return None if campaign is None else compute(session, campaign)
+    finally:
+        engine.dispose()
 
 
 def app_cache(app) -> AnalysisCache:
