@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from da_platform.db import make_engine, session_factory, upgrade
-from da_platform.sources.arrival import take_assignment_id
-from da_platform.sources.base import Arrival
-from da_platform.sources.handout import take_assignment
-from hit_builder.storage import LocalImageStorage
-from tests.web_factories import make_campaign
+from da_platform.db import make_engine, session_factory, upgrade  # noqa: E402
+from da_platform.sources.arrival import take_assignment_id  # noqa: E402
+from da_platform.sources.base import Arrival  # noqa: E402
+from da_platform.sources.handout import take_assignment  # noqa: E402
+from hit_builder.storage import LocalImageStorage  # noqa: E402
+from tests.web_factories import make_campaign  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:

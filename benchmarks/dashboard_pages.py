@@ -25,15 +25,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from da_platform.db import upgrade
-from da_platform.models import Campaign
-from da_platform.web import create_app
-from da_platform.web.admin.accounts import create_user
-from da_platform.web.admin.context import analysis_cache
-from hit_builder.build import build_campaign
-from hit_builder.storage import LocalImageStorage
-from tests import dashboard_factories as factories
-from tests.factories import make_test_set
+from da_platform.db import upgrade  # noqa: E402
+from da_platform.models import Campaign  # noqa: E402
+from da_platform.web import create_app  # noqa: E402
+from da_platform.web.admin.accounts import create_user  # noqa: E402
+from da_platform.web.admin.context import analysis_cache  # noqa: E402
+from hit_builder.build import build_campaign  # noqa: E402
+from hit_builder.storage import LocalImageStorage  # noqa: E402
+from tests import dashboard_factories as factories  # noqa: E402
+from tests.factories import make_test_set  # noqa: E402
 
 SYSTEMS = {f"system-{i}": 85 - 7 * i for i in range(7)}
 
