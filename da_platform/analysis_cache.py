@@ -87,6 +87,7 @@ class Cached:
     changes: str = ""
     computing: bool = False
     error: str | None = None  # the last background computation failed with this
+    latest: Stamp | None = None  # the stamp read by this call (the inputs as they are now)
 
 
 def compute(session: Session, campaign: Campaign) -> CampaignAnalysis:
@@ -117,6 +118,7 @@ class AnalysisCache:
         self.background_from = background_from
         self._compute = compute
         self._entries: dict[int, _Entry] = {}
+        self._counts: dict[int, tuple[Stamp, dict[str, int]]] = {}
         self._lock = threading.Lock()
 
     def get(self, session: Session, campaign: Campaign, *, wait: bool = False) -> Cached:
@@ -127,15 +129,33 @@ class AnalysisCache:
         with self._lock:
             entry = self._entries.setdefault(campaign.id, _Entry())
             if entry.stamp == stamp and entry.analysis is not None:
-                return self._view(entry, current=True)
+                view = self._view(entry, current=True)
+                view.latest = stamp
+                return view
             if not (wait or stamp.ratings < self.background_from):
                 if entry.running is None:  # one computation at a time per campaign
                     self._start(entry, campaign.id, stamp)
                 view = self._view(entry, current=False)
                 view.changes = stamp.changes_since(entry.stamp) if entry.stamp is not None else ""
-                view.computing, view.error = True, entry.error
+                view.computing, view.error, view.latest = True, entry.error, stamp
                 return view
-        return self._store_now(entry, session, campaign, stamp)
+        view = self._store_now(entry, session, campaign, stamp)
+        view.latest = stamp
+        return view
+
+    def rating_counts(self, session: Session, campaign: Campaign, stamp: Stamp) -> dict[str, int]:
+        """``progress.ratings_by_system`` of the campaign, kept while ``stamp`` (read before, by
+        :meth:`get`) is current: counted afresh whenever the ratings changed."""
+        from da_platform.progress import ratings_by_system
+
+        with self._lock:
+            kept = self._counts.get(campaign.id)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        counts = ratings_by_system(session, campaign)
+        with self._lock:
+            self._counts[campaign.id] = (stamp, counts)
+        return counts
 
     def wait(self, campaign_id: int, timeout: float | None = None) -> bool:
         """Block until the campaign's background computation (if any) has finished (for tests and

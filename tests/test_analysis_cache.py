@@ -119,9 +119,25 @@ def test_the_pages_say_when_the_analysis_was_computed(env) -> None:
         page = client.get(path)
         assert page.status_code == 200
         assert "from 100 ratings; up to date" in state_of(page.text)
+    assert '<span class="big">100</span> ratings' in client.get(base).text  # the live progress panel
     with env.sessions() as session:
         factories.rate_hit(session, session.get(Campaign, env.campaign_id), 1, "second", seed=2)
-    assert "from 200 ratings; up to date" in state_of(client.get(base).text)
+    page = client.get(base).text
+    assert "from 200 ratings; up to date" in state_of(page)
+    assert '<span class="big">200</span> ratings' in page
+
+
+def test_the_progress_counts_are_recounted_after_a_rating(env) -> None:
+    from da_platform.progress import ratings_by_system
+
+    cache = AnalysisCache(env.sessions)
+    with env.sessions() as session:
+        campaign = session.get(Campaign, env.campaign_id)
+        first = cache.rating_counts(session, campaign, cache.get(session, campaign).latest)
+        assert first == ratings_by_system(session, campaign) and sum(first.values()) == 100
+        factories.rate_hit(session, campaign, 1, "second", seed=2)
+        after = cache.rating_counts(session, campaign, cache.get(session, campaign).latest)
+        assert after == ratings_by_system(session, campaign) and sum(after.values()) == 200
 
 
 def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:

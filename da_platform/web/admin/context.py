@@ -71,3 +71,9 @@ def campaign_analysis(campaign: Campaign) -> CampaignAnalysis:
         g.analysis_state = state
         cache[campaign.id] = state.analysis
     return cache[campaign.id]
+
+
+def rating_counts(campaign: Campaign) -> dict[str, int]:
+    """Ratings per system for the progress panel, kept with the analysis while no rating arrived
+    (call after :func:`campaign_analysis`, which read the current stamp)."""
+    return analysis_cache().rating_counts(get_session(), campaign, g.analysis_state.latest)
