@@ -108,12 +108,59 @@ def rate_bulk(session, campaign, hits: list[int], rng: random.Random) -> int:
     return count
 
 
+def _build_and_rate(sessions, folder: Path, args) -> tuple[int, int, random.Random]:
+    """Build the campaign and rate every HIT but the last; (campaign id, HITs, the random source)."""
+    start = time.perf_counter()
+    with sessions() as session:
+        test_set = make_test_set(session, name="bench", questions=args.questions, systems=tuple(SYSTEMS))
+        campaign = build_campaign(session, name="bench", test_set=test_set, passes=args.passes, seed=1,
+                                  storage=LocalImageStorage(Path(folder) / "images"))
+        session.commit()
+        hits = len(campaign.hits)
+        print(f"built {hits} HITs in {time.perf_counter() - start:.1f} s", flush=True)
+        rng = random.Random(0)
+        start = time.perf_counter()
+        if args.bulk:
+            rated = rate_bulk(session, campaign, list(range(hits - 1)), rng)
+        else:
+            for hit in range(hits - 1):  # the last HIT is rated later: the "new ratings"
+                careless = rng.random() < 0.15
+                factories.rate_hit(session, campaign, hit, f"w{hit}",
+                                   factories.careless if careless else factories.good, seed=hit)
+            rated = 100 * (hits - 1)
+        print(f"rated {rated} slots in {time.perf_counter() - start:.1f} s", flush=True)
+        create_user(session, "bench", "benchmark password")
+        session.commit()
+        campaign_id = session.query(Campaign.id).scalar()
+    return campaign_id, hits, rng
+
+
+def _reuse(sessions) -> bool:
+    """Whether a kept database holds a rated campaign; if so its last HIT is made unrated again."""
+    from sqlalchemy import delete, select
+
+    from da_platform.models import Assignment, Hit, Rating, Worker
+
+    with sessions() as session:
+        campaign_id = session.query(Campaign.id).scalar()
+        if campaign_id is None:
+            return False
+        last = session.scalar(select(Hit.id).where(Hit.campaign_id == campaign_id).order_by(Hit.index.desc()))
+        mine = select(Assignment.id).where(Assignment.hit_id == last)
+        session.execute(delete(Rating).where(Rating.assignment_id.in_(mine)))
+        session.execute(delete(Assignment).where(Assignment.hit_id == last))
+        session.execute(delete(Worker).where(~Worker.id.in_(select(Assignment.worker_id))))
+        session.commit()
+    return True
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=300)
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--bulk", action="store_true", help="write the ratings with Core executemany (for size)")
-    parser.add_argument("--keep", type=Path, help="keep the SQLite database and images in this folder")
+    parser.add_argument("--keep", type=Path, help="keep the SQLite database and images in this folder (a "
+                        "campaign already kept there is reused: its last HIT's ratings are removed first)")
     args = parser.parse_args()
     factories.QUALITY.clear()
     factories.QUALITY.update(SYSTEMS)
@@ -125,28 +172,14 @@ def main() -> None:
         app = create_app({"TESTING": True, "SECRET_KEY": "bench", "DATABASE_URL": url,
                           "IMAGE_FOLDER": str(Path(folder) / "images"), "PUBLIC_URL": "http://127.0.0.1"})
         sessions = app.config["SESSIONS"]
-        start = time.perf_counter()
-        with sessions() as session:
-            test_set = make_test_set(session, name="bench", questions=args.questions, systems=tuple(SYSTEMS))
-            campaign = build_campaign(session, name="bench", test_set=test_set, passes=args.passes, seed=1,
-                                      storage=LocalImageStorage(Path(folder) / "images"))
-            session.commit()
-            hits = len(campaign.hits)
-            print(f"built {hits} HITs in {time.perf_counter() - start:.1f} s", flush=True)
+        if args.keep and _reuse(sessions):
+            print("reusing the campaign kept in", folder, "(its last HIT's ratings removed)", flush=True)
+            with sessions() as session:
+                campaign_id = session.query(Campaign.id).scalar()
+                hits = len(session.get(Campaign, campaign_id).hits)
             rng = random.Random(0)
-            start = time.perf_counter()
-            if args.bulk:
-                rated = rate_bulk(session, campaign, list(range(hits - 1)), rng)
-            else:
-                for hit in range(hits - 1):  # the last HIT is rated later: the "new ratings"
-                    careless = rng.random() < 0.15
-                    factories.rate_hit(session, campaign, hit, f"w{hit}",
-                                       factories.careless if careless else factories.good, seed=hit)
-                rated = 100 * (hits - 1)
-            print(f"rated {rated} slots in {time.perf_counter() - start:.1f} s", flush=True)
-            create_user(session, "bench", "benchmark password")
-            session.commit()
-            campaign_id = session.query(Campaign.id).scalar()
+        else:
+            campaign_id, hits, rng = _build_and_rate(sessions, folder, args)
         client = app.test_client()
         page = client.get("/admin/login").text
         token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
