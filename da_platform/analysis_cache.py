@@ -152,7 +152,9 @@ class AnalysisCache:
             kept = self._counts.get(campaign.id)
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        counts = ratings_by_system(session, campaign)
+        counts = _add_new_ratings(session, campaign, *kept, stamp) if kept is not None else None
+        if counts is None:
+            counts = ratings_by_system(session, campaign)
         with self._lock:
             self._counts[campaign.id] = (stamp, counts)
         return counts
@@ -211,6 +213,26 @@ class AnalysisCache:
                 if entry.running == stamp:
                     entry.running = None
                     entry.done.set()
+
+
+def _add_new_ratings(session: Session, campaign: Campaign, old: Stamp, counts: dict[str, int],
+                     stamp: Stamp) -> dict[str, int] | None:
+    """``counts`` (ratings per system at ``old``) plus the ratings stored since (ids above ``old``'s
+    largest: a range of the primary key), if they are exactly what separates ``old`` from ``stamp``
+    (count and id sum); else None (count afresh)."""
+    from da_platform.models import Slot, System
+
+    new = session.execute(select(Rating.id, Rating.slot_id).where(Rating.id > old.rating_max_id)).all()
+    systems = dict(session.execute(
+        select(Slot.id, System.name).join(System, System.id == Slot.system_id).join(Hit, Hit.id == Slot.hit_id)
+        .where(Hit.campaign_id == campaign.id, Slot.id.in_({slot for _, slot in new}))).all()) if new else {}
+    mine = [(rating, systems[slot]) for rating, slot in new if slot in systems]
+    if (old.ratings + len(mine), old.rating_id_sum + sum(r for r, _ in mine)) != (stamp.ratings, stamp.rating_id_sum):
+        return None
+    added = dict(counts)
+    for _, name in mine:
+        added[name] = added.get(name, 0) + 1
+    return added
 
 
 def _compute_from_url(url: str, campaign_id: int,

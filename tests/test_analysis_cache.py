@@ -9,11 +9,16 @@ import re
 import secrets
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 
-from da_platform.analysis_cache import AnalysisCache, compute
+from da_platform.analysis_cache import (
+    AnalysisCache,
+    _add_new_ratings,
+    compute,
+    read_stamp,
+)
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.models import Campaign, ReviewDecision, Worker
+from da_platform.models import Campaign, Rating, ReviewDecision, Worker
 from da_platform.web.admin.accounts import create_user
 from da_platform.web.admin.context import analysis_cache
 from tests import dashboard_factories as factories
@@ -135,9 +140,19 @@ def test_the_progress_counts_are_recounted_after_a_rating(env) -> None:
         campaign = session.get(Campaign, env.campaign_id)
         first = cache.rating_counts(session, campaign, cache.get(session, campaign).latest)
         assert first == ratings_by_system(session, campaign) and sum(first.values()) == 100
+        old_stamp = cache.get(session, campaign).latest
         factories.rate_hit(session, campaign, 1, "second", seed=2)
-        after = cache.rating_counts(session, campaign, cache.get(session, campaign).latest)
+        new_stamp = cache.get(session, campaign).latest
+        # the new ratings are added to the kept counts (not counted afresh), with the same result
+        assert _add_new_ratings(session, campaign, old_stamp, first, new_stamp) == ratings_by_system(session, campaign)
+        after = cache.rating_counts(session, campaign, new_stamp)
         assert after == ratings_by_system(session, campaign) and sum(after.values()) == 200
+        # a rating removed in between: the kept counts cannot be brought up to date, so they are not
+        session.execute(delete(Rating).where(Rating.id == session.scalar(select(func.min(Rating.id)))))
+        session.commit()
+        assert _add_new_ratings(session, campaign, new_stamp, after, read_stamp(session, campaign)) is None
+        again = cache.rating_counts(session, campaign, cache.get(session, campaign).latest)
+        assert again == ratings_by_system(session, campaign) and sum(again.values()) == 199
 
 
 def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:
