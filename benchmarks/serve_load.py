@@ -111,19 +111,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int) -> subprocess.Popen:
-    """The platform under gunicorn, configured from the environment as in production."""
+def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int,
+                   access_log: Path | None = None) -> subprocess.Popen:
+    """The platform under gunicorn, configured from the environment as in production; with
+    ``access_log``, gunicorn logs each request's method, path, status and its time inside the server (µs)."""
     env = {**os.environ, "DA_DATABASE_URL": url, "DA_SECRET_KEY": SECRET, "DA_IMAGE_FOLDER": str(images),
            "DA_ENV": "production", "DA_PUBLIC_URL": f"http://127.0.0.1:{port}"}
-    return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, ROOT)
+    extra = ["--access-logfile", str(access_log), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"] if access_log else []
+    return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, ROOT, extra)
 
 
-def launch_gunicorn(app: str, port: int, workers: int, threads: int, env: dict, cwd: Path) -> subprocess.Popen:
+def launch_gunicorn(app: str, port: int, workers: int, threads: int, env: dict, cwd: Path,
+                    extra: list[str] | None = None) -> subprocess.Popen:
     """gunicorn (gthread) serving ``app`` on 127.0.0.1:``port``, once its ``/healthz`` answers."""
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--threads", str(threads),
          "--worker-class", "gthread", "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
-         "--log-level", "warning", app],
+         "--log-level", "warning", *(extra or []), app],
         env=env, cwd=cwd, start_new_session=True,
     )
     deadline = time.time() + 30
@@ -337,6 +341,18 @@ def verify(url: str, campaign_id: int, accepted: list[tuple[str, int]]) -> str:
     return f"{sum(stored.values())} ratings stored, {len(accepted)} accepted: {lost} lost, {extra} unexpected, {duplicates} duplicated"
 
 
+def server_times(log: Path, offset: int, client_ms: list[float]) -> str:
+    """The crowd phase's requests as gunicorn timed them (from parsing the request to sending the
+    answer: no accept queue, no client), against the clients' own times."""
+    with log.open("rb") as handle:
+        handle.seek(offset)
+        server_ms = [int(line.split()[-1]) / 1000 for line in handle.read().decode().splitlines() if line.strip()]
+    slow = sum(1 for ms in server_ms if ms > 100)
+    return (f"- crowd, inside gunicorn (access log, {len(server_ms)} requests): p50 {statistics.median(server_ms):.1f} ms, "
+            f"p99 {percentile(server_ms, 0.99):.1f} ms, max {max(server_ms):.1f} ms, {slow} over 100 ms "
+            f"(clients: {sum(1 for ms in client_ms if ms > 100)} over 100 ms)")
+
+
 def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
     from da_platform.sources.pool import mint_invites
     from da_platform.sources.tokens import Tokens
@@ -349,7 +365,8 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
         saturating = args.clients * INVITES_PER_CLIENT
         campaign_id = build(url, images, places=args.workers + saturating)
         port = free_port()
-        process = start_gunicorn(url, images, port, args.gunicorn_workers, args.threads)
+        access_log = folder / "access.log" if args.server_times else None
+        process = start_gunicorn(url, images, port, args.gunicorn_workers, args.threads, access_log)
         invites = mint_invites(Tokens(SECRET), f"http://127.0.0.1:{port}", campaign_id,
                                args.workers + saturating, 1)
         lines = [f"**{kind}** (gunicorn gthread, {args.gunicorn_workers} workers × {args.threads} threads)", "",
@@ -357,6 +374,8 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
         health = run_phase("healthz", port, args.clients, args.processes, args.seconds, None)
         saturate = run_phase("rate", port, args.clients, args.processes, args.seconds,
                              [invites[i::args.clients][:INVITES_PER_CLIENT] for i in range(args.clients)])
+        logged_before_crowd = access_log.stat().st_size if access_log and access_log.exists() else 0
+        load_before_crowd = os.getloadavg()[0]
         crowd = run_phase("rate", port, args.workers, args.processes, 0, [[link] for link in invites[saturating:]],
                           think=args.think, images=True, whole_hit=True, ramp=args.ramp)
         lines += latency_rows(f"healthz ({args.clients} clients)", health)
@@ -383,7 +402,9 @@ def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
             f"{args.think} s ± 50 %: "
             f"{len(crowd['accepted']) / crowd['elapsed']:.0f} ratings/s, all requests p50 "
             f"{statistics.median(crowd_all):.1f} ms, **p99 {percentile(crowd_all, 0.99):.1f} ms**, "
-            f"{crowd['elapsed']:.0f} s",
+            f"{crowd['elapsed']:.0f} s (machine load average {load_before_crowd:.1f} before, "
+            f"{os.getloadavg()[0]:.1f} after)",
+            *([server_times(access_log, logged_before_crowd, crowd_all)] if access_log else []),
             f"- check: {verify(url, campaign_id, saturate['accepted'] + crowd['accepted'])}; "
             f"client errors: {len(errors)}{' ' + errors[0] if errors else ''}",
             "",
@@ -411,6 +432,8 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2, help="client processes")
     parser.add_argument("--gunicorn-workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--server-times", action="store_true",
+                        help="gunicorn access log with each request's time inside the server (crowd phase)")
     args = parser.parse_args()
     print(f"command: python benchmarks/serve_load.py {' '.join(sys.argv[1:])}".rstrip())
     for kind in args.databases:

@@ -35,6 +35,12 @@ class Settings:
     secret_key: str | None = None
     public_url: str = "http://127.0.0.1:5000"
     image_folder: Path | None = None
+    # Where answer images live: folder (image_folder, the default) | database | s3 (da_platform/image_store.py).
+    image_store: str = "folder"
+    s3_bucket: str | None = None
+    s3_endpoint_url: str | None = None
+    s3_prefix: str = "images/"
+    s3_region: str | None = None
     font_paths: list[str] = field(default_factory=list)
 
     @classmethod
@@ -52,4 +58,9 @@ class Settings:
             public_url=os.environ.get("DA_PUBLIC_URL", "http://127.0.0.1:5000").rstrip("/"),
             image_folder=Path(images).resolve() if images else instance / "images",
             font_paths=[p for p in fonts.split(os.pathsep) if p],
+            image_store=os.environ.get("DA_IMAGE_STORE", "folder").strip().lower() or "folder",
+            s3_bucket=os.environ.get("DA_S3_BUCKET") or None,
+            s3_endpoint_url=os.environ.get("DA_S3_ENDPOINT_URL") or None,
+            s3_prefix=os.environ.get("DA_S3_PREFIX", "images/"),
+            s3_region=os.environ.get("DA_S3_REGION") or None,
         )

@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session, aliased
 
 from analysis import csv_safety
 from da_platform import __version__
+from da_platform.analysis_cache import current_analysis
 from da_platform.campaign_analysis import CampaignAnalysis
 from da_platform.models import Campaign, Hit, Question, ReviewDecision, Slot, SlotType, System, Worker
 from da_platform.progress import CampaignProgress, campaign_progress
@@ -70,7 +71,7 @@ class _Context:
 def _context(session: Session, campaign: Campaign, *, partial: bool, need_ranking: bool) -> _Context:
     """Check that there is something to export; refuse an unfinished campaign unless ``partial``."""
     progress = campaign_progress(session, campaign)
-    analysis = CampaignAnalysis(session, campaign)
+    analysis = current_analysis(session, campaign)
     if analysis.load_error:
         raise ExportError(f"the ratings of campaign {campaign.name!r} cannot be read: {analysis.load_error}")
     if len(analysis.table) == 0:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -402,3 +403,13 @@ class AdminUser(Base):
     # Stored in each dashboard session at login; logout and a new password increase it, which ends
     # every session opened before (a copied cookie stops working).
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class ImageBlob(Base):
+    """A rendered answer image kept in the database (``DA_IMAGE_STORE=database``); ``key`` is the
+    SHA-256 of ``data`` in hex, as with every image store (hit_builder/storage.py)."""
+
+    __tablename__ = "image_blob"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

@@ -72,8 +72,21 @@ def _aware(moment: datetime | None) -> datetime | None:
     return moment
 
 
-def campaign_progress(session: Session, campaign: Campaign, now: datetime | None = None) -> CampaignProgress:
-    """Count HITs, assignments and ratings of ``campaign`` and project completion time and cost."""
+def ratings_by_system(session: Session, campaign: Campaign) -> dict[str, int]:
+    """Ratings stored per system name (one aggregate over every rating of the campaign)."""
+    return dict(session.execute(
+        select(System.name, func.count(Rating.id)).join(Slot, Slot.system_id == System.id)
+        .join(Hit, Hit.id == Slot.hit_id).join(Rating, Rating.slot_id == Slot.id)
+        .where(Hit.campaign_id == campaign.id).group_by(System.name)
+    ).all())
+
+
+def campaign_progress(session: Session, campaign: Campaign, now: datetime | None = None, *,
+                      rating_counts: dict[str, int] | None = None) -> CampaignProgress:
+    """Count HITs, assignments and ratings of ``campaign`` and project completion time and cost.
+
+    ``rating_counts``: :func:`ratings_by_system` already known for the current ratings (the dashboard
+    keeps it with its cached analysis)."""
     now = now or utcnow()
     finished = func.sum(case((Assignment.status.in_(FINISHED), 1), else_=0))
     running = func.sum(case((and_(Assignment.status == AssignmentStatus.in_progress,
@@ -93,11 +106,7 @@ def campaign_progress(session: Session, campaign: Campaign, now: datetime | None
         .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == campaign.id)
     ).one()
     first, last = _aware(first), _aware(last)
-    counts = dict(session.execute(
-        select(System.name, func.count(Rating.id)).join(Slot, Slot.system_id == System.id)
-        .join(Hit, Hit.id == Slot.hit_id).join(Rating, Rating.slot_id == Slot.id)
-        .where(Hit.campaign_id == campaign.id).group_by(System.name)
-    ).all())
+    counts = rating_counts if rating_counts is not None else ratings_by_system(session, campaign)
     by_system = tuple((s.name, int(counts.get(s.name, 0))) for s in campaign.systems)
     rate = projected = None
     if finished_count and first is not None and last is not None and last > first:

@@ -355,7 +355,7 @@ def _init_worker(font_specs: list[str], style: RenderStyle, shaping: bool, stora
 
 def _render_chunk(jobs: list[tuple[str, str, str]]) -> list[str]:
     renderer, storage = _worker
-    return [storage.put(renderer.render(text, role, where)) for text, role, where in jobs]
+    return storage.put_many([renderer.render(text, role, where) for text, role, where in jobs])
 
 
 def _start_method() -> str:

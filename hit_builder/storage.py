@@ -8,8 +8,10 @@ slot shows exactly the images of its original, so its key equals the original's 
 check away. Serve images under the slot's opaque public id (``/image/<slot public_id>/candidate``), look
 the key up on the server, and stream ``storage.read(key)``.
 
-An object store (S3) can follow by implementing :class:`ImageStorage`; for parallel rendering a storage
-must be picklable (it is sent to the rendering processes).
+Implementations: :class:`LocalImageStorage` (a folder, the default), ``hit_builder.db_storage``
+(a table of the platform's database) and ``hit_builder.s3_storage`` (an S3-compatible object store);
+``da_platform.image_store`` picks one from the configuration. For parallel rendering a storage must be
+picklable (it is sent to the rendering processes), which write through ``put_many`` a chunk at a time.
 """
 from __future__ import annotations
 
@@ -30,6 +32,9 @@ class ImageStorage(Protocol):
     def put(self, png: bytes) -> str:
         """Store the image (once, whatever the number of calls) and return its opaque key."""
 
+    def put_many(self, pngs: list[bytes]) -> list[str]:
+        """Store several images (one round trip or transaction where the storage allows); their keys."""
+
     def read(self, key: str) -> bytes:
         """The image stored under ``key`` (``KeyError`` when there is none)."""
 
@@ -40,6 +45,13 @@ class ImageStorage(Protocol):
 def content_key(png: bytes) -> str:
     """The key of an image: SHA-256 of its bytes in hex."""
     return hashlib.sha256(png).hexdigest()
+
+
+def check_key(key: object) -> str:
+    """``key`` if it is an image key, else ``KeyError`` (no path or object-name tricks from a URL)."""
+    if not isinstance(key, str) or not _KEY.match(key):
+        raise KeyError(f"not an image key: {key!r}")
+    return key
 
 
 class LocalImageStorage:
@@ -53,8 +65,7 @@ class LocalImageStorage:
 
     def path(self, key: str) -> Path:
         """File of ``key``; refuses anything that is not a key (no path tricks from a URL)."""
-        if not isinstance(key, str) or not _KEY.match(key):
-            raise KeyError(f"not an image key: {key!r}")
+        check_key(key)
         return self.folder / key[:2] / f"{key}.png"
 
     def put(self, png: bytes) -> str:
@@ -71,6 +82,9 @@ class LocalImageStorage:
                 Path(temporary).unlink(missing_ok=True)
                 raise
         return key
+
+    def put_many(self, pngs: list[bytes]) -> list[str]:
+        return [self.put(png) for png in pngs]
 
     def read(self, key: str) -> bytes:
         try:

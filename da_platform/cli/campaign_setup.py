@@ -207,7 +207,9 @@ COMMANDS.append(import_group)
               help="Font file (path, or path#face for a .ttc); repeat for a fallback chain "
                    "[default: $DA_FONT, else Noto Sans CJK SC then DejaVu Sans].")
 @click.option("--images", "image_folder", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for the answer images [default: $DA_IMAGE_FOLDER or INSTANCE/images].")
+              help="Folder for the answer images when $DA_IMAGE_STORE is folder (the default) "
+                   "[default: $DA_IMAGE_FOLDER or INSTANCE/images]; $DA_IMAGE_STORE=database or s3 "
+                   "writes them to the database or the object store instead.")
 @click.option("--id-salt", help="Salt of the public ids, to reproduce an earlier build exactly "
                                 "[default: random, stored with the campaign].")
 @click.option("--processes", type=click.IntRange(min=1), help="Rendering processes [default: all cores "
@@ -247,12 +249,17 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     """
     from analysis.errors import InputError
     from da_platform.db import transaction
+    from da_platform.image_store import ImageStoreError, open_image_storage, settings_config
     from hit_builder.build import build_campaign
     from hit_builder.errors import BuildError
-    from hit_builder.storage import LocalImageStorage
     from hit_builder.worker_settings import WorkerPageOptions, read_example
 
-    folder = image_folder or context.settings.image_folder or context.settings.instance_path / "images"
+    if image_folder is not None and context.settings.image_store != "folder":
+        raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store!r})")
+    try:
+        storage = open_image_storage(settings_config(context.settings, image_folder))
+    except ImageStoreError as error:
+        raise click.ClickException(str(error)) from None
     bar = None
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -275,7 +282,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
                 criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
-                storage=LocalImageStorage(folder), font_paths=list(fonts) or context.settings.font_paths,
+                storage=storage, font_paths=list(fonts) or context.settings.font_paths,
                 progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
                 worker=worker, warn=warnings.append)
             settings = campaign.settings
@@ -286,7 +293,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
         if bar is not None:
             bar.__exit__(None, None, None)
     click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
-               f"{settings['render']['images']} images in {folder}")
+               f"{settings['render']['images']} images in {_where(storage)}")
     merged = settings.get("identical_answers")
     if merged and not merged["saved"]:
         click.echo("no identical answers to merge")
@@ -313,6 +320,12 @@ def _read_messages(path: Path) -> dict[str, str]:
     from da_platform.web.i18n import load_catalogue
 
     return load_catalogue(path)
+
+
+def _where(storage: object) -> str:
+    """Where a storage keeps its images, for a message (the folder, or the store's description)."""
+    folder = getattr(storage, "folder", None)
+    return str(folder) if folder is not None else repr(storage)
 
 
 def _table(headers: list[str], rows: list[list[object]]) -> str:

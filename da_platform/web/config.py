@@ -28,6 +28,12 @@ def web_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "DATABASE_URL": settings.database_url,
         "PUBLIC_URL": settings.public_url,
         "IMAGE_FOLDER": str(settings.image_folder),
+        # folder | database | s3 (da_platform/image_store.py), and the object store's bucket.
+        "IMAGE_STORE": settings.image_store,
+        "S3_BUCKET": settings.s3_bucket,
+        "S3_ENDPOINT_URL": settings.s3_endpoint_url,
+        "S3_PREFIX": settings.s3_prefix,
+        "S3_REGION": settings.s3_region,
         # Origins that turkSubmitTo may name (tests add the fake MTurk's http://127.0.0.1:<port>).
         "MTURK_SUBMIT_ORIGINS": list(MTURK_ORIGINS),
         # Who may frame the worker pages: MTurk shows ExternalQuestions in an iframe.

@@ -16,7 +16,7 @@ class Services:
 
 
 def init_services(app: Flask) -> None:
-    from hit_builder.storage import LocalImageStorage
+    from da_platform.image_store import open_image_storage
 
     tokens = Tokens(app.config["SECRET_KEY"], assignment_max_age=int(app.config["ASSIGNMENT_TOKEN_MAX_AGE"]))
     sources: list[WorkerSource] = [
@@ -26,7 +26,8 @@ def init_services(app: Flask) -> None:
     ]
     app.extensions["da_platform"] = Services(
         tokens=tokens,
-        storage=app.config.get("IMAGE_STORAGE") or LocalImageStorage(app.config["IMAGE_FOLDER"]),
+        storage=app.config.get("IMAGE_STORAGE")
+        or open_image_storage(app.config, engine=app.extensions["da_autocommit_engine"]),
         sources={source.name: source for source in sources},
     )
 

@@ -21,7 +21,8 @@ from flask import Blueprint, Response, abort, current_app, g, redirect, render_t
 from sqlalchemy.exc import IntegrityError
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
-from da_platform.sources import ArrivalRefused, take_assignment
+from da_platform.sources import ArrivalRefused
+from da_platform.sources.arrival import take_assignment_id
 from da_platform.sources.tokens import TokenError
 from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.flow import (
@@ -95,8 +96,7 @@ def _arrive(source_name: str, path_token: str | None):
             use_page(page_settings(campaign.settings))
             return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None,
                                    page=instructions_view(campaign.settings, None))
-        assignment = take_assignment(session, arrival)
-        public_id = assignment.public_id
+        public_id = take_assignment_id(session.connection(), arrival)
         session.commit()
     except ArrivalRefused as refusal:
         session.rollback()

@@ -13,7 +13,7 @@ from da_platform.models import Campaign
 from da_platform.progress import campaign_progress
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import login_required
-from da_platform.web.admin.context import campaign_analysis, campaign_or_404
+from da_platform.web.admin.context import campaign_analysis, campaign_or_404, rating_counts
 from da_platform.web.database import get_session
 
 
@@ -48,7 +48,7 @@ def campaign(campaign_id: int):
 
     item = campaign_or_404(campaign_id)
     analysis = campaign_analysis(item)
-    progress = campaign_progress(get_session(), item)
+    progress = campaign_progress(get_session(), item, rating_counts=rating_counts(item))
     rows = planning = planning_error = None
     if analysis.ranked:
         rows = ranking_rows(analysis.group)

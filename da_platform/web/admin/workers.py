@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import weakref
 
 import numpy as np
 from flask import Response, flash, redirect, render_template, request, url_for
@@ -17,7 +18,7 @@ from da_platform.web.admin import bp
 from da_platform.web.admin.auth import current_user, login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, worker_or_404
 from da_platform.web.admin.decisions import ACTIONS, DecisionError, plan, policy_of, recommendation, record
-from da_platform.web.admin.plots import scatter_png, timeline_png, worker_rows
+from da_platform.web.admin.plots import scatter_png, timeline_png
 from da_platform.web.database import get_session
 
 FAST_SECONDS = 2.0  # median time per item below this is flagged
@@ -39,10 +40,28 @@ def _decisions(campaign: Campaign) -> dict[int, list[ReviewDecision]]:
     return by_worker
 
 
+_MEDIANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _median_seconds(analysis, label: str) -> float:
-    seconds = analysis.table.seconds[worker_rows(analysis.table, label)]
-    seconds = seconds[~np.isnan(seconds)]
-    return float(np.median(seconds)) if len(seconds) else math.nan
+    """The worker's median time per item (NaN without timed ratings); every worker's is computed in
+    one pass per analysis (kept while the analysis is), so the workers page stays linear."""
+    medians = _MEDIANS.get(analysis)
+    if medians is None:
+        medians = _MEDIANS.setdefault(analysis, _all_median_seconds(analysis.table))
+    return medians.get(label, math.nan)
+
+
+def _all_median_seconds(table) -> dict[str, float]:
+    codes, seconds = table.worker.codes, table.seconds
+    timed = ~np.isnan(seconds)
+    codes, seconds = codes[timed], seconds[timed]
+    order = np.lexsort((seconds, codes))
+    codes, seconds = codes[order], seconds[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.array([], dtype=np.int64)
+    ends = np.r_[starts[1:], len(codes)]
+    labels = table.worker.labels
+    return {labels[codes[a]]: float(np.median(seconds[a:b])) for a, b in zip(starts, ends)}
 
 
 def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=None) -> list[str]:
