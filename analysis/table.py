@@ -5,7 +5,7 @@ and a tuple of labels, so that grouping is integer arithmetic with numpy. Rows k
 which each worker gave the ratings within a HIT (readers keep file order, the database loader
 orders by slot position); the "longest run of identical scores" diagnostic relies on it.
 
-A check (``REPEAT``, ``BAD_REF``, ``REF``) links to the row of its original ``SYSTEM`` slot rated
+A check (``REPEAT``, ``BAD_REF``, ``REF``, ``MEANING``) links to the row of its original ``SYSTEM`` slot rated
 by the same worker in the same HIT through ``original`` (row index, ``-1`` for none).
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy as np
 
 from analysis.errors import InputError
 
-SLOT_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "BAD_REF", "REF")
-SYSTEM, REPEAT, BAD_REF, REF = range(4)
+SLOT_TYPES: tuple[str, ...] = ("SYSTEM", "REPEAT", "BAD_REF", "REF", "MEANING")
+SYSTEM, REPEAT, BAD_REF, REF, MEANING = range(5)
 """Codes of ``RatingsTable.slot_type`` (index into ``SLOT_TYPES``)."""
 
 NO_LINK = -1

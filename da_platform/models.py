@@ -63,6 +63,7 @@ class SlotType(str, enum.Enum):
     REPEAT = "REPEAT"
     BAD_REF = "BAD_REF"
     REF = "REF"
+    MEANING = "MEANING"
 
 
 class CampaignStatus(str, enum.Enum):

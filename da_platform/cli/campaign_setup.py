@@ -175,11 +175,15 @@ COMMANDS.append(import_group)
                                 "[default: random, stored with the campaign].")
 @click.option("--processes", type=click.IntRange(min=1), help="Rendering processes [default: all cores "
                                                                "for large campaigns].")
+@click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
+              help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
+                   "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
+                   "raters).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
                   passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
-                  id_salt: str | None, processes: int | None) -> None:
+                  id_salt: str | None, processes: int | None, layout: str) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -208,7 +212,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
                 storage=LocalImageStorage(folder), font_paths=list(fonts) or context.settings.font_paths,
-                progress=progress, id_salt=id_salt, processes=processes)
+                progress=progress, id_salt=id_salt, processes=processes, layout=layout)
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:
@@ -239,6 +243,7 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
     from hit_builder.errors import BuildError
     from hit_builder.inspection import campaign_summary, hit_composition, verify_campaign
+    from hit_builder.layouts import layout_named
 
     with context.sessions() as session:
         campaign = find_campaign(session, campaign_name)
@@ -250,11 +255,12 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
         click.echo(f"seed {summary.seed}, {summary.passes} pass(es): {summary.hits} HITs, {summary.items} items; "
                    "ordinary ratings per item: "
                    + ", ".join(f"{n}×{count}" for n, count in summary.ratings_per_item.items()))
-        click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items())
+        click.echo(f"layout: {summary.layout}")
+        click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items() if n or t != "MEANING")
                    + f"; {summary.images} distinct images; degradation: {summary.degradation}")
         try:
             checked = verify_campaign(session, campaign)
-            click.echo(f"verified: all {checked} HITs hold 70 SYSTEM, 10 REPEAT, 10 BAD_REF and 10 REF, "
+            click.echo(f"verified: all {checked} HITs hold {layout_named(summary.layout).composition()}, "
                        "each check in the partner half")
         except BuildError as error:
             raise click.ClickException(f"verification failed: {error}") from None
