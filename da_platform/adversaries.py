@@ -244,17 +244,17 @@ class OracleAgent:
                 "key": 0, "hidden_ms": 0, "blur_ms": 0, "paste": 0, "copy": 0, "shown_ms": timing.shown_ms}
 
 
-def make_rater(kind: str, rng: np.random.Generator) -> Rater:
-    """A rater of ``kind`` (one of ``KINDS``) with plausible personal parameters."""
+def make_rater(kind: str, rng: np.random.Generator, *, touch: bool = False) -> Rater:
+    """A rater of ``kind`` (one of ``KINDS``) with plausible personal parameters (drawn from ``rng``
+    for the simple kinds, as ``analysis.simulation.random_profile`` does); ``touch``: rates on a phone."""
     from da_platform.ocr import RapidOcrReader, TesseractReader
 
     if kind in SIMPLE_KINDS:
-        profile = random_profile(SIMPLE_KINDS[kind], rng)
-        return ProfileRater(profile, kind, touch=kind == "honest" and bool(rng.random() < 0.3))
+        return ProfileRater(random_profile(SIMPLE_KINDS[kind], rng), kind, touch=touch)
     if kind in ("ocr-overlap", "ocr-overlap-paced"):
-        return OverlapBot(TesseractReader(), kind, paced=kind.endswith("-paced"))
+        return OverlapBot(TesseractReader(), kind, paced=kind.endswith("-paced"), touch=touch)
     if kind in ("rapidocr-overlap", "rapidocr-overlap-paced"):
-        return OverlapBot(RapidOcrReader(), kind, paced=kind.endswith("-paced"))
+        return OverlapBot(RapidOcrReader(), kind, paced=kind.endswith("-paced"), touch=touch)
     if kind == "oracle-agent":
         return OracleAgent()
     raise ValueError(f"unknown kind of simulated worker {kind!r}; expected one of {', '.join(KINDS)}")

@@ -17,17 +17,12 @@ from typing import Callable, Iterator
 import numpy as np
 
 from analysis.report import AnalysisResult, GroupAnalysis
-from analysis.simulation import random_profile
+from da_platform.adversaries import KIND_DESCRIPTIONS, KINDS
 
 DEMO_CAMPAIGN = "demo"
-# The demo's names for the kinds of simulated worker, mapped to analysis.simulation's kinds.
-CROWD_KINDS = {"honest": "honest", "random": "random", "constant": "constant", "bot": "always_high"}
-CROWD_KIND_DESCRIPTIONS = {
-    "honest": "reads and rates, with a personal bias, scale and noise",
-    "random": "clicks anywhere on the slider",
-    "constant": "leaves every answer at the same score",
-    "bot": "fast bot-like clicker: everything 90-100 %",
-}
+# The demo's kinds of simulated worker (da_platform.adversaries), and what each does.
+CROWD_KINDS = {kind: kind for kind in KINDS}
+CROWD_KIND_DESCRIPTIONS = dict(KIND_DESCRIPTIONS)
 
 
 @dataclass(frozen=True)
@@ -43,6 +38,11 @@ class DemoOptions:
     hits_per_worker: int = 3
     threads: int = 4
     fetch_images: bool = True
+    layout: str = "classic"  # hit_builder.layouts
+    render: str = "plain"  # hit_builder.ocr_resistant.render_style: "plain" or "hardened" (OCR-resistant)
+    bad_hits: int = 1  # HITs each bad (non-honest) worker may take
+    time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting)
+    phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,9 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     from da_platform.models import Campaign, CampaignStatus
     from da_platform.ratings import load_ratings, worker_label
     from hit_builder.build import build_campaign
+    from hit_builder.ocr_resistant import render_style
+    from analysis.simulation import WorkerProfile
+    from da_platform.adversaries import ProfileRater, make_rater
     from hit_builder.sample_data import import_sample, load_truth
     from hit_builder.storage import LocalImageStorage
     from analysis.output import write_report
@@ -134,8 +137,10 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
     with transaction(sessions) as session:
         campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
-                                  seed=options.seed, max_hits_per_worker=options.hits_per_worker,
-                                  storage=LocalImageStorage(images), progress=steps.stage_bars())
+                                  seed=options.seed,
+                                  max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
+                                  storage=LocalImageStorage(images), progress=steps.stage_bars(),
+                                  layout=options.layout, style=render_style(options.render))
         steps.done()
         campaign.status = CampaignStatus.running
         campaign_id, n_hits = campaign.id, len(campaign.hits)
@@ -152,15 +157,18 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     with serving(url, secret, images) as base_url:
         steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
         workers = []
-        for name, kind in crowd_kinds.items():
-            profile = random_profile(CROWD_KINDS[kind], rng)
+        for number, (name, kind) in enumerate(crowd_kinds.items()):
+            # Every n-th honest worker is on a phone (no draw from rng: the scores stay those of the seed).
+            touch = options.phone_share > 0 and number % max(1, round(1 / options.phone_share)) == 0
+            rater = make_rater(kind, rng, touch=touch)
             workers.append(SimulatedWorker(
-                name=name, profile=profile,
+                name=name, profile=rater.profile if isinstance(rater, ProfileRater) else WorkerProfile(),
                 invite_url=f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}",
-                max_hits=1 if kind != "honest" else options.hits_per_worker))
+                max_hits=options.bad_hits if kind != "honest" else options.hits_per_worker, rater=rater))
         advance = steps.bar("rating through the worker pages", n_hits * 100)
         outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
-                             fetch_images=options.fetch_images, on_rating=lambda: advance(1))
+                             fetch_images=options.fetch_images, on_rating=lambda: advance(1),
+                             time_scale=options.time_scale)
         steps.done()
     seconds["crowd"] = time.perf_counter() - started
 
@@ -199,7 +207,7 @@ def _crowd_plan(options: DemoOptions, n_hits: int) -> dict[str, str]:
     plan = {f"demo-{kind}-{i + 1:02d}": kind for kind, count in options.bad_workers.items() for i in range(count)}
     honest = options.honest
     if honest is None:
-        honest = max(3, -(-max(0, n_hits - len(plan)) // options.hits_per_worker))
+        honest = max(3, -(-max(0, n_hits - len(plan) * options.bad_hits) // options.hits_per_worker))
     plan.update({f"demo-honest-{i + 1:02d}": "honest" for i in range(honest)})
     return plan
 

@@ -12,8 +12,9 @@ Rules, tried in this order; the first that applies is used:
 2. ``entity``: a gold entity of the question found in the answer is replaced by an entity of another
    question written in the same script (from the pool).
 3. ``number``: a number (digits; Chinese numerals before a measure word) is replaced by a different one.
-4. ``negation``: a negation is removed, or one is added after the first auxiliary/modal verb (English) or
-   before the first verb of a fixed list (Chinese).
+4. ``negation``: a negation is removed, or one is added: the first auxiliary/modal verb is negated
+   (English, one word for one where a contraction exists: *should* → *shouldn't*) or a 不 is put before
+   the first verb of a fixed list (Chinese).
 5. ``denial`` (fallback, always applies): the answer is introduced as false ("It is not true that …",
    "以下说法不对：…").
 
@@ -49,6 +50,9 @@ _EN_NEGATED = re.compile(r"\b(" + "|".join(_EN_AUX) + r")(\s+not\b|n't\b)", re.I
 _EN_CANNOT = re.compile(r"\b(can)not\b", re.IGNORECASE)
 _EN_NEVER = re.compile(r"\b(never|always|avoid|don't|do not)\s+", re.IGNORECASE)
 _EN_MODALS = ("is", "are", "was", "were", "can", "could", "should", "will", "would", "must", "may", "might")
+_EN_CONTRACTED = {"is": "isn't", "are": "aren't", "was": "wasn't", "were": "weren't", "can": "can't",
+                  "could": "couldn't", "should": "shouldn't", "will": "won't", "would": "wouldn't",
+                  "must": "mustn't"}
 _EN_AUX_RE = re.compile(r"\b(" + "|".join(_EN_MODALS) + r")\b", re.IGNORECASE)
 _EN_IMPERATIVE = re.compile(r"(^|[.!?]\s+)(Make sure|Keep|Use|Let|Try|Check|Add|Give|Put|Choose|Water|Place|"
                             r"Start|Take|Turn|Plan|Store|Wear|Remember|Aim|Go|Set|Pick|Mix|Cook|Clean|Stir)\b")
@@ -215,8 +219,10 @@ def _negation(answer: str, script: str) -> _Edit | None:
             return found.start(), found.group(), (_same_case(replacement, found.group(1)) + " "
                                                   if replacement else "")
         found = _EN_AUX_RE.search(answer)
-        if found:
-            return found.end(), "", " not"
+        if found:  # one word for one ("should" -> "shouldn't"): the answer keeps its number of words
+            word = found.group(1)
+            negated = _EN_CONTRACTED.get(word.lower())
+            return (found.start(), word, _same_case(negated, word)) if negated else (found.end(), "", " not")
         found = _EN_IMPERATIVE.search(answer)
         if found:
             verb = found.group(2)

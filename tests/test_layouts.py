@@ -111,8 +111,13 @@ def test_build_layout_option_and_inspect_show_it(tmp_path, monkeypatch) -> None:
         session.commit()
     engine.dispose()
     runner = CliRunner()
-    built = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "h", "--layout", "hardened"])
+    built = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "h", "--layout", "hardened",
+                                 "--render", "hardened"])
     assert built.exit_code == 0, built.output
+    with session_factory(make_engine(url))() as session:
+        settings = session.scalar(select(Campaign.settings).where(Campaign.name == "h"))
+        assert settings["layout"] == "hardened" and settings["render"]["ocr_resistant"] is True
+        assert settings["render"]["reference_grey"] == 0x55
     shown = runner.invoke(main, ["inspect", "h", "--hit", "0"])
     assert shown.exit_code == 0, shown.output
     assert "layout: hardened" in shown.output

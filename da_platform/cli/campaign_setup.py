@@ -179,11 +179,14 @@ COMMANDS.append(import_group)
               help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
                    "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
                    "raters).")
+@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
+              show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
+                                      "glyphs, mixed fonts, light texture; same size and AA contrast).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
                   passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
-                  id_salt: str | None, processes: int | None, layout: str) -> None:
+                  id_salt: str | None, processes: int | None, layout: str, render_name: str) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -192,6 +195,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from da_platform.db import transaction
     from hit_builder.build import build_campaign
     from hit_builder.errors import BuildError
+    from hit_builder.ocr_resistant import render_style
     from hit_builder.storage import LocalImageStorage
 
     folder = image_folder or context.settings.image_folder or context.settings.instance_path / "images"
@@ -212,7 +216,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
                 storage=LocalImageStorage(folder), font_paths=list(fonts) or context.settings.font_paths,
-                progress=progress, id_salt=id_salt, processes=processes, layout=layout)
+                progress=progress, id_salt=id_salt, processes=processes, layout=layout,
+                style=render_style(render_name))
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:
