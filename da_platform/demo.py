@@ -23,6 +23,7 @@ DEMO_CAMPAIGN = "demo"
 # The demo's kinds of simulated worker (da_platform.adversaries), and what each does.
 CROWD_KINDS = {kind: kind for kind in KINDS}
 CROWD_KIND_DESCRIPTIONS = dict(KIND_DESCRIPTIONS)
+CLASSIC_BAD_KINDS = ("random", "constant", "bot")  # the kinds the published method was built to catch
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class DemoOptions:
     layout: str = "classic"  # hit_builder.layouts
     render: str = "plain"  # hit_builder.ocr_resistant.render_style: "plain" or "hardened" (OCR-resistant)
     bad_hits: int = 1  # HITs each bad (non-honest) worker may take
+    passes: int = 1  # passes over the items (more HITs for a larger crowd)
     time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting)
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
 
@@ -137,7 +139,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
     with transaction(sessions) as session:
         campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
-                                  seed=options.seed,
+                                  seed=options.seed, passes=options.passes,
                                   max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
                                   storage=LocalImageStorage(images), progress=steps.stage_bars(),
                                   layout=options.layout, style=render_style(options.render))
@@ -233,7 +235,7 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
     """Did QC catch every bad worker and keep the honest ones; is the known order recovered?"""
     verdicts = {w.worker: w for w in group.qc.workers}
     facts = []
-    bad = [w for w, kind in kinds.items() if kind != "honest" and w in verdicts]
+    bad = [w for w, kind in kinds.items() if kind in CLASSIC_BAD_KINDS and w in verdicts]
     caught = [w for w in bad if not verdicts[w].passed]
     missed = sorted(set(bad) - set(caught))
     facts.append(Fact(held=not missed and bool(bad),
@@ -245,8 +247,21 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
     # is barely worse), so this fact asks only that most honest workers are kept.
     facts.append(Fact(held=len(kept) * 2 > len(honest),
                       statement=f"quality control kept {len(kept)} of {len(honest)} honest workers"))
-    ranked = [s.system for s in group.system_scores]
-    cluster_of = {system: i for i, cluster in enumerate(group.ranking.clusters) for system in cluster}
+    for kind in KINDS:  # the adversarial kinds, one fact each
+        if kind in CLASSIC_BAD_KINDS or kind == "honest":
+            continue
+        of_kind = [w for w, k in kinds.items() if k == kind and w in verdicts]
+        if of_kind:
+            missed = [w for w in of_kind if verdicts[w].passed]
+            facts.append(Fact(held=not missed, statement=f"quality control caught {len(of_kind) - len(missed)} of "
+                              f"{len(of_kind)} {kind} workers" + (f" (missed: {', '.join(missed)})" if missed else "")))
+    facts.append(order_fact([s.system for s in group.system_scores], group.ranking.clusters, true_order))
+    return facts
+
+
+def order_fact(ranked: list[str], clusters, true_order: list[str]) -> Fact:
+    """Is the known order recovered by a ranking (best first) with its significance clusters?"""
+    cluster_of = {system: i for i, cluster in enumerate(clusters) for system in cluster}
     position = {system: i for i, system in enumerate(ranked)}
     inverted = [(a, b) for i, a in enumerate(true_order) for b in true_order[i + 1:]
                 if a in position and b in position and position[a] > position[b]]
@@ -264,8 +279,7 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
     else:
         pairs = ", ".join(f"{b} above {a}" for a, b in across)
         statement, held = f"the known order was NOT recovered: {pairs} across clusters", False
-    facts.append(Fact(held=held, statement=statement))
-    return facts
+    return Fact(held=held, statement=statement)
 
 
 DEMO_ADMIN = "demo"

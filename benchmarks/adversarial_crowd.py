@@ -1,0 +1,155 @@
+"""Benchmark: an adversarial simulated crowd against the platform's quality control.
+
+Runs the demo's whole pipeline (``da_platform.demo.run_demo``: import the bundled sample, build,
+serve the worker pages on 127.0.0.1, let the crowd rate over HTTP, quality control, analysis) once per
+configuration, with every kind of worker of ``da_platform.adversaries``:
+
+- ``classic``: classic layout (70/10/10/10), plain images (the published method);
+- ``hardened``: hardened layout (60 SYSTEM + 10 each of BAD_REF, REPEAT, REF and MEANING), plain images;
+- ``hardened+ocr``: hardened layout and OCR-resistant images (``--render hardened``).
+
+For each kind it reports how many workers the platform's verdict kept (``qc-workers``: the
+``passed`` column of the analysis, i.e. whatever verdict the platform computes) and, for hardened
+layouts, the verdict with the meaning-change test added (computed here exactly like the BAD_REF test,
+by ``analysis.quality.quality_control`` on the MEANING pairs); then whether the known order of the
+systems was recovered from the kept workers, over all items and over the English and the Chinese
+items alone.
+
+    python benchmarks/adversarial_crowd.py [--configs classic,hardened,hardened+ocr] [--questions 60]
+        [--passes 3] [--honest 8] [--per-kind 1] [--bad-hits 1] [--hits-per-worker 2] [--time-scale 0]
+
+``--time-scale 1`` lets paced workers (and honest ones) take their virtual time for real: needed when
+the verdict uses timing (hours for a full crowd); the default 0 does not wait (behaviour records still
+report the virtual times).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from analysis.quality import quality_control
+from analysis.ranking import rank_systems
+from analysis.table import BAD_REF, MEANING
+from da_platform.adversaries import KINDS
+from da_platform.demo import DemoOptions, DemoSteps, order_fact, run_demo
+
+CONFIGS = {"classic": ("classic", "plain"), "hardened": ("hardened", "plain"),
+           "hardened+ocr": ("hardened", "hardened")}
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def meaning_verdicts(table, group: str) -> dict[str, bool]:
+    """Worker → passed the MEANING test (MEANING pairs tested exactly like BAD_REF pairs)."""
+    if not (table.slot_type == MEANING).any():
+        return {}
+    keep = table.slot_type != BAD_REF
+    sub = table.select(keep)
+    codes = sub.slot_type.copy()
+    codes[codes == MEANING] = BAD_REF
+    relabelled = dataclasses.replace(sub, slot_type=codes)
+    return {w.worker: w.passed for w in quality_control(relabelled)[group].workers}
+
+
+def language_order(group_analysis, chinese_items: set[str], true_order: list[str]) -> dict[str, str]:
+    """Order recovered over the English and the Chinese items alone (kept workers' item z-scores)."""
+    items = group_analysis.scores.items
+    facts = {}
+    for language, mask in (("English", ~np.isin(items.item, list(chinese_items))),
+                           ("Chinese", np.isin(items.item, list(chinese_items)))):
+        item_z = {s: items.z[(items.system == s) & mask] for s in np.unique(items.system[mask]).tolist()}
+        system_z = {s: float(z.mean()) for s, z in item_z.items() if len(z)}
+        ranking = rank_systems({s: item_z[s] for s in system_z}, system_z)
+        ranked = sorted(system_z, key=lambda s: (-system_z[s], s))
+        fact = order_fact(ranked, ranking.clusters, true_order)
+        facts[language] = ("yes" if fact.held else "NO") + f" ({len(ranking.clusters)} clusters)"
+    return facts
+
+
+def run(config: str, args: argparse.Namespace, out: Path) -> dict:
+    from da_platform.db import make_engine, session_factory
+    from da_platform.models import Campaign, Question
+    from da_platform.ratings import load_ratings
+    from hit_builder.sample_data import load_truth
+    from sqlalchemy import select
+
+    layout, render = CONFIGS[config]
+    bad = {kind: args.per_kind for kind in args.kinds.split(",") if kind != "honest"}
+    options = DemoOptions(out=out / config, questions=args.questions, seed=args.seed, bad_workers=bad,
+                          honest=args.honest, hits_per_worker=args.hits_per_worker, bad_hits=args.bad_hits,
+                          passes=args.passes, threads=args.threads, layout=layout, render=render,
+                          time_scale=args.time_scale)
+    started = time.perf_counter()
+    outcome = run_demo(options, DemoSteps(step=lambda message: print(f"  [{config}] {message}", flush=True)))
+    seconds = time.perf_counter() - started
+    group = outcome.group
+    engine = make_engine(outcome.database_url)
+    with session_factory(engine)() as session:
+        campaign = session.scalar(select(Campaign).where(Campaign.name == outcome.campaign))
+        table = load_ratings(session, campaign)
+        chinese = {q.external_id for q in session.scalars(select(Question)) if HAN.search(q.text)}
+    engine.dispose()
+    platform = {w.worker: w.passed for w in group.qc.workers}
+    meaning = meaning_verdicts(table, outcome.campaign)
+    rows = []
+    for kind in KINDS:
+        workers = [w for w, k in outcome.workers.items() if k == kind and w in platform]
+        kept = sum(platform[w] for w in workers)
+        kept_meaning = sum(platform[w] and meaning.get(w, True) for w in workers) if meaning else None
+        rows.append({"kind": kind, "workers": len(workers), "kept": kept, "kept_with_meaning": kept_meaning})
+    order = {"all items": ("yes" if outcome.facts[-1].held else "NO") + f" ({len(group.ranking.clusters)} clusters)",
+             **language_order(group, chinese, list(load_truth()["order"]))}
+    return {"config": config, "layout": layout, "render": render, "hits": outcome.hits,
+            "ratings": outcome.ratings, "seconds": round(seconds), "kinds": rows, "order": order}
+
+
+def print_result(result: dict) -> None:
+    print(f"\n### {result['config']} (layout {result['layout']}, images {result['render']}): "
+          f"{result['ratings']} ratings, {result['hits']} HITs, {result['seconds']} s")
+    meaning = result["layout"] != "classic"
+    print("| kind | workers | kept by the platform's QC | caught | "
+          + ("kept with the MEANING test added | caught |" if meaning else ""))
+    print("|---|---|---|---|" + ("---|---|" if meaning else ""))
+    for row in result["kinds"]:
+        if not row["workers"]:
+            continue
+        line = f"| {row['kind']} | {row['workers']} | {row['kept']} | {row['workers'] - row['kept']} |"
+        if meaning:
+            line += f" {row['kept_with_meaning']} | {row['workers'] - row['kept_with_meaning']} |"
+        print(line)
+    print("known order recovered (platform QC): " + "; ".join(f"{k}: {v}" for k, v in result["order"].items()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--configs", default="classic,hardened,hardened+ocr")
+    parser.add_argument("--kinds", default=",".join(KINDS), help="kinds of worker besides honest ones")
+    parser.add_argument("--questions", type=int, default=60)
+    parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--honest", type=int, default=8)
+    parser.add_argument("--per-kind", type=int, default=1, help="workers of each non-honest kind")
+    parser.add_argument("--bad-hits", type=int, default=1, help="HITs each non-honest worker takes")
+    parser.add_argument("--hits-per-worker", type=int, default=2, help="HITs each honest worker takes")
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--time-scale", type=float, default=0.0)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for config in args.configs.split(","):
+            result = run(config, args, Path(scratch))
+            print_result(result)
+            results.append(result)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
