@@ -70,7 +70,12 @@ def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: in
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
                           render=render_name)
     steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
-    outcome = run_demo(options, steps)
+    from da_platform.ocr import OcrUnavailable
+
+    try:
+        outcome = run_demo(options, steps)
+    except OcrUnavailable as error:
+        raise click.ClickException(f"{error} (needed by --ocr-bots)") from None
 
     group = outcome.group
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
