@@ -11,7 +11,8 @@ configuration, with every kind of worker of ``da_platform.adversaries``:
 For each kind it reports how many workers the platform's verdict kept (``qc-workers``: the
 ``passed`` column of the analysis, i.e. whatever verdict the platform computes) and, for hardened
 layouts, the verdict with the meaning-change test added (computed here exactly like the BAD_REF test,
-by ``analysis.quality.quality_control`` on the MEANING pairs); then whether the known order of the
+by ``analysis.quality.quality_control`` on the MEANING pairs), and each kind's mean score drop from an
+original to its BAD_REF and to its MEANING copy; then whether the known order of the
 systems was recovered from the kept workers, over all items and over the English and the Chinese
 items alone.
 
@@ -57,6 +58,20 @@ def meaning_verdicts(table, group: str) -> dict[str, bool]:
     return {w.worker: w.passed for w in quality_control(relabelled)[group].workers}
 
 
+def drops(table, worker_codes: dict[str, int]) -> dict[str, tuple[float, float]]:
+    """Worker → (mean original − BAD_REF score, mean original − MEANING score) over its pairs."""
+    linked = table.original >= 0
+    found: dict[str, tuple[float, float]] = {}
+    for worker, code in worker_codes.items():
+        means = []
+        for slot_type in (BAD_REF, MEANING):
+            rows = np.flatnonzero(linked & (table.slot_type == slot_type) & (table.worker.codes == code))
+            d = table.score[table.original[rows]].astype(float) - table.score[rows]
+            means.append(float(d.mean()) if len(d) else float("nan"))
+        found[worker] = (means[0], means[1])
+    return found
+
+
 def language_order(group_analysis, chinese_items: set[str], true_order: list[str]) -> dict[str, str]:
     """Order recovered over the English and the Chinese items alone (kept workers' item z-scores)."""
     items = group_analysis.scores.items
@@ -97,16 +112,25 @@ def run(config: str, args: argparse.Namespace, out: Path) -> dict:
     engine.dispose()
     platform = {w.worker: w.passed for w in group.qc.workers}
     meaning = meaning_verdicts(table, outcome.campaign)
+    codes = {label: code for code, label in enumerate(table.worker.labels)}
+    drop = drops(table, {w: codes[w] for w in platform if w in codes})
     rows = []
     for kind in KINDS:
         workers = [w for w, k in outcome.workers.items() if k == kind and w in platform]
         kept = sum(platform[w] for w in workers)
         kept_meaning = sum(platform[w] and meaning.get(w, True) for w in workers) if meaning else None
-        rows.append({"kind": kind, "workers": len(workers), "kept": kept, "kept_with_meaning": kept_meaning})
+        rows.append({"kind": kind, "workers": len(workers), "kept": kept, "kept_with_meaning": kept_meaning,
+                     "bad_ref_drop": _mean([drop[w][0] for w in workers]),
+                     "meaning_drop": _mean([drop[w][1] for w in workers])})
     order = {"all items": ("yes" if outcome.facts[-1].held else "NO") + f" ({len(group.ranking.clusters)} clusters)",
              **language_order(group, chinese, list(load_truth()["order"]))}
     return {"config": config, "layout": layout, "render": render, "hits": outcome.hits,
             "ratings": outcome.ratings, "seconds": round(seconds), "kinds": rows, "order": order}
+
+
+def _mean(values: list[float]) -> float | None:
+    kept = [v for v in values if not np.isnan(v)]
+    return round(float(np.mean(kept)), 1) if kept else None
 
 
 def print_result(result: dict) -> None:
@@ -114,14 +138,16 @@ def print_result(result: dict) -> None:
           f"{result['ratings']} ratings, {result['hits']} HITs, {result['seconds']} s")
     meaning = result["layout"] != "classic"
     print("| kind | workers | kept by the platform's QC | caught | "
-          + ("kept with the MEANING test added | caught |" if meaning else ""))
-    print("|---|---|---|---|" + ("---|---|" if meaning else ""))
+          + ("kept with the MEANING test added | caught | " if meaning else "")
+          + "mean drop on BAD_REF |" + (" mean drop on MEANING |" if meaning else ""))
+    print("|---|---|---|---|" + ("---|---|" if meaning else "") + "---|" + ("---|" if meaning else ""))
     for row in result["kinds"]:
         if not row["workers"]:
             continue
         line = f"| {row['kind']} | {row['workers']} | {row['kept']} | {row['workers'] - row['kept']} |"
         if meaning:
             line += f" {row['kept_with_meaning']} | {row['workers'] - row['kept_with_meaning']} |"
+        line += f" {row['bad_ref_drop']} |" + (f" {row['meaning_drop']} |" if meaning else "")
         print(line)
     print("known order recovered (platform QC): " + "; ".join(f"{k}: {v}" for k, v in result["order"].items()))
 
@@ -140,11 +166,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-scale", type=float, default=0.0)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--out", type=Path, help="keep each configuration's demo folder here [default: temporary]")
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory() as scratch:
         for config in args.configs.split(","):
-            result = run(config, args, Path(scratch))
+            result = run(config, args, args.out or Path(scratch))
             print_result(result)
             results.append(result)
     if args.json:
