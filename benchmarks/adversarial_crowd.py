@@ -88,11 +88,12 @@ def language_order(group_analysis, chinese_items: set[str], true_order: list[str
 
 
 def run(config: str, args: argparse.Namespace, out: Path) -> dict:
+    from sqlalchemy import select
+
     from da_platform.db import make_engine, session_factory
     from da_platform.models import Campaign, Question
     from da_platform.ratings import load_ratings
     from hit_builder.sample_data import load_truth
-    from sqlalchemy import select
 
     layout, render = CONFIGS[config]
     bad = {kind: args.per_kind for kind in args.kinds.split(",") if kind != "honest"}

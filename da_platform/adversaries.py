@@ -28,13 +28,15 @@ import hashlib
 import json
 import struct
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from analysis.simulation import WorkerProfile, random_profile
 from analysis.text import tokenize
+from da_platform.ocr import Reader
 
 KINDS = ("honest", "random", "constant", "bot", "ocr-overlap", "rapidocr-overlap", "ocr-overlap-paced",
          "rapidocr-overlap-paced", "oracle-agent")
@@ -144,7 +146,7 @@ class _ReadingCache:
         self._lock = threading.Lock()
         self._texts: dict[tuple[str, str], str] = {}
 
-    def read(self, reader, png: bytes) -> str:
+    def read(self, reader: Reader, png: bytes) -> str:
         key = (reader.name, hashlib.sha256(png).hexdigest())
         with self._lock:
             if key in self._texts:
@@ -191,7 +193,7 @@ OVERLAPS: dict[str, Callable[[str, str], float]] = {"tesseract": rouge_l, "rapid
 class OverlapBot:
     """Reads the images with an OCR engine and scores by text overlap (see the module docstring)."""
 
-    reader: object  # da_platform.ocr.Reader
+    reader: Reader
     kind: str
     paced: bool = False
     touch: bool = False
@@ -269,6 +271,21 @@ def virtual_seconds(timing: Timing | None) -> float:
     return 0.0 if timing is None else timing.shown_ms / 1000
 
 
-__all__ = ["KINDS", "KIND_DESCRIPTIONS", "Item", "Timing", "Rater", "ProfileRater", "OverlapBot", "OracleAgent",
-           "make_rater", "encode_record", "reading_seconds", "fluency_guess", "rouge_l", "token_f1",
-           "png_height", "virtual_seconds"]
+__all__ = [
+    "KINDS",
+    "KIND_DESCRIPTIONS",
+    "Item",
+    "OracleAgent",
+    "OverlapBot",
+    "ProfileRater",
+    "Rater",
+    "Timing",
+    "encode_record",
+    "fluency_guess",
+    "make_rater",
+    "png_height",
+    "reading_seconds",
+    "rouge_l",
+    "token_f1",
+    "virtual_seconds",
+]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import re
 import threading
-from typing import Protocol
+from typing import Any, Protocol
 
 _CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
@@ -44,11 +44,13 @@ class TesseractReader:
     def __init__(self, languages: str = "chi_sim+eng") -> None:
         try:
             import pytesseract
-
+        except ImportError as error:
+            raise OcrUnavailable(f"the pytesseract package is not installed ({error})") from None
+        try:
             available = set(pytesseract.get_languages(config=""))
-        except Exception as error:  # the wrapper raises several kinds when the program is missing
-            raise OcrUnavailable(f"Tesseract is not usable here ({error}); install tesseract-ocr, "
-                                 "tesseract-ocr-chi-sim and the pytesseract package") from None
+        except (pytesseract.TesseractNotFoundError, pytesseract.TesseractError, OSError) as error:
+            raise OcrUnavailable(f"Tesseract is not usable here ({error}); install tesseract-ocr and "
+                                 "tesseract-ocr-chi-sim") from None
         missing = [lang for lang in languages.split("+") if lang not in available]
         if missing:
             raise OcrUnavailable(f"Tesseract lacks the language data {', '.join(missing)} "
@@ -69,7 +71,7 @@ class RapidOcrReader:
 
     name = "rapidocr"
     _lock = threading.Lock()
-    _engine = None
+    _engine: Any = None
 
     def __init__(self) -> None:
         with RapidOcrReader._lock:

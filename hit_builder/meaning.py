@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Mapping, Sequence
 
 from analysis.text import is_character_script
 from hit_builder.errors import BuildError

@@ -30,7 +30,13 @@ from functools import lru_cache
 
 from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
-from hit_builder.render import GREY_LEVELS, RenderStyle, Role, complex_script, encode_grey4_png
+from hit_builder.render import (
+    GREY_LEVELS,
+    RenderStyle,
+    Role,
+    complex_script,
+    encode_grey4_png,
+)
 
 RENDER_STYLES = ("plain", "hardened")
 # Sibling files of a font (same folder), drawn in turn with it: sans, serif, bold, oblique.
@@ -125,7 +131,7 @@ def render_hardened(renderer, text: str, role: Role | str, where: str = "text") 
     if script:
         raise BuildError(f"{where}: text in {script} needs shaping and cannot be drawn as OCR-resistant "
                          "images; build this campaign with --render plain")
-    seed = hashlib.sha256(f"{Role(role).value}\x1f{style!r}\x1f{text}".encode("utf-8")).hexdigest()
+    seed = hashlib.sha256(f"{Role(role).value}\x1f{style!r}\x1f{text}".encode()).hexdigest()
     rng = random.Random(seed)
     grey = style.grey(Role(role))
     largest = style.font_size + style.size_jitter
@@ -174,7 +180,7 @@ def _draw_glyph(ink, font, character: str, x: float, y: float, angle: float) -> 
     size = int(font.size * 2)
     glyph = Image.new("L", (size, size), 0)
     ImageDraw.Draw(glyph).text((size / 4, size * 0.7), character, font=font, fill=255, anchor="ls")
-    turned = glyph.rotate(angle, resample=Image.BICUBIC, center=(size / 4 + font.size / 3, size * 0.6))
+    turned = glyph.rotate(angle, resample=Image.Resampling.BICUBIC, center=(size / 4 + font.size / 3, size * 0.6))
     left, top = round(x - size / 4), round(y - size * 0.7)
     # Lighter of the two: overlapping glyphs keep their full coverage.
     region = (left, top, left + size, top + size)
@@ -194,10 +200,9 @@ def _texture(image, rng: random.Random, style: HardenedStyle, chain: FontChain, 
         draw.point((x, y), fill=rng.randint(light, 245))
     for _ in range(max(3, height // 12)):  # strokes
         x, y = rng.randrange(width), rng.randrange(height)
-        points = [(x, y)]
+        points: list[tuple[float, float]] = [(x, y)]
         for _ in range(4):
-            x, y = x + rng.uniform(-40, 40), y + rng.uniform(-12, 12)
-            points.append((x, y))
+            points.append((points[-1][0] + rng.uniform(-40, 40), points[-1][1] + rng.uniform(-12, 12)))
         draw.line(points, fill=rng.randint(light, 235), width=rng.choice((1, 2)))
     decoys = "aeorsntlichmdupkbyw" + "的是不了人在有我他这中大来上个们到说"
     decoys = "".join(c for c in decoys if chain.face_of(c) is not None)

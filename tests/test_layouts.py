@@ -6,7 +6,8 @@ from collections import Counter
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 

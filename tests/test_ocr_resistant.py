@@ -6,13 +6,22 @@ import random
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from PIL import Image
 
-from da_platform.ocr import TesseractReader, character_error_rate, levenshtein, normalise
+from da_platform.ocr import (
+    TesseractReader,
+    character_error_rate,
+    levenshtein,
+    normalise,
+)
 from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
-from hit_builder.ocr_resistant import HardenedStyle, _texture, contrast_ratio, render_style
+from hit_builder.ocr_resistant import (
+    HardenedStyle,
+    _texture,
+    contrast_ratio,
+    render_style,
+)
 from hit_builder.render import GREY_LEVELS, Renderer, RenderStyle, Role
 
 ENGLISH = "Yes. Timing matters: keep the oven door closed until the end. The key technique is to preheat the pan."
