@@ -1,6 +1,7 @@
 """HIT layouts: the hardened layout's composition, its meaning-change checks, build and inspect."""
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -13,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from da_platform.cli import main
 from da_platform.db import make_engine, session_factory, upgrade
+from da_platform.exports import degradations
 from da_platform.models import Campaign, Hit, Slot, SlotType
 from hit_builder.assembly import AssemblyError, assemble, partner_set, verify_hit
 from hit_builder.build import build_campaign
@@ -80,6 +82,9 @@ def test_hardened_campaign_is_built_with_meaning_checks(session: Session, tmp_pa
         assert bool(HAN.search(slot.candidate_text)) == bool(HAN.search(original.candidate_text))
         assert bool(LATIN.search(slot.candidate_text)) == bool(LATIN.search(original.candidate_text))
         assert slot.candidate_image != original.candidate_image
+    lines = [json.loads(line) for line in degradations(session, campaign).decode().splitlines()]
+    assert sum(line["degradation"].get("kind") == "meaning" for line in lines) == 20
+    assert sum(line["degradation"].get("method") == "span-replacement" for line in lines) == 20
     classic = build_campaign(session, name="classic", test_set=test_set, seed=3,
                              storage=LocalImageStorage(tmp_path / "images"))
     assert classic.settings["layout"] == "classic" and "meaning" not in classic.settings
