@@ -18,6 +18,7 @@ items alone.
 
     python benchmarks/adversarial_crowd.py [--configs classic,hardened,hardened+ocr] [--questions 60]
         [--passes 3] [--honest 8] [--per-kind 1] [--bad-hits 1] [--hits-per-worker 2] [--time-scale 0]
+    python benchmarks/adversarial_crowd.py --offline-overlap --questions 300 --passes 2
 
 ``--time-scale 1`` lets paced workers (and honest ones) take their virtual time for real: needed when
 the verdict uses timing (hours for a full crowd); the default 0 does not wait (behaviour records still
@@ -134,6 +135,65 @@ def _mean(values: list[float]) -> float | None:
     return round(float(np.mean(kept)), 1) if kept else None
 
 
+def offline_overlap(args: argparse.Namespace, out: Path) -> None:
+    """Text-overlap bots with perfect OCR, one per HIT of a whole campaign, without HTTP.
+
+    Builds the sample campaign in each layout, scores every slot of every HIT as an overlap bot would
+    if it read the images perfectly (ROUGE-L or token F1 of the stored candidate text against the
+    stored reference text; the plain images are read with 1–2 % character errors, so this is the bot at
+    its best), and runs the platform's quality control (``analysis.quality.quality_control``) on them:
+    the share of bots (HITs) that pass the BAD_REF test, and with the MEANING test added."""
+    from sqlalchemy import select
+
+    from analysis.table import RatingsTable
+    from da_platform.adversaries import overlap_score
+    from da_platform.db import make_engine, session_factory, transaction, upgrade
+    from da_platform.models import Hit, Question, Slot, System
+    from hit_builder.build import build_campaign
+    from hit_builder.sample_data import import_sample
+    from hit_builder.storage import LocalImageStorage
+
+    out.mkdir(parents=True, exist_ok=True)
+    url = f"sqlite:///{out / 'offline.sqlite'}"
+    (out / "offline.sqlite").unlink(missing_ok=True)
+    upgrade(url)
+    engine = make_engine(url)
+    sessions = session_factory(engine)
+    with transaction(sessions) as session:
+        test_set = import_sample(session, questions=args.questions if args.questions < 300 else None)
+        for layout in ("classic", "hardened"):
+            build_campaign(session, name=layout, test_set=test_set, seed=args.seed, passes=args.passes,
+                           layout=layout, storage=LocalImageStorage(out / "images"))
+    print("| layout | metric | bots (one HIT each) | pass BAD_REF test | pass BAD_REF and MEANING tests | "
+          "mean drop BAD_REF | mean drop MEANING |")
+    print("|---|---|---|---|---|---|---|")
+    with sessions() as session:
+        for layout in ("classic", "hardened"):
+            rows = session.execute(
+                select(Hit.public_id, Slot.id, Slot.slot_type, Slot.original_slot_id, Slot.candidate_text,
+                       Slot.reference_text, System.name, Question.external_id)
+                .join(Slot, Slot.hit_id == Hit.id).join(System, System.id == Slot.system_id)
+                .join(Question, Question.id == Slot.question_id)
+                .join(Hit.campaign).where(Hit.campaign.has(name=layout)).order_by(Hit.index, Slot.position)).all()
+            for metric_name, engine_name in (("ROUGE-L", "tesseract"), ("token F1", "rapidocr")):
+                scores = [overlap_score(r.candidate_text, r.reference_text, engine_name) for r in rows]
+                table = RatingsTable.from_columns(
+                    group=[layout] * len(rows), worker=[f"bot-{r.public_id}" for r in rows],
+                    hit=[r.public_id for r in rows], system=[r.name for r in rows], item=[r.external_id for r in rows],
+                    slot_type=[r.slot_type.value for r in rows], slot=[str(r.id) for r in rows],
+                    original_slot=["" if r.original_slot_id is None else str(r.original_slot_id) for r in rows],
+                    score=scores, seconds=[float("nan")] * len(rows))
+                verdicts = {w.worker: w.passed for w in quality_control(table)[layout].workers}
+                meaning = meaning_verdicts(table, layout)
+                codes = {label: code for code, label in enumerate(table.worker.labels)}
+                drop = drops(table, codes)
+                both = sum(verdicts[w] and meaning.get(w, True) for w in verdicts)
+                print(f"| {layout} | {metric_name} | {len(verdicts)} | {sum(verdicts.values())} | "
+                      + (f"{both} |" if meaning else "– |")
+                      + f" {_mean([d[0] for d in drop.values()])} | {_mean([d[1] for d in drop.values()])} |")
+    engine.dispose()
+
+
 def print_result(result: dict) -> None:
     print(f"\n### {result['config']} (layout {result['layout']}, images {result['render']}): "
           f"{result['ratings']} ratings, {result['hits']} HITs, {result['seconds']} s")
@@ -168,7 +228,13 @@ def main() -> None:
     parser.add_argument("--time-scale", type=float, default=0.0)
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--out", type=Path, help="keep each configuration's demo folder here [default: temporary]")
+    parser.add_argument("--offline-overlap", action="store_true",
+                        help="instead: perfect-OCR overlap bots on every HIT of the sample campaign, no HTTP")
     args = parser.parse_args()
+    if args.offline_overlap:
+        with tempfile.TemporaryDirectory() as scratch:
+            offline_overlap(args, args.out or Path(scratch))
+        return
     results = []
     with tempfile.TemporaryDirectory() as scratch:
         for config in args.configs.split(","):

@@ -189,6 +189,13 @@ def fluency_guess(text: str) -> float:
 OVERLAPS: dict[str, Callable[[str, str], float]] = {"tesseract": rouge_l, "rapidocr": token_f1}
 
 
+def overlap_score(candidate: str, reference: str | None, engine: str) -> int:
+    """An overlap bot's 0–100 score of what it read: overlap with Answer A by the metric of ``engine``'s
+    bot (Tesseract: ROUGE-L, RapidOCR: token F1), or :func:`fluency_guess` when there is no Answer A."""
+    value = fluency_guess(candidate) if reference is None else OVERLAPS[engine](candidate, reference)
+    return int(np.clip(round(100 * value), 0, 100))
+
+
 @dataclass
 class OverlapBot:
     """Reads the images with an OCR engine and scores by text overlap (see the module docstring)."""
@@ -206,11 +213,7 @@ class OverlapBot:
 
     def score(self, item: Item, rng: np.random.Generator) -> int:
         candidate, reference = self._texts(item)
-        if reference is None:
-            value = fluency_guess(candidate)
-        else:
-            value = OVERLAPS[self.reader.name](candidate, reference)
-        return int(np.clip(round(100 * value), 0, 100))
+        return overlap_score(candidate, reference, self.reader.name)
 
     def timing(self, item: Item, rng: np.random.Generator) -> Timing | None:
         if not self.paced:
