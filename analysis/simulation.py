@@ -1,8 +1,8 @@
 """Simulated workers and campaigns with known truth, for tests, benchmarks and the demo's crowd.
 
 Model: every item (system, question) has a true quality on the 0–100 scale (the system's quality
-plus an item effect). A ``BAD_REF`` copy has quality ``degraded_quality(q)`` (``DEGRADATION_DROP``
-points lower), a ``REF`` slot shows the human reference (``REFERENCE_QUALITY``), a ``REPEAT`` the
+plus an item effect). A ``BAD_REF`` copy (and a ``MEANING`` check, whose answer now says something
+wrong) has quality ``degraded_quality(q)`` (``DEGRADATION_DROP`` points lower), a ``REF`` slot shows the human reference (``REFERENCE_QUALITY``), a ``REPEAT`` the
 same quality again. Workers turn quality into a 0–100 integer score according to their profile:
 
 - ``honest``: 50 + bias + scale · (q − 50) + noise · N(0, 1), rounded and clipped;
@@ -34,7 +34,7 @@ def degraded_quality(quality: float | np.ndarray) -> float | np.ndarray:
 
 def slot_quality(slot_type: str, answer_quality: float) -> float:
     """What a slot of this type shows, given the quality of the answer of its (original) item."""
-    if slot_type == "BAD_REF":
+    if slot_type in ("BAD_REF", "MEANING"):  # a meaning-changed answer is as wrong as a degraded one
         return float(degraded_quality(answer_quality))
     if slot_type == "REF":
         return REFERENCE_QUALITY

@@ -1,16 +1,21 @@
 """A simulated crowd that rates a campaign through the real worker web pages, over HTTP.
 
 Each simulated worker follows its own-pool invite link, opens the slot page, and for every item
-decides a score with its ``analysis.simulation.WorkerProfile`` and posts it exactly as the page's
-script does (the answer is the next item), until the campaign gives it no more HITs. Workers arrive in
-a fixed order, so a seed gives the same ratings every run. The only thing a simulated worker cannot do
-is read the answer images; in its place a :class:`SlotOracle` tells it the true quality of what the
-page shows (from the sample data's ``truth.json``), keyed by the opaque slot id the page carries.
+decides a score with its rater (:mod:`da_platform.adversaries`: by default its
+``analysis.simulation.WorkerProfile``) and posts it exactly as the page's script does (the answer is the
+next item), with the behaviour record its browser would send (contract C1; none for simple bots), until
+the campaign gives it no more HITs. Workers arrive in a fixed order, so a seed gives the same ratings
+every run. A simulated person cannot read the answer images; in its place a :class:`SlotOracle` tells
+it the true quality of what the page shows (from the sample data's ``truth.json``), keyed by the opaque
+slot id the page carries. OCR bots read the images they fetched, as a real bot would.
+
+Paced raters wait ``virtual seconds × time_scale`` for real before each rating (0: no waiting).
 """
 from __future__ import annotations
 
 import re
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping
@@ -21,11 +26,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
 from analysis.simulation import WorkerProfile, slot_quality
+from da_platform.adversaries import Item, ProfileRater, Rater, encode_record
 from da_platform.models import Hit, Question, Slot, System
 
 _SLOT_FIELD = re.compile(r'name="slot" value="([^"]+)"')
 _ASSIGNMENT_URL = re.compile(r"(.*/a/[^/]+)/")
-_IMAGE = re.compile(r'<img id="answer-[ab]" src="([^"]+)"')
+_IMAGE = re.compile(r'<img id="answer-([ab])" src="([^"]+)"')
+_ROLE = {"a": "reference", "b": "candidate"}
 _RATING_URL = re.compile(r'data-rating-url="([^"]+)"')
 MAX_PAGES_PER_HIT = 1_000  # a HIT has 100 slots: anything beyond this is a server that does not advance
 
@@ -67,12 +74,19 @@ class SlotOracle:
 
 @dataclass(frozen=True)
 class SimulatedWorker:
-    """One member of the crowd: a name, how it rates, its invite link and how many HITs it takes."""
+    """One member of the crowd: a name, how it rates, its invite link and how many HITs it takes.
+
+    ``rater`` (optional) replaces the profile's way of rating: OCR bots, agents, paced variants."""
 
     name: str
     profile: WorkerProfile
     invite_url: str
     max_hits: int
+    rater: Rater | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.rater.kind if self.rater is not None else self.profile.kind
 
 
 @dataclass(frozen=True)
@@ -97,8 +111,15 @@ def arrive(http: requests.Session, invite_url: str) -> str | None:
 
 def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile: WorkerProfile,
              rng: np.random.Generator, *, fetch_images: bool = True,
-             on_rating: Callable[[], None] | None = None) -> int:
-    """Rate the HIT whose slot page is ``slot_url`` to the end; the number of ratings given."""
+             on_rating: Callable[[], None] | None = None, rater: Rater | None = None,
+             behaviour_rng: np.random.Generator | None = None, time_scale: float = 0.0) -> int:
+    """Rate the HIT whose slot page is ``slot_url`` to the end; the number of ratings given.
+
+    Scores come from ``rng`` (so adding records and waits changes no score); times and behaviour
+    records from ``behaviour_rng``. An OCR rater always fetches the images (it reads them)."""
+    rater = rater if rater is not None else ProfileRater(profile)
+    behaviour_rng = behaviour_rng if behaviour_rng is not None else np.random.default_rng(0)
+    fetch_images = fetch_images or not isinstance(rater, ProfileRater)
     page = http.get(slot_url, timeout=30)
     _check(page, slot_url)
     if page.url.endswith("/done"):
@@ -107,17 +128,24 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
     if found is None or rating_url is None:
         raise CrowdError(f"no rating form on {page.url}")
     rating_url = requests.compat.urljoin(page.url, rating_url.group(1))
-    slot, images = found.group(1), [src.replace("&amp;", "&") for src in _IMAGE.findall(page.text)]
+    slot = found.group(1)
+    images = [(_ROLE[role], src.replace("&amp;", "&")) for role, src in _IMAGE.findall(page.text)]
     for ratings in range(1, MAX_PAGES_PER_HIT + 1):
+        pngs: dict[str, bytes] = {}
         if fetch_images:
-            for src in images:
-                _check(http.get(requests.compat.urljoin(page.url, src), timeout=30), src)
-        score = profile.rate(oracle(slot), rng)
+            for role, src in images:
+                fetched = http.get(requests.compat.urljoin(page.url, src), timeout=30)
+                _check(fetched, src)
+                pngs[role] = fetched.content
+        item = Item(slot, pngs.get("candidate"), pngs.get("reference"), oracle(slot))
+        score = rater.score(item, rng)
+        timing = rater.timing(item, behaviour_rng)
+        record = rater.behaviour(item, timing, behaviour_rng)
+        if timing is not None and time_scale > 0:
+            time.sleep(timing.shown_ms / 1000 * time_scale)  # one item at a time, at the rater's pace
         # As the page's script does: the answer is the next item, or where the completion page is.
-        data = {"slot": slot, "score": str(score)}
-        if profile.kind == "honest":  # a person's browser sends its behaviour record (contract C1)
-            data["behaviour"] = person_record(slot)
-        answer = http.post(rating_url, data=data, timeout=30)
+        answer = http.post(rating_url, data={"slot": slot, "score": str(score), **encode_record(record)},
+                           timeout=30)
         _check(answer, rating_url)
         if on_rating is not None:
             on_rating()
@@ -126,20 +154,9 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
             _check(http.get(requests.compat.urljoin(page.url, step["done"]), timeout=30), step["done"])
             return ratings
         slot = step["screen"]["slot"]
-        images = [src for src in (step["screen"]["reference_image"], step["screen"]["candidate_image"]) if src]
+        images = [(role, step["screen"][f"{role}_image"]) for role in ("reference", "candidate")
+                  if step["screen"][f"{role}_image"]]
     raise CrowdError(f"{slot_url} never reached the completion page")
-
-
-def person_record(slot: str) -> str:
-    """The behaviour record a person's page would send for this slot: a drag of the slider, 12-40 s on
-    the item (virtual: the simulation does not wait). Derived from the slot id, so scores are unchanged."""
-    import hashlib
-    import json
-
-    draw = int.from_bytes(hashlib.sha256(slot.encode()).digest()[:4], "big") / 2**32
-    shown = int(12_000 + 28_000 * draw)
-    return json.dumps({"v": 1, "slot": slot, "first_input_ms": shown // 2, "pointer": 3 + int(10 * draw), "touch": 0,
-                       "key": 0, "hidden_ms": 0, "blur_ms": 0, "paste": 0, "copy": 0, "shown_ms": shown})
 
 
 class _Turns:
@@ -171,7 +188,8 @@ class _Turns:
 
 
 def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, threads: int = 4,
-              fetch_images: bool = True, on_rating: Callable[[], None] | None = None) -> list[WorkerOutcome]:
+              fetch_images: bool = True, on_rating: Callable[[], None] | None = None,
+              time_scale: float = 0.0) -> list[WorkerOutcome]:
     """Let every worker take HITs until it reaches its limit or the campaign has none left.
 
     Workers arrive in a fixed order (see :class:`_Turns`), so a seed gives the same ratings every run;
@@ -189,6 +207,7 @@ def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, 
 
     def work(index: int, worker: SimulatedWorker) -> WorkerOutcome:
         rng = np.random.default_rng([seed, index])
+        behaviour_rng = np.random.default_rng([seed, index, 1])
         hits = ratings = 0
         try:
             with requests.Session() as http:
@@ -200,11 +219,12 @@ def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, 
                         break
                     with raters:
                         done = rate_hit(http, slot_url, oracle, worker.profile, rng,
-                                        fetch_images=fetch_images, on_rating=counted)
+                                        fetch_images=fetch_images, on_rating=counted, rater=worker.rater,
+                                        behaviour_rng=behaviour_rng, time_scale=time_scale)
                     hits, ratings = hits + 1, ratings + done
         finally:
             turns.give_up(index)
-        return WorkerOutcome(worker.name, worker.profile.kind, hits, ratings)
+        return WorkerOutcome(worker.name, worker.kind, hits, ratings)
 
     # One thread per worker, so that a worker waiting for its turn never keeps another from rating.
     with ThreadPoolExecutor(max_workers=max(1, len(workers))) as pool:

@@ -17,17 +17,13 @@ from typing import Callable, Iterator
 import numpy as np
 
 from analysis.report import AnalysisResult, GroupAnalysis
-from analysis.simulation import random_profile
+from da_platform.adversaries import KIND_DESCRIPTIONS, KINDS
 
 DEMO_CAMPAIGN = "demo"
-# The demo's names for the kinds of simulated worker, mapped to analysis.simulation's kinds.
-CROWD_KINDS = {"honest": "honest", "random": "random", "constant": "constant", "bot": "always_high"}
-CROWD_KIND_DESCRIPTIONS = {
-    "honest": "reads and rates, with a personal bias, scale and noise",
-    "random": "clicks anywhere on the slider",
-    "constant": "leaves every answer at the same score",
-    "bot": "fast bot-like clicker: everything 90-100 %",
-}
+# The demo's kinds of simulated worker (da_platform.adversaries), and what each does.
+CROWD_KINDS = {kind: kind for kind in KINDS}
+CROWD_KIND_DESCRIPTIONS = dict(KIND_DESCRIPTIONS)
+CLASSIC_BAD_KINDS = ("random", "constant", "bot")  # the kinds the published method was built to catch
 
 
 @dataclass(frozen=True)
@@ -43,6 +39,12 @@ class DemoOptions:
     hits_per_worker: int = 3
     threads: int = 4
     fetch_images: bool = True
+    layout: str = "classic"  # hit_builder.layouts
+    render: str = "plain"  # hit_builder.ocr_resistant.render_style: "plain" or "hardened" (OCR-resistant)
+    bad_hits: int = 1  # HITs each bad (non-honest) worker may take
+    passes: int = 1  # passes over the items (more HITs for a larger crowd)
+    time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting)
+    phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,9 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     from da_platform.campaign_analysis import CampaignAnalysis
     from da_platform.ratings import worker_label
     from hit_builder.build import build_campaign
+    from hit_builder.ocr_resistant import render_style
+    from analysis.simulation import WorkerProfile
+    from da_platform.adversaries import ProfileRater, make_rater
     from hit_builder.sample_data import import_sample, load_truth
     from hit_builder.storage import LocalImageStorage
     from analysis.output import write_report
@@ -134,8 +139,10 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
     with transaction(sessions) as session:
         campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
-                                  seed=options.seed, max_hits_per_worker=options.hits_per_worker,
-                                  storage=LocalImageStorage(images), progress=steps.stage_bars())
+                                  seed=options.seed, passes=options.passes,
+                                  max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
+                                  storage=LocalImageStorage(images), progress=steps.stage_bars(),
+                                  layout=options.layout, style=render_style(options.render))
         steps.done()
         campaign.status = CampaignStatus.running
         campaign_id, n_hits = campaign.id, len(campaign.hits)
@@ -152,15 +159,18 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     with serving(url, secret, images) as base_url:
         steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
         workers = []
-        for name, kind in crowd_kinds.items():
-            profile = random_profile(CROWD_KINDS[kind], rng)
+        for number, (name, kind) in enumerate(crowd_kinds.items()):
+            # Every n-th honest worker is on a phone (no draw from rng: the scores stay those of the seed).
+            touch = options.phone_share > 0 and number % max(1, round(1 / options.phone_share)) == 0
+            rater = make_rater(kind, rng, touch=touch)
             workers.append(SimulatedWorker(
-                name=name, profile=profile,
+                name=name, profile=rater.profile if isinstance(rater, ProfileRater) else WorkerProfile(),
                 invite_url=f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}",
-                max_hits=1 if kind != "honest" else options.hits_per_worker))
+                max_hits=options.bad_hits if kind != "honest" else options.hits_per_worker, rater=rater))
         advance = steps.bar("rating through the worker pages", n_hits * 100)
         outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
-                             fetch_images=options.fetch_images, on_rating=lambda: advance(1))
+                             fetch_images=options.fetch_images, on_rating=lambda: advance(1),
+                             time_scale=options.time_scale)
         steps.done()
     seconds["crowd"] = time.perf_counter() - started
 
@@ -200,7 +210,7 @@ def _crowd_plan(options: DemoOptions, n_hits: int) -> dict[str, str]:
     plan = {f"demo-{kind}-{i + 1:02d}": kind for kind, count in options.bad_workers.items() for i in range(count)}
     honest = options.honest
     if honest is None:
-        honest = max(3, -(-max(0, n_hits - len(plan)) // options.hits_per_worker))
+        honest = max(3, -(-max(0, n_hits - len(plan) * options.bad_hits) // options.hits_per_worker))
     plan.update({f"demo-honest-{i + 1:02d}": "honest" for i in range(honest)})
     return plan
 
@@ -226,7 +236,7 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
     """Did QC catch every bad worker and keep the honest ones; is the known order recovered?"""
     verdicts = {w.worker: w for w in group.qc.workers}
     facts = []
-    bad = [w for w, kind in kinds.items() if kind != "honest" and w in verdicts]
+    bad = [w for w, kind in kinds.items() if kind in CLASSIC_BAD_KINDS and w in verdicts]
     caught = [w for w in bad if not verdicts[w].passed]
     missed = sorted(set(bad) - set(caught))
     facts.append(Fact(held=not missed and bool(bad),
@@ -238,8 +248,21 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
     # is barely worse), so this fact asks only that most honest workers are kept.
     facts.append(Fact(held=len(kept) * 2 > len(honest),
                       statement=f"quality control kept {len(kept)} of {len(honest)} honest workers"))
-    ranked = [s.system for s in group.system_scores]
-    cluster_of = {system: i for i, cluster in enumerate(group.ranking.clusters) for system in cluster}
+    for kind in KINDS:  # the adversarial kinds, one fact each
+        if kind in CLASSIC_BAD_KINDS or kind == "honest":
+            continue
+        of_kind = [w for w, k in kinds.items() if k == kind and w in verdicts]
+        if of_kind:
+            missed = [w for w in of_kind if verdicts[w].passed]
+            facts.append(Fact(held=not missed, statement=f"quality control caught {len(of_kind) - len(missed)} of "
+                              f"{len(of_kind)} {kind} workers" + (f" (missed: {', '.join(missed)})" if missed else "")))
+    facts.append(order_fact([s.system for s in group.system_scores], group.ranking.clusters, true_order))
+    return facts
+
+
+def order_fact(ranked: list[str], clusters, true_order: list[str]) -> Fact:
+    """Is the known order recovered by a ranking (best first) with its significance clusters?"""
+    cluster_of = {system: i for i, cluster in enumerate(clusters) for system in cluster}
     position = {system: i for i, system in enumerate(ranked)}
     inverted = [(a, b) for i, a in enumerate(true_order) for b in true_order[i + 1:]
                 if a in position and b in position and position[a] > position[b]]
@@ -257,8 +280,7 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
     else:
         pairs = ", ".join(f"{b} above {a}" for a, b in across)
         statement, held = f"the known order was NOT recovered: {pairs} across clusters", False
-    facts.append(Fact(held=held, statement=statement))
-    return facts
+    return Fact(held=held, statement=statement)
 
 
 DEMO_ADMIN = "demo"

@@ -193,12 +193,12 @@ def hit_composition(session: Session, campaign: Campaign) -> bytes:
 
 
 def degradations(session: Session, campaign: Campaign) -> bytes:
-    """One JSON line per BAD_REF slot: where it is, what it degrades and the degradation record."""
+    """One JSON line per BAD_REF (and MEANING) slot: where it is, what it changes and how it was made."""
     rows = session.execute(
         select(Hit.index, Slot.position, System.name, Question.external_id, Slot.degradation)
         .join(Slot, Slot.hit_id == Hit.id).join(System, System.id == Slot.system_id)
         .join(Question, Question.id == Slot.question_id)
-        .where(Hit.campaign_id == campaign.id, Slot.slot_type == SlotType.BAD_REF)
+        .where(Hit.campaign_id == campaign.id, Slot.slot_type.in_((SlotType.BAD_REF, SlotType.MEANING)))
         .order_by(Hit.index, Slot.position)
     ).all()
     lines = [json.dumps({"hit": h, "position": p, "system": s, "question": q, "degradation": d},

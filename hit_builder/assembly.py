@@ -31,6 +31,7 @@ from typing import Hashable, Sequence
 
 from da_platform.models import SlotType
 from hit_builder.errors import BuildError
+from hit_builder.layouts import CLASSIC, Layout
 
 ASSEMBLY_VERSION = 1
 SETS_PER_HIT = 10
@@ -86,43 +87,47 @@ def partner_set(set_index: int) -> int:
     return set_index + half if set_index < half else set_index - half
 
 
-def assemble(items: Sequence[Hashable], *, seed: int, passes: int = 1) -> Assembly:
-    """Plan the HITs for ``items`` (distinct, hashable, in a canonical order) per SPEC §2."""
+def assemble(items: Sequence[Hashable], *, seed: int, passes: int = 1, layout: Layout = CLASSIC) -> Assembly:
+    """Plan the HITs for ``items`` (distinct, hashable, in a canonical order) per SPEC §2 and ``layout``."""
+    per_hit = layout.ordinary_per_hit
     if passes < 1:
         raise AssemblyError(f"passes must be at least 1, got {passes}")
     if len(set(items)) != len(items):
         duplicated = next(item for item, n in Counter(items).items() if n > 1)
         raise AssemblyError(f"item {duplicated!r} is listed twice; every item must be distinct")
-    if len(items) < ORDINARY_PER_HIT:
+    if len(items) < per_hit:
         raise AssemblyError(
-            f"a HIT needs {ORDINARY_PER_HIT} distinct ordinary items, but there are only {len(items)} "
+            f"a HIT needs {per_hit} distinct ordinary items, but there are only {len(items)} "
             "(systems × questions); add questions or systems"
         )
-    hits_per_pass = math.ceil(len(items) / ORDINARY_PER_HIT)
-    fill = hits_per_pass * ORDINARY_PER_HIT - len(items)
+    hits_per_pass = math.ceil(len(items) / per_hit)
+    fill = hits_per_pass * per_hit - len(items)
     hits: list[HitPlan] = []
     for pass_index in range(passes):
-        rng = random.Random(f"da-platform assembly v{ASSEMBLY_VERSION} seed={seed} pass={pass_index}")
+        rng = random.Random(f"da-platform assembly v{ASSEMBLY_VERSION} seed={seed} pass={pass_index}"
+                            + ("" if layout is CLASSIC else f" layout={layout.name}"))
         order = list(items)
         rng.shuffle(order)
         order += order[:fill]
         for h in range(hits_per_pass):
-            ordinary = order[h * ORDINARY_PER_HIT:(h + 1) * ORDINARY_PER_HIT]
-            hit = _plan_hit(len(hits), pass_index, ordinary, rng)
-            verify_hit(hit)
+            ordinary = order[h * per_hit:(h + 1) * per_hit]
+            hit = _plan_hit(len(hits), pass_index, ordinary, rng, layout)
+            verify_hit(hit, layout)
             hits.append(hit)
     return Assembly(tuple(hits), len(items), passes, hits_per_pass, fill)
 
 
-def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random.Random) -> HitPlan:
-    sets = [ordinary[s * ORDINARY_PER_SET:(s + 1) * ORDINARY_PER_SET] for s in range(SETS_PER_HIT)]
+def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random.Random,
+              layout: Layout = CLASSIC) -> HitPlan:
+    size = layout.ordinary_per_set
+    sets = [ordinary[s * size:(s + 1) * size] for s in range(SETS_PER_HIT)]
     # Entries: (type, item, origin) where origin = (set, index within that set's ordinary list).
     entries_per_set = []
     for s in range(SETS_PER_HIT):
         p = partner_set(s)
         entries = [(SlotType.SYSTEM, item, (s, k)) for k, item in enumerate(sets[s])]
-        picked = rng.sample(range(ORDINARY_PER_SET), len(CHECK_TYPES))
-        entries += [(kind, sets[p][k], (p, k)) for kind, k in zip(CHECK_TYPES, picked)]
+        picked = rng.sample(range(size), len(layout.check_types))
+        entries += [(kind, sets[p][k], (p, k)) for kind, k in zip(layout.check_types, picked)]
         rng.shuffle(entries)
         entries_per_set.append(entries)
     position_of = {}
@@ -144,8 +149,8 @@ def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random
     return HitPlan(index, pass_index, slots)
 
 
-def verify_hit(hit: HitPlan) -> None:
-    """Check SPEC §2's composition of one HIT; raise :class:`AssemblyError` naming what is wrong."""
+def verify_hit(hit: HitPlan, layout: Layout = CLASSIC) -> None:
+    """Check SPEC §2's composition of one HIT in ``layout``; raise :class:`AssemblyError` naming what is wrong."""
     def fail(message: str) -> None:
         raise AssemblyError(f"HIT {hit.index}: {message}")
 
@@ -153,9 +158,11 @@ def verify_hit(hit: HitPlan) -> None:
     if [s.position for s in slots] != list(range(SLOTS_PER_HIT)):
         fail(f"positions must be 0–{SLOTS_PER_HIT - 1} in order")
     counts = Counter(s.slot_type for s in slots)
-    if counts != EXPECTED_COUNTS:
-        fail("composition is " + ", ".join(f"{counts[t]} {t.value}" for t in EXPECTED_COUNTS)
-             + " instead of 70 SYSTEM, 10 REPEAT, 10 BAD_REF, 10 REF")
+    expected = layout.hit_counts()
+    if counts != expected:
+        fail("composition is " + ", ".join(f"{counts[t]} {t.value}" for t in SlotType
+                                        if t in counts or t in expected)
+             + f" instead of {layout.composition()} ({layout.name} layout)")
     ordinary = hit.ordinary_items()
     if len(set(ordinary)) != len(ordinary):
         duplicated = next(item for item, n in Counter(ordinary).items() if n > 1)
@@ -166,9 +173,9 @@ def verify_hit(hit: HitPlan) -> None:
     for set_index in range(SETS_PER_HIT):
         members = slots[set_index * SLOTS_PER_SET:(set_index + 1) * SLOTS_PER_SET]
         set_counts = Counter(s.slot_type for s in members)
-        if set_counts != Counter({SlotType.SYSTEM: 7, SlotType.BAD_REF: 1, SlotType.REPEAT: 1,
-                                  SlotType.REF: 1}):
-            fail(f"set {set_index} does not hold 7 SYSTEM and one BAD_REF, REPEAT and REF")
+        if set_counts != layout.set_counts():
+            fail(f"set {set_index} does not hold {layout.ordinary_per_set} SYSTEM and one each of "
+                 + ", ".join(t.value for t in layout.check_types))
         originals = set()
         for s in members:
             if s.slot_type is SlotType.SYSTEM:
@@ -185,5 +192,5 @@ def verify_hit(hit: HitPlan) -> None:
                 fail(f"{s.slot_type.value} slot {s.position} (set {set_index}) checks set "
                      f"{original.set_index}, not its partner set {partner_set(set_index)}")
             originals.add(s.original_position)
-        if len(originals) != len(CHECK_TYPES):
-            fail(f"the checks of set {set_index} do not use three distinct ordinary items")
+        if len(originals) != len(layout.check_types):
+            fail(f"the checks of set {set_index} do not use {len(layout.check_types)} distinct ordinary items")

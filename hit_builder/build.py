@@ -40,6 +40,9 @@ from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.inspection import verify_campaign
 from hit_builder.reading import long_answers
+from hit_builder.layouts import DEFAULT_LAYOUT, layout_named
+from hit_builder.meaning import EntityPool, change_meaning
+from hit_builder.meaning import method_description as meaning_description
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
 from hit_builder.worker_settings import WorkerPageOptions, worker_settings
@@ -157,11 +160,12 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                    passes: int = 1, max_hits_per_worker: int = 1, storage: ImageStorage,
                    font_paths: Sequence[str] | None = None, progress: Progress | None = None,
                    id_salt: str | None = None, style: RenderStyle = RenderStyle(),
-                   processes: int | None = None, merge_identical: bool = False,
+                   processes: int | None = None, merge_identical: bool = False, layout: str = DEFAULT_LAYOUT,
                    worker: WorkerPageOptions = WorkerPageOptions(),
                    warn: Callable[[str], None] | None = None) -> Campaign:
     """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``.
 
+    ``layout`` names the HIT layout (:mod:`hit_builder.layouts`): ``classic`` or ``hardened``.
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``settings["worker"]``); ``warn`` receives warnings (answers too long to read, no example).
@@ -178,6 +182,10 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
         raise BuildError(f"a campaign named {name!r} exists already")
     if max_hits_per_worker < 1:
         raise BuildError("max_hits_per_worker must be at least 1")
+    try:
+        hit_layout = layout_named(layout)
+    except ValueError as error:
+        raise BuildError(str(error)) from None
     statement, show_reference = resolve_criterion(criterion, statement, show_reference)
     chosen = _resolve_systems(session, test_set, systems)
     items, references = _load_items(session, test_set, chosen)
@@ -189,7 +197,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     # 1. Assembly (verifies every HIT) and degradation of the BAD_REF answers.
     keys = [(item.system.id, item.question.id) for item in items]
     by_key = {key: item for key, item in zip(keys, items)}
-    plan = assemble(keys, seed=seed, passes=passes)
+    plan = assemble(keys, seed=seed, passes=passes, layout=hit_layout)
     external = {item.question.id: item.question.external_id for item in items}
     answers_by_question: dict[int, list[str]] = {}
     for item in items:
@@ -207,6 +215,17 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                 record = result.record()
                 record["donor_question_external_id"] = external.get(result.donor_question)
                 degraded[hit.index, slot.position] = (result.text, record)
+    # Meaning-change checks (hardened layout), recorded like the degradations.
+    entities = EntityPool({item.question.id: item.question.gold_entities or () for item in items})
+    meaning_rng = random.Random(f"da-platform meaning v1 seed={seed}")
+    for hit in plan.hits:
+        for slot in hit.slots:
+            if slot.slot_type is SlotType.MEANING:
+                item = by_key[slot.item]
+                change = change_meaning(item.answer, question=item.question.id,
+                                        gold_entities=item.question.gold_entities or (), pool=entities,
+                                        rng=meaning_rng)
+                degraded[hit.index, slot.position] = (change.text, change.record())
 
     # 2. What every slot shows, and the distinct images to render.
     jobs: dict[tuple[str, Role], str] = {}
@@ -219,6 +238,9 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             if slot.slot_type is SlotType.BAD_REF:
                 candidate, record = degraded[hit.index, slot.position]
                 candidate_where = f"degraded answer of {where}"
+            elif slot.slot_type is SlotType.MEANING:
+                candidate, record = degraded[hit.index, slot.position]
+                candidate_where = f"meaning-changed answer of {where}"
             elif slot.slot_type is SlotType.REF:
                 candidate, candidate_where = item.reference, f"reference of question {item.question.external_id!r}"
             else:
@@ -268,6 +290,10 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                          "fill_per_pass": plan.fill_per_pass,
                          "item_order": "system name, then question id; shuffled per pass with the seed"},
             "degradation": {**method_description(), "seed": seed},
+            "layout": hit_layout.name,
+            "layout_description": hit_layout.describe(),
+            **({"meaning": {**meaning_description(), "seed": seed}}
+               if SlotType.MEANING in hit_layout.check_types else {}),
             "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
                        "raqm": renderer.shaping, "images": len(job_list)},
             "systems": [s.name for s in chosen],

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from da_platform.models import Campaign, Hit, Question, Slot, SlotType, System
 from hit_builder.assembly import HitPlan, SlotPlan, verify_hit
 from hit_builder.errors import BuildError
+from hit_builder.layouts import CLASSIC, layout_named
 
 
 def verify_campaign(session: Session, campaign: Campaign) -> int:
@@ -17,8 +18,13 @@ def verify_campaign(session: Session, campaign: Campaign) -> int:
 
     The stored slots are turned back into plans and checked by :func:`assembly.verify_hit`, so the
     database and the assembler are held to the same rule; a check whose original lies in another
-    HIT fails too.
+    HIT fails too. Each HIT is checked against the layout stored with the campaign
+    (``settings["layout"]``; campaigns built before layouts existed are classic).
     """
+    try:
+        layout = layout_named((campaign.settings or {}).get("layout", CLASSIC.name))
+    except ValueError as error:
+        raise BuildError(f"campaign {campaign.name!r}: {error}") from None
     rows = session.execute(
         select(Hit.index, Slot.id, Slot.position, Slot.set_index, Slot.slot_type, Slot.system_id,
                Slot.question_id, Slot.original_slot_id)
@@ -39,7 +45,7 @@ def verify_campaign(session: Session, campaign: Campaign) -> int:
                 raise BuildError(f"HIT {index}: slot {row.position} checks a slot of another HIT")
         verify_hit(HitPlan(index, 0, tuple(
             SlotPlan(row.position, row.set_index, row.slot_type, (row.system_id, row.question_id),
-                     position_of.get(row.original_slot_id)) for row in members)))
+                     position_of.get(row.original_slot_id)) for row in members)), layout)
     return len(by_hit)
 
 
@@ -72,6 +78,7 @@ class CampaignSummary:
     ratings_per_item: dict[int, int]  # ordinary ratings per item -> number of items
     images: int
     degradation: str
+    layout: str = CLASSIC.name
 
 
 def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
@@ -92,6 +99,7 @@ def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
         ratings_per_item=dict(sorted(Counter(per_item).items())),
         images=settings.get("render", {}).get("images", 0),
         degradation=settings.get("degradation", {}).get("method", "?"),
+        layout=settings.get("layout", CLASSIC.name),
     )
 
 

@@ -97,3 +97,33 @@ def test_the_same_seed_gives_the_same_ratings(tmp_path: Path) -> None:
     assert runs[0] == runs[1]
     assert {worker for worker, *_ in runs[0]} == {"demo-random-01", "demo-honest-01", "demo-honest-02",
                                                   "demo-honest-03"}
+
+
+def test_demo_with_an_agent_on_the_hardened_layout_reports_it(tmp_path: Path) -> None:
+    """An oracle-agent gets its own caught/kept line and fact; the hardened layout's HITs hold MEANING checks."""
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(
+        main,
+        ["demo", "--out", str(out), "--questions", "40", "--random", "1", "--constant", "0", "--bots", "0",
+         "--agents", "1", "--honest", "3", "--hits-per-worker", "2", "--layout", "hardened", "--no-images",
+         "--seed", "3"],
+    )
+    output = result.output
+    assert "Human ranking, demo" in output, output
+    assert "oracle-agent   1 workers" in output
+    assert "quality control caught 1 of 1 bad workers" in output
+    fact = next(line for line in output.splitlines() if "oracle-agent workers" in line)
+    assert fact.strip().startswith(("✓ quality control caught 1 of 1", "✗ quality control caught 0 of 1"))
+    assert result.exit_code == (1 if "✗" in output else 0)
+    engine = create_engine(f"sqlite:///{out / 'demo.sqlite'}")
+    with engine.connect() as connection:
+        meaning = connection.scalar(select(func.count(Slot.id)).where(Slot.slot_type == "MEANING"))
+        hits = connection.scalar(select(func.count(Hit.id)))
+    engine.dispose()
+    assert meaning == 10 * hits
+
+
+def test_demo_help_lists_the_adversarial_options() -> None:
+    result = CliRunner().invoke(main, ["demo", "--help"])
+    for option in ("--ocr-bots", "--agents", "--layout", "--render"):
+        assert option in result.output

@@ -235,6 +235,13 @@ COMMANDS.append(import_group)
               help="Let workers rate the example's answers for practice before the HIT (never stored).")
 @click.option("--show-context/--hide-context", default=False, show_default=True,
               help="Let workers open each question's context passage (collapsed by default).")
+@click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
+              help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
+                   "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
+                   "raters).")
+@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
+              show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
+                                      "glyphs, mixed fonts, light texture; same size and AA contrast).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
@@ -242,7 +249,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                   id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
                   messages_file: Path | None, instructions_file: Path | None, contact: str | None,
                   pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
-                  show_context: bool) -> None:
+                  show_context: bool, layout: str, render_name: str) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -253,6 +260,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from hit_builder.build import build_campaign
     from hit_builder.errors import BuildError
     from hit_builder.worker_settings import WorkerPageOptions, read_example
+    from hit_builder.ocr_resistant import render_style
 
     if image_folder is not None and context.settings.image_store != "folder":
         raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store!r})")
@@ -284,7 +292,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
                 storage=storage, font_paths=list(fonts) or context.settings.font_paths,
                 progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
-                worker=worker, warn=warnings.append)
+                worker=worker, warn=warnings.append, layout=layout,
+                style=render_style(render_name))
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:
@@ -346,6 +355,7 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
     from hit_builder.errors import BuildError
     from hit_builder.inspection import campaign_summary, hit_composition, verify_campaign
+    from hit_builder.layouts import layout_named
 
     with context.sessions() as session:
         campaign = find_campaign(session, campaign_name)
@@ -357,11 +367,12 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
         click.echo(f"seed {summary.seed}, {summary.passes} pass(es): {summary.hits} HITs, {summary.items} items; "
                    "ordinary ratings per item: "
                    + ", ".join(f"{n}×{count}" for n, count in summary.ratings_per_item.items()))
-        click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items())
+        click.echo(f"layout: {summary.layout}")
+        click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items() if n or t != "MEANING")
                    + f"; {summary.images} distinct images; degradation: {summary.degradation}")
         try:
             checked = verify_campaign(session, campaign)
-            click.echo(f"verified: all {checked} HITs hold 70 SYSTEM, 10 REPEAT, 10 BAD_REF and 10 REF, "
+            click.echo(f"verified: all {checked} HITs hold {layout_named(summary.layout).composition()}, "
                        "each check in the partner half")
         except BuildError as error:
             raise click.ClickException(f"verification failed: {error}") from None

@@ -24,6 +24,15 @@ COMMANDS: list[click.Command] = []
               help="Workers who give every answer the same score.")
 @click.option("--bots", type=click.IntRange(0, None), default=2, show_default=True,
               help="Fast bot-like workers who rate everything 90-100 %.")
+@click.option("--ocr-bots", type=click.IntRange(0, None), default=0, show_default=True,
+              help="Bots that read the answer images with Tesseract and score by text overlap (ocr-overlap).")
+@click.option("--agents", type=click.IntRange(0, None), default=0, show_default=True,
+              help="Scripted agents that know each answer's true quality (oracle-agent): no input events, "
+                   "regular timing.")
+@click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
+              help="HIT layout (hardened adds meaning-change checks).")
+@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
+              show_default=True, help="Answer images (hardened: drawn to resist OCR).")
 @click.option("--hits-per-worker", type=click.IntRange(1, None), default=3, show_default=True,
               help="How many HITs one honest worker may do.")
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
@@ -31,12 +40,13 @@ COMMANDS: list[click.Command] = []
 @click.option("--images/--no-images", default=True, show_default=True,
               help="Let simulated workers download the answer images, as a browser does.")
 def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: int | None, random_: int,
-         constant: int, bots: int, hits_per_worker: int, threads: int, images: bool) -> None:
+         constant: int, bots: int, ocr_bots: int, agents: int, layout: str, render_name: str, hits_per_worker: int,
+         threads: int, images: bool) -> None:
     """Run a whole simulated campaign and print the human ranking.
 
     On a fresh SQLite database in --out and the bundled sample data: build a campaign, serve the
     worker pages on 127.0.0.1, let a simulated crowd (honest workers plus random, constant and
-    bot-like ones) rate through them over HTTP, then run quality control and the analysis. Prints
+    bot-like ones, and on request OCR text-overlap bots and scripted agents) rate through them over HTTP, then run quality control and the analysis. Prints
     the ranking, the QC summary, where the report went, and checks that the bad workers were caught
     and the systems' known order recovered (exit status 1 if not).
     """
@@ -56,10 +66,17 @@ def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: in
             bars.pop().__exit__(None, None, None)
 
     options = DemoOptions(out=out, questions=questions, seed=seed, criterion=criterion,
-                          bad_workers={"random": random_, "constant": constant, "bot": bots}, honest=honest,
-                          hits_per_worker=hits_per_worker, threads=threads, fetch_images=images)
+                          bad_workers={"random": random_, "constant": constant, "bot": bots, "ocr-overlap": ocr_bots,
+                                       "oracle-agent": agents}, honest=honest,
+                          hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
+                          render=render_name)
     steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
-    outcome = run_demo(options, steps)
+    from da_platform.ocr import OcrUnavailable
+
+    try:
+        outcome = run_demo(options, steps)
+    except OcrUnavailable as error:
+        raise click.ClickException(f"{error} (needed by --ocr-bots)") from None
 
     group = outcome.group
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
@@ -71,7 +88,7 @@ def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: in
         names = [w for w, k in outcome.workers.items() if k == kind and w in verdicts]
         if names:
             passed = sum(verdicts[w].passed for w in names)
-            click.echo(f"  {kind:<9} {len(names):>3} workers, {passed:>3} passed  ({description})")
+            click.echo(f"  {kind:<12} {len(names):>3} workers, {passed:>3} passed  ({description})")
     click.echo(f"\n{outcome.ratings} ratings over {outcome.hits_rated} of {outcome.hits} HITs; "
                + ", ".join(f"{step} {sec:.1f} s" for step, sec in outcome.seconds.items()))
     report = out.resolve() / "report"

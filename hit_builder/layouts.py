@@ -1,0 +1,74 @@
+"""HIT layouts: how many ordinary items and which hidden checks each set of 10 slots holds.
+
+* ``classic``: the published method (SPEC §2): per set 7 ``SYSTEM`` + ``BAD_REF``, ``REPEAT``, ``REF`` of
+  the partner set's items, so 70/10/10/10 per HIT. It reproduces WMT's releases.
+* ``hardened``: per set 6 ``SYSTEM`` + ``BAD_REF``, ``REPEAT``, ``REF`` and a ``MEANING`` check (the
+  answer with its meaning changed but most words kept, see :mod:`hit_builder.meaning`), so
+  60/10/10/10/10 per HIT: ten meaning pairs per HIT against raters who score by text overlap, at the
+  price of 10 ordinary ratings per HIT.
+
+Every layout keeps 10 sets of 10 slots, the partner-set rule and "distinct ordinary items per HIT";
+:func:`hit_builder.assembly.verify_hit` checks a HIT against its layout.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from da_platform.models import SlotType
+
+SETS_PER_HIT = 10
+SLOTS_PER_SET = 10
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One HIT layout: its name, ordinary slots per set and the checks added to each set, in pick order."""
+
+    name: str
+    ordinary_per_set: int
+    check_types: tuple[SlotType, ...]
+    description: str
+
+    def __post_init__(self) -> None:
+        if self.ordinary_per_set + len(self.check_types) != SLOTS_PER_SET:
+            raise ValueError(f"layout {self.name!r} does not fill its sets of {SLOTS_PER_SET} slots")
+
+    @property
+    def ordinary_per_hit(self) -> int:
+        return SETS_PER_HIT * self.ordinary_per_set
+
+    def set_counts(self) -> Counter:
+        """Slot types of one set of 10."""
+        return Counter({SlotType.SYSTEM: self.ordinary_per_set, **{t: 1 for t in self.check_types}})
+
+    def hit_counts(self) -> dict[SlotType, int]:
+        """Slot types of one HIT."""
+        return {t: n * SETS_PER_HIT for t, n in self.set_counts().items()}
+
+    def composition(self) -> str:
+        """E.g. ``"70 SYSTEM, 10 BAD_REF, 10 REPEAT, 10 REF"``."""
+        return ", ".join(f"{n} {t.value}" for t, n in self.hit_counts().items())
+
+    def describe(self) -> dict:
+        """What goes into ``Campaign.settings["layout_description"]``."""
+        return {"name": self.name, "sets_per_hit": SETS_PER_HIT, "slots_per_set": SLOTS_PER_SET,
+                "ordinary_per_set": self.ordinary_per_set, "checks_per_set": [t.value for t in self.check_types],
+                "per_hit": {t.value: n for t, n in self.hit_counts().items()}, "description": self.description}
+
+
+CLASSIC = Layout("classic", 7, (SlotType.BAD_REF, SlotType.REPEAT, SlotType.REF),
+                 "the published method (70 SYSTEM, 10 BAD_REF, 10 REPEAT, 10 REF); reproduces WMT")
+HARDENED = Layout("hardened", 6, (SlotType.BAD_REF, SlotType.REPEAT, SlotType.REF, SlotType.MEANING),
+                  "60 SYSTEM, 10 BAD_REF, 10 REPEAT, 10 REF, 10 MEANING: meaning-change checks against "
+                  "raters who score by text overlap")
+LAYOUTS = {layout.name: layout for layout in (CLASSIC, HARDENED)}
+DEFAULT_LAYOUT = CLASSIC.name
+
+
+def layout_named(name: str) -> Layout:
+    """The layout called ``name``; ValueError listing the known ones otherwise."""
+    try:
+        return LAYOUTS[name]
+    except KeyError:
+        raise ValueError(f"unknown HIT layout {name!r}; choose one of {', '.join(LAYOUTS)}") from None
