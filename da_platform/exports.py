@@ -16,6 +16,7 @@ CSV ignore extra columns), and file names end in ``-partial``.
 """
 from __future__ import annotations
 
+import csv
 import hashlib
 import io
 import json

@@ -113,6 +113,7 @@ def test_build_writes_every_image_to_the_database_from_two_rendering_processes(d
         build_campaign(session, name="c", test_set="sample", storage=storage, seed=1, processes=2)
     with sessions() as session:
         keys = {k for row in session.execute(select(Slot.candidate_image, Slot.reference_image)) for k in row if k}
+        keys |= _example_images(session.scalar(select(Campaign)))
         stored = dict(session.execute(select(ImageBlob.key, ImageBlob.data)).all())
     engine.dispose()
     assert len(keys) > 30 and keys == set(stored)
@@ -185,6 +186,7 @@ def test_build_command_writes_through_the_configured_store(s3_endpoint: str, tmp
         campaign = session.scalar(select(Campaign))
         keys = {k for row in session.execute(select(Slot.candidate_image, Slot.reference_image)
                                              .join(Hit).where(Hit.campaign_id == campaign.id)) for k in row if k}
+        keys |= _example_images(campaign)
     engine.dispose()
     assert keys and {f"cli/{k}.png" for k in keys} == set(objects(s3_endpoint, "cli/"))
     assert not (tmp_path / "instance" / "images").exists()
@@ -194,3 +196,9 @@ def test_build_command_writes_through_the_configured_store(s3_endpoint: str, tmp
     assert "Traceback" not in bad.output
     mixed = runner.invoke(main, ["build", "--test-set", "sample", "--name", "d", "--images", str(tmp_path / "x")], env=env)
     assert mixed.exit_code != 0 and "--images is for DA_IMAGE_STORE=folder" in mixed.output
+
+
+def _example_images(campaign: Campaign) -> set[str]:
+    """The worker pages' example images (instructions and practice), stored beside the slots' images."""
+    example = (campaign.settings.get("worker") or {}).get("example") or {}
+    return set((example.get("images") or {}).values())

@@ -153,7 +153,7 @@ def test_wmt15_layout_with_lower_case_types(tmp_path):
     assert guess_format(path) == "wmt15"
     table = read_ratings(path)
     counts = {t: int((table.slot_type == i).sum()) for i, t in enumerate(SLOT_TYPES)}
-    assert counts == {"SYSTEM": 12, "REPEAT": 1, "BAD_REF": 6, "REF": 1}
+    assert counts == {"SYSTEM": 12, "REPEAT": 1, "BAD_REF": 6, "REF": 1, "MEANING": 0}
     assert (table.original >= 0).sum() == 8  # every check linked to its SYSTEM rating
     qc = analyze(table).groups["cs-en"].qc.workers[0]
     assert qc.n_pairs == 6 and qc.passed  # cal = the degraded check

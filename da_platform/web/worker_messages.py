@@ -45,6 +45,10 @@ MESSAGES = (
     N_("You cannot take part in this task any more."),
     N_("You have already done as many of these tasks as one person may."),
     N_("You have already submitted this task."),
+    N_("You have already finished this task."),
+    N_("This task is paused at the moment: please come back later."),
+    N_("This task was closed before all its items were rated, so it cannot be completed."),
+    N_("Not finished"),
     N_("The link is incomplete or malformed (turkSubmitTo)."),
     N_("No completion code is configured for this study: please contact the researcher."),
 )
