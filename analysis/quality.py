@@ -213,10 +213,11 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
 
 
 def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05,
-                    scope: str = "group", check: int = BAD_REF) -> dict[str, QCReport]:
+                    scope: str = "group", check: int = BAD_REF, margin: int = 0) -> dict[str, QCReport]:
     """Quality control of every worker of every group of the table (``scope``: see the module docstring),
     on the pairs of ``check`` slots (an ``analysis.table`` slot-type code: BAD_REF by default, or MEANING)
-    with their originals."""
+    with their originals. ``margin``: the test asks that the check scores lower than its original by more
+    than this many points (0 for BAD_REF, as published; ``MEANING_MARGIN`` for meaning-change checks)."""
     settings = QCSettings.for_method(method, alpha, scope)
     workers = group_by(table.group.codes, table.worker.codes)
     w_index = workers.index
@@ -246,7 +247,7 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     hit_order = np.argsort(hit_owner, kind="stable")
     hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
     groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
-    pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check) if scope == "worker" else {}
+    pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check, margin) if scope == "worker" else {}
 
     reports: dict[str, list[WorkerQC]] = {}
     for w in range(workers.n):
@@ -266,16 +267,16 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
             n_ratings=int(n_ratings[w]), score_sd=float(sd[w]), n_hits=len(seconds),
             single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
         )
-        verdict = pooled.get(diagnostics["worker"]) or _verdict(
-            method, alpha, original, degraded, float(sd[w]), int(n_ratings[w]), group_code in groups_with_checks,
-            SLOT_TYPES[check])
+        verdict = pooled.get(diagnostics["worker"]) or _with_margin(_verdict(
+            method, alpha, original, degraded + margin, float(sd[w]), int(n_ratings[w]),
+            group_code in groups_with_checks, SLOT_TYPES[check]), SLOT_TYPES[check], margin)
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
     return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
             for g, ws in reports.items()}
 
 
 def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with_checks: set[int],
-                     check: int = BAD_REF) -> dict:
+                     check: int = BAD_REF, margin: int = 0) -> dict:
     """Scope ``worker``: one verdict per worker from their pairs in every group (and their sd over all)."""
     by_worker = group_by(table.worker.codes)
     scores = table.score.astype(np.float64)
@@ -291,13 +292,21 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
     for w in range(by_worker.n):
         rows = bad[bounds[w]:bounds[w + 1]]
         own_groups = set(table.group.codes[by_worker.rows(w)].tolist())
-        verdict = _verdict(method, alpha, table.score[table.original[rows]].astype(np.int64),
-                           table.score[rows].astype(np.int64), float(sd[w]), int(n[w]),
-                           bool(own_groups & groups_with_checks), SLOT_TYPES[check])
+        verdict = _with_margin(_verdict(method, alpha, table.score[table.original[rows]].astype(np.int64),
+                                        table.score[rows].astype(np.int64) + margin, float(sd[w]), int(n[w]),
+                                        bool(own_groups & groups_with_checks), SLOT_TYPES[check]),
+                               SLOT_TYPES[check], margin)
         if verdict["status"] != NOT_CONTROLLED:
             verdict["reason"] += f" [pairs pooled over all groups: {len(rows)}]"
         verdicts[table.worker.labels[table.worker.codes[by_worker.first[w]]]] = verdict
     return verdicts
+
+
+def _with_margin(verdict: dict, check: str, margin: int) -> dict:
+    """Say in the reason that the test was on a drop of more than ``margin`` points."""
+    if margin and verdict["status"] not in (NOT_CONTROLLED, ZERO_VARIANCE):
+        verdict["reason"] += f" [tested: {check} scored more than {margin} points below its original]"
+    return verdict
 
 
 def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarray, sd: float,

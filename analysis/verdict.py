@@ -94,10 +94,18 @@ def combine(qc: WorkerQC, meaning: WorkerQC | None, signals: tuple[Signal, ...])
     return WorkerVerdict(qc.group, qc.worker, status, tuple(reasons), qc, meaning, signals)
 
 
+#: A meaning-changed answer says something false: a person marks it down by much more than a point or two,
+#: while a rater scoring by text overlap barely moves (measured: 0.7-1.4 points for overlap bots against 6-7
+#: on BAD_REF; docs/benchmarks.md). The MEANING test therefore asks for a drop of more than this many points,
+#: not just any drop (docs/quality-control.md).
+MEANING_MARGIN = 10
+
+
 def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = "wilcoxon",
                     alpha: float = 0.05, scope: str = "group") -> dict[str, dict[str, WorkerVerdict]]:
     """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``)."""
-    meaning_reports = quality_control(table, method=method, alpha=alpha, scope=scope, check=MEANING)
+    meaning_reports = quality_control(table, method=method, alpha=alpha, scope=scope, check=MEANING,
+                                      margin=MEANING_MARGIN)
     signals = behaviour_signals(table)
     result: dict[str, dict[str, WorkerVerdict]] = {}
     for group, report in reports.items():
