@@ -2,7 +2,7 @@
 
 Each signal is computed per worker per group from the table's ``evidence`` (``analysis.evidence``),
 with its value, its threshold and why; a signal without enough data is "not applicable" (``flagged``
-None), never a flag. docs/quality-control-behaviour.md explains each one, what it catches and what not.
+None), never a flag. docs/quality-control.md ("Behaviour signals") explains each one, what it catches and what not.
 
 - ``missing_records``: share of ratings that arrived without a valid behaviour record. The page's
   script sends one with every rating, so a rating without one was posted by something else.

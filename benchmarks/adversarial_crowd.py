@@ -27,7 +27,6 @@ report the virtual times).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import re
 import tempfile
@@ -37,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis.quality import quality_control
+from analysis.verdict import MEANING_MARGIN
 from analysis.ranking import rank_systems
 from analysis.table import BAD_REF, MEANING
 from da_platform.adversaries import KINDS
@@ -48,15 +48,12 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def meaning_verdicts(table, group: str) -> dict[str, bool]:
-    """Worker → passed the MEANING test (MEANING pairs tested exactly like BAD_REF pairs)."""
+    """Worker → passed the MEANING test, exactly as the platform's verdict runs it (``analysis.verdict``:
+    the MEANING copy must score more than ``MEANING_MARGIN`` points below its original)."""
     if not (table.slot_type == MEANING).any():
         return {}
-    keep = table.slot_type != BAD_REF
-    sub = table.select(keep)
-    codes = sub.slot_type.copy()
-    codes[codes == MEANING] = BAD_REF
-    relabelled = dataclasses.replace(sub, slot_type=codes)
-    return {w.worker: w.passed for w in quality_control(relabelled)[group].workers}
+    report = quality_control(table, check=MEANING, margin=MEANING_MARGIN)[group]
+    return {w.worker: w.passed for w in report.workers}
 
 
 def drops(table, worker_codes: dict[str, int]) -> dict[str, tuple[float, float]]:
