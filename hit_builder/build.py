@@ -120,7 +120,8 @@ def _resolve_systems(session: Session, test_set: TestSet,
     return sorted(chosen.values(), key=lambda s: s.name)
 
 
-def _load_items(session: Session, test_set: TestSet, systems: list[System]) -> tuple[list[_Item], dict]:
+def _load_items(session: Session, test_set: TestSet, systems: list[System],
+                abstentions: dict[str, list[str]] | None = None) -> tuple[list[_Item], dict]:
     questions = list(session.scalars(
         select(Question).where(Question.test_set_id == test_set.id)
         .options(selectinload(Question.references)).order_by(Question.external_id)))
@@ -139,6 +140,9 @@ def _load_items(session: Session, test_set: TestSet, systems: list[System]) -> t
     for system in systems:
         for question in questions:
             answer = answers.get((system.id, question.id))
+            if answer is None and abstentions is not None:  # the system abstains: there is no item
+                abstentions.setdefault(system.name, []).append(question.external_id)
+                continue
             if answer is None or not answer.text.strip():
                 problem = "no answer" if answer is None else "an empty answer"
                 raise BuildError(f"system {system.name!r} has {problem} to question {question.external_id!r}")
@@ -161,11 +165,14 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                    font_paths: Sequence[str] | None = None, progress: Progress | None = None,
                    id_salt: str | None = None, style: RenderStyle = RenderStyle(),
                    processes: int | None = None, merge_identical: bool = False, layout: str = DEFAULT_LAYOUT,
+                   allow_missing: bool = False,
                    worker: WorkerPageOptions = WorkerPageOptions(),
                    warn: Callable[[str], None] | None = None) -> Campaign:
     """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``.
 
     ``layout`` names the HIT layout (:mod:`hit_builder.layouts`): ``classic`` or ``hardened``.
+    ``allow_missing``: a system without an answer to a question abstains there (imported with
+    ``import answers --allow-missing``): the item is left out and listed in ``settings["abstentions"]``.
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``settings["worker"]``); ``warn`` receives warnings (answers too long to read, no example).
@@ -188,7 +195,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
         raise BuildError(str(error)) from None
     statement, show_reference = resolve_criterion(criterion, statement, show_reference)
     chosen = _resolve_systems(session, test_set, systems)
-    items, references = _load_items(session, test_set, chosen)
+    abstentions: dict[str, list[str]] | None = {} if allow_missing else None
+    items, references = _load_items(session, test_set, chosen, abstentions)
     merged = _merged(items) if merge_identical else None
     items = merged.kept if merged is not None else items
     chain = FontChain.load(font_paths)
@@ -297,6 +305,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
                        "raqm": renderer.shaping, "images": len(job_list)},
             "systems": [s.name for s in chosen],
+            **({"abstentions": abstentions} if abstentions else {}),
             **({"identical_answers": merged.describe()} if merged is not None else {}),
             "worker": worker_page,
             "long_answers": reading.record(),

@@ -54,13 +54,14 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
 
 def import_system_answers(
     session: Session, test_set: TestSet, path: str | Path, *, system: str | None = None, format: str = "auto",
-    notes: list[str] | None = None,
+    notes: list[str] | None = None, allow_missing: bool = False,
 ) -> list[System]:
     """Add the systems whose answers are in ``path``: one system per file, or a long table.
 
     A file without a ``system`` field holds one system, named ``system`` (default: the file's stem).
     A file with one holds several; ``system`` must then be None. Every system must answer every
-    question of the test set exactly once, and its name must be new in the test set. ``format`` and
+    question of the test set exactly once (``allow_missing``: a system may abstain on some questions;
+    each abstention is reported in ``notes``), and its name must be new in the test set. ``format`` and
     ``notes`` as for ``import_test_set``.
     """
     table = read_answers_input(path, format)
@@ -85,9 +86,12 @@ def import_system_answers(
     for name, answers in groups.items():
         answered = {a.id for a in answers}
         missing = [qid for qid in question_ids if qid not in answered]
-        if missing:
+        if missing and not allow_missing:
             raise table.error(f"system {name!r} has no answer for {_count(missing, 'question')} of test set "
-                              f"{test_set.name!r}: {_listing(missing)}", field="id")
+                              f"{test_set.name!r}: {_listing(missing)} (--allow-missing if it abstains on "
+                              "them)", field="id")
+        if missing and notes is not None:
+            notes.append(f"system {name!r} abstains on {_count(missing, 'question')}: {_listing(missing)}")
 
     systems = [System(test_set=test_set, name=name, is_human=False, source_file=table.file) for name in groups]
     session.add_all(systems)

@@ -104,11 +104,13 @@ def import_test_set_command(context: CliContext, file: Path, name: str | None, f
 @click.option("--test-set", "test_set_name", required=True, help="Name of the test set answered.")
 @click.option("--system", help="System name when importing ONE file without a system column "
                                "[default: the file name without its ending].")
+@click.option("--allow-missing", is_flag=True, help="A system may abstain on some questions (no answer): "
+                                                    "the abstentions are reported, and build leaves those items out.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @_format_option
 @pass_context
 def import_answers_command(context: CliContext, test_set_name: str, system: str | None,
-                           files: tuple[Path, ...], file_format: str) -> None:
+                           files: tuple[Path, ...], file_format: str, allow_missing: bool) -> None:
     """Import system answers: one file per system, or long tables with a system column.
 
     All FILES are imported together or, if any has an error, none.
@@ -126,7 +128,7 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
         lines, systems = [], []
         for file in files:
             for imported in import_system_answers(session, test_set, file, system=system, format=file_format,
-                                                  notes=notes):
+                                                  notes=notes, allow_missing=allow_missing):
                 lines.append(f"imported {_describe_system(session, imported)} from {file}")
                 systems.append(imported)
         session.flush()
@@ -235,6 +237,8 @@ COMMANDS.append(import_group)
               help="Let workers rate the example's answers for practice before the HIT (never stored).")
 @click.option("--show-context/--hide-context", default=False, show_default=True,
               help="Let workers open each question's context passage (collapsed by default).")
+@click.option("--allow-missing", is_flag=True, help="Leave out the items of systems that abstain on a question "
+                                                    "(imported with --allow-missing) instead of refusing to build.")
 @click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
               help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
                    "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
@@ -249,7 +253,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                   id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
                   messages_file: Path | None, instructions_file: Path | None, contact: str | None,
                   pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
-                  show_context: bool, layout: str, render_name: str) -> None:
+                  show_context: bool, layout: str, render_name: str, allow_missing: bool) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -292,7 +296,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
                 storage=storage, font_paths=list(fonts) or context.settings.font_paths,
                 progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
-                worker=worker, warn=warnings.append, layout=layout,
+                worker=worker, warn=warnings.append, layout=layout, allow_missing=allow_missing,
                 style=render_style(render_name))
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
@@ -309,6 +313,9 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     elif merged:
         click.echo(f"identical answers merged: {merged['saved']} of {merged['items_before']} items are rated once "
                    f"for several systems ({len(merged['groups'])} groups; --no-merge-identical rates each)")
+    for system_name, skipped in settings.get("abstentions", {}).items():
+        click.echo(f"{system_name} abstains on {len(skipped)} question(s): those items are not rated "
+                   f"({', '.join(skipped[:5])}{', ...' if len(skipped) > 5 else ''})")
     for warning in warnings:
         click.echo(warning, err=True)
     click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")
