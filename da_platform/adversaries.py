@@ -52,6 +52,10 @@ KIND_DESCRIPTIONS = {
     "rapidocr-overlap-paced": "rapidocr-overlap at a person's pace, with forged browser records",
     "oracle-agent": "knows each answer's true quality; scripted: regular timing, no input events",
 }
+
+#: Lines of text a simulated person reads when the images were not fetched (so their length is unknown):
+#: about a screen with a short reference and answer, like the sample's.
+LINES_WITHOUT_IMAGES = 8
 LINE_PIXELS = 30  # one line of answer text in the rendered images (font 22 px), for reading times
 RECORD_VERSION = 1
 
@@ -97,6 +101,8 @@ def reading_seconds(item: Item, rng: np.random.Generator) -> float:
     """How long a person takes on a screen: about 3 s per line of text shown plus 2.5 s to decide,
     log-normal (σ 0.35) around that."""
     lines = (png_height(item.candidate_png) + png_height(item.reference_png)) / LINE_PIXELS
+    if item.candidate_png is None and item.reference_png is None:
+        lines = LINES_WITHOUT_IMAGES  # images not fetched (demo --no-images): a typical screen's reading
     return float((2.5 + 3.0 * lines) * rng.lognormal(0.0, 0.35))
 
 
