@@ -15,8 +15,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from analysis import csv_safety
 from analysis.errors import InputError

@@ -13,8 +13,8 @@ same quality again. Workers turn quality into a 0–100 integer score according 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 

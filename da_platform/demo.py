@@ -9,10 +9,10 @@ from __future__ import annotations
 import secrets
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -103,19 +103,19 @@ class DemoSteps:
 
 def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcome:
     """Run the whole simulated campaign and return what it found."""
-    from da_platform.db import make_engine, session_factory, transaction, upgrade
-    from da_platform.models import Campaign, CampaignStatus
-    from da_platform.campaign_analysis import CampaignAnalysis
-    from da_platform.ratings import worker_label
-    from hit_builder.build import build_campaign
-    from hit_builder.ocr_resistant import render_style
+    from analysis.output import write_report
     from analysis.simulation import WorkerProfile
     from da_platform.adversaries import ProfileRater, make_rater
+    from da_platform.campaign_analysis import CampaignAnalysis
+    from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
+    from da_platform.db import make_engine, session_factory, transaction, upgrade
+    from da_platform.models import Campaign, CampaignStatus
+    from da_platform.ratings import worker_label
+    from da_platform.sources.tokens import Tokens
+    from hit_builder.build import build_campaign
+    from hit_builder.ocr_resistant import render_style
     from hit_builder.sample_data import import_sample, load_truth
     from hit_builder.storage import LocalImageStorage
-    from analysis.output import write_report
-    from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
-    from da_platform.sources.tokens import Tokens
 
     steps = steps or DemoSteps()
     unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}

@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Sequence
 
 from da_platform.models import SlotType
 from hit_builder.errors import BuildError

@@ -17,8 +17,8 @@ import hashlib
 import hmac
 import random
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session, selectinload
@@ -39,10 +39,10 @@ from hit_builder.degrade import DonorPool, check_scripts, degrade, method_descri
 from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.inspection import verify_campaign
-from hit_builder.reading import long_answers
 from hit_builder.layouts import DEFAULT_LAYOUT, layout_named
 from hit_builder.meaning import EntityPool, change_meaning
 from hit_builder.meaning import method_description as meaning_description
+from hit_builder.reading import long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
 from hit_builder.worker_settings import WorkerPageOptions, worker_settings

@@ -11,7 +11,15 @@ from click.testing import CliRunner
 
 from analysis.errors import InputError
 from analysis.output import latex_table, markdown_table, write_report, write_wmt_files
-from analysis.readers import LONG_CSV_COLUMNS, read_jsonl, read_long_csv, read_ratings, read_wmt, write_jsonl, write_long_csv
+from analysis.readers import (
+    LONG_CSV_COLUMNS,
+    read_jsonl,
+    read_long_csv,
+    read_ratings,
+    read_wmt,
+    write_jsonl,
+    write_long_csv,
+)
 from analysis.report import analyze
 from analysis.simulation import honest_and_bad_crowd, simulate_campaign
 from analysis.table import RatingsTable
@@ -161,7 +169,7 @@ def test_cli_on_a_ratings_file(sim, tmp_path):
                            env={"DA_INSTANCE_PATH": str(tmp_path / "inst")})
     assert result.exit_code == 0, result.output
     assert "System" in result.output and "QC (wilcoxon" in result.output
-    assert f"wrote" in result.output and str(out) in result.output
+    assert "wrote" in result.output and str(out) in result.output
     assert (out / "analysis.json").exists() and (out / "wmt" / "clusters.csv").exists()
 
 

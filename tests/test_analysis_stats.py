@@ -10,14 +10,12 @@ from scipy import stats
 
 from analysis.correlation import williams_test
 from analysis.planning import sample_size_by_simulation, sample_size_normal, separation_progress
-from analysis.quality import (MIN_NONZERO_PAIRS, paired_ttest, quality_control, rank_sum_test,
-                              signed_rank_test)
+from analysis.quality import MIN_NONZERO_PAIRS, paired_ttest, quality_control, rank_sum_test, signed_rank_test
 from analysis.ranking import clusters_from_wins, pairwise_pvalues, rank_sum_greater, rank_systems
 from analysis.reliability import self_replication
 from analysis.report import analyze
 from analysis.scores import compute_scores
 from analysis.table import RatingRecord, RatingsTable
-
 
 # --- signed-rank test -------------------------------------------------------------------------
 

@@ -333,7 +333,7 @@ ANSWER_ERRORS = [
     ("s.csv", "id,answer\na1,x\na2,\na3,w\n", 3, "answer", "is empty"),
     ("s.csv", "id,text\na1,x\n", 1, "text", "unknown column"),
     ("s.tsv", "id\nqa1\n", 1, "answer", "the required column is missing"),
-    ("s.tsv", "id\tanswer\na1\tx\na2\t\xff\xfe\na3\tz\n".encode("utf-8").replace(b"\xc3\xbf\xc3\xbe", b"\xff\xfe"),
+    ("s.tsv", "id\tanswer\na1\tx\na2\t\xff\xfe\na3\tz\n".encode().replace(b"\xc3\xbf\xc3\xbe", b"\xff\xfe"),
      3, None, "not valid UTF-8: byte 0xff"),
     ("sys1.jsonl", '{"id": "a1", "answer": "x"}\n{"id": "a2", "answer": "y"}\n{"id": "a3", "answer": "z"}\n',
      None, "system", "already has a system named 'sys1'"),

@@ -22,7 +22,16 @@ from da_platform.cli import main
 from da_platform.models import Assignment, AuditLog, Campaign, Hit, ReviewDecision, Worker
 from da_platform.operations.mturk import MTurk, make_boto_client
 from da_platform.operations.retry import Backoff
-from tests.fakes.crowd import adversarial, constant, good, indifferent, quality_campaign, rate_hit, sqlite_database, submit_form
+from tests.fakes.crowd import (
+    adversarial,
+    constant,
+    good,
+    indifferent,
+    quality_campaign,
+    rate_hit,
+    sqlite_database,
+    submit_form,
+)
 from tests.fakes.fake_mturk import create_fake_mturk
 from tests.fakes.mturk_requester import Fault
 from tests.fakes.server import serve_wsgi

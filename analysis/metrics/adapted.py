@@ -23,7 +23,7 @@ Defaults are the official scorer's (α = β = 1.0, γ = 1.2); ``PAPER`` holds th
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from analysis.metrics.base import (
     Metric,

@@ -7,10 +7,11 @@ Metrics follow sacrebleu's shape: a small class configured in its constructor, w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
-from typing import ClassVar, Mapping, Sequence
+from typing import ClassVar
 
 from analysis.metrics.tokenize import DEFAULT_TOKENIZATION, get_tokenizer
 

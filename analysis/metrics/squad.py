@@ -11,8 +11,8 @@ import re
 import sys
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from functools import cache
-from typing import Sequence
 
 from analysis.metrics.base import Metric, QuestionInfo, check_references
 from analysis.metrics.tokenize import word_tokens

@@ -4,8 +4,8 @@ Each command group appends itself to ``COMMANDS``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 from sqlalchemy import func, select
@@ -259,8 +259,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from da_platform.image_store import ImageStoreError, open_image_storage, settings_config
     from hit_builder.build import build_campaign
     from hit_builder.errors import BuildError
-    from hit_builder.worker_settings import WorkerPageOptions, read_example
     from hit_builder.ocr_resistant import render_style
+    from hit_builder.worker_settings import WorkerPageOptions, read_example
 
     if image_folder is not None and context.settings.image_store != "folder":
         raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store!r})")

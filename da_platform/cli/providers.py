@@ -8,8 +8,9 @@ nothing. Heavy libraries (boto3, requests, scipy) are imported inside the comman
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -129,9 +130,9 @@ def _report(result) -> None:
 
 def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *, dry_run: bool,
             confirm: Callable[[Any], None] | None) -> None:
+    from da_platform.models import Campaign
     from da_platform.operations.decisions import execute_pending
     from da_platform.operations.review import held_for_review, plan, planned_cost, quality_by_worker, record_decisions
-    from da_platform.models import Campaign
 
     with context.sessions() as session:
         campaign = session.get(Campaign, campaign_id)

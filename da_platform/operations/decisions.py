@@ -9,9 +9,9 @@ it stays ``sent`` as *unverified* and is listed until it is seen paid or resent 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Callable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -48,7 +48,7 @@ class ExecutionReport:
     unverified: int = 0
     notes: list[str] = field(default_factory=list)
 
-    def add(self, other: "ExecutionReport") -> None:
+    def add(self, other: ExecutionReport) -> None:
         self.done += other.done
         self.failed += other.failed
         self.unverified += other.unverified

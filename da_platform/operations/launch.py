@@ -6,9 +6,9 @@ created id is committed at once, so an interrupted launch resumes where it stopp
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker

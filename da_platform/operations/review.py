@@ -20,9 +20,10 @@ frozen dataclass stored in ``campaign.settings['review']``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields, replace
 from decimal import Decimal
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -70,7 +71,7 @@ class ReviewPolicy:
             raise ValueError("reject_identical_run: 0 (off) or more")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "ReviewPolicy":
+    def from_dict(cls, data: dict[str, Any] | None) -> ReviewPolicy:
         data = dict(data or {})
         unknown = sorted(set(data) - {f.name for f in fields(cls)})
         if unknown:
@@ -80,7 +81,7 @@ class ReviewPolicy:
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "bonus": amount_string(self.bonus)}
 
-    def with_changes(self, **changes: Any) -> "ReviewPolicy":
+    def with_changes(self, **changes: Any) -> ReviewPolicy:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def messages(self) -> WorkerMessages:

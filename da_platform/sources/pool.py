@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Mapping
 
 from sqlalchemy import ColumnElement, and_, select, update
 from sqlalchemy.orm import Session

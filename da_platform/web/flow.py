@@ -27,7 +27,25 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Connection, DateTime, Engine, Float, Integer, and_, bindparam, case, false, func, insert, literal, null, or_, select, true, update
+from sqlalchemy import (
+    Connection,
+    DateTime,
+    Engine,
+    Float,
+    Integer,
+    and_,
+    bindparam,
+    case,
+    false,
+    func,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.sql import Select
 
 from da_platform.behaviour import parse_behaviour

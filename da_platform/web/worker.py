@@ -37,8 +37,8 @@ from da_platform.web.flow import (
     mark_shown,
     record_rating,
 )
-from da_platform.web.image_variation import vary
 from da_platform.web.i18n import current_language
+from da_platform.web.image_variation import vary
 from da_platform.web.security import origin_of
 from da_platform.web.services import services
 from da_platform.web.worker_page import (

@@ -16,9 +16,10 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 from xml.etree import ElementTree
 
 from flask import Flask, Response, request
