@@ -81,7 +81,7 @@ def main() -> None:
     total_cpu = total_wall = 0.0
     for name in DEFAULT_METRICS:
         metric = get_metric(name)
-        score, wall, cpu = _timed(lambda: metric.corpus_score(hypotheses, references, questions).score)
+        score, wall, cpu = _timed(lambda metric=metric: metric.corpus_score(hypotheses, references, questions).score)
         total_cpu += cpu
         total_wall += wall
         print(f"{name:38} {cpu:7.2f} s ({wall:7.2f})  x{cpu / sacre:5.2f}  score {score:.4f}")

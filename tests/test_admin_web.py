@@ -242,8 +242,11 @@ def test_approve_but_exclude_removes_the_workers_data_and_is_recorded(rated):
     after = client.get(f"/admin/campaigns/{rated.campaign_id}").text
     assert before != after and "minus 1 excluded by a decision" in after
     assert 'id="exclusions"' in after and "excluded by decision (too fast on long answers)" in after
-    total_n = lambda html: sum(int(n) for n in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+</td>\s*'
-                                                           r'<td class="num">\d+</td><td class="num">\d+–', html))
+
+    def total_n(html: str) -> int:
+        return sum(int(n) for n in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+</td>\s*'
+                                              r'<td class="num">\d+</td><td class="num">\d+–', html))
+
     assert total_n(after) < total_n(before)
     # the assignment is decided: a second approve only records the data decision
     again = _decide(client, rated, "careful", "approve_use", "on second thoughts, keep")

@@ -82,7 +82,7 @@ class Metric(ABC):
     """Name of the tokenisation (``analysis.metrics.tokenize``), recorded in the signature."""
     lowercase: bool = False
 
-    @classmethod
+    @classmethod  # noqa: B027  (an optional hook, not abstract: most metrics need nothing)
     def check_available(cls) -> None:
         """Raise :class:`MetricUnavailable` when an optional backend is missing (offline metrics never do)."""
 

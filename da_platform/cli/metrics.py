@@ -20,7 +20,7 @@ def _metrics(names: tuple[str, ...], settings=None):
     try:
         return configure(chosen, settings or MetricSettings())
     except MetricUnavailable as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
 
 
 def metric_options(command):
@@ -133,7 +133,7 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
                                   labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
                     for s in found]
         except ValueError as error:
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
 
 
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
@@ -164,7 +164,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
                 grouped.setdefault(name, {})[record.id] = record.answer
                 labels.setdefault(name, {})[record.id] = record.yes_no
     except InputError as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
     names = systems if systems is not None else list(grouped)
     missing = [s for s in names if s not in grouped]
     if missing:
@@ -173,7 +173,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
         return [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
                 for name in names]
     except ValueError as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
 
 
 def _score(corpora, metrics, guess_labels: bool = False):
@@ -185,7 +185,7 @@ def _score(corpora, metrics, guess_labels: bool = False):
         try:
             return score_systems(corpora, metrics, progress=bar.update)
         except ValueError as error:  # e.g. a question without references
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
 
 
 def _write(path: Path, text: str) -> None:
@@ -289,7 +289,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
         try:
             human = read_human_scores(human_scores)
         except InputError as error:
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
         if test_set is None and metric_scores is None:
             raise click.ClickException("--human-scores needs --test-set NAME or --metric-scores FILE")
     human = _select_systems(human, _split(systems), _split(exclude_systems))
@@ -300,7 +300,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
             text = metric_scores.read_text(encoding="utf-8-sig")
             by_metric = read_metric_scores(text, str(metric_scores))
         except (InputError, OSError, UnicodeDecodeError) as error:
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
         signatures = read_metric_signatures(text)
         if metric_names:
             unknown = [m for m in metric_names if m not in by_metric]
@@ -319,7 +319,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     try:
         result = validate_metrics(human, by_metric, labels, signatures)
     except ValueError as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
     click.echo(f"{len(result.systems)} systems: {', '.join(result.systems)}")
     for metric in result.constant_metrics:
         click.echo(f"note: {result.labels.get(metric, metric)} gives every system the same score; "

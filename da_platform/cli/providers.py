@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import click
@@ -351,10 +352,10 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
     for hit_id in [h for h in hits if h not in deleted]:
         if extend_hours:
             until = datetime.now(timezone.utc) + timedelta(hours=extend_hours)
-            _provider_errors(lambda: client.extend(hit_id, until))
+            _provider_errors(partial(client.extend, hit_id, until))
             action, outcome = "mturk.extend", f"until {until.isoformat()}"
         else:
-            _provider_errors(lambda: client.expire(hit_id))
+            _provider_errors(partial(client.expire, hit_id))
             action, outcome = "mturk.expire", "expired"
         if delete and not extend_hours:
             try:

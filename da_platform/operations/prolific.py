@@ -154,7 +154,7 @@ class Prolific:
             except (requests.ConnectionError, requests.Timeout) as error:
                 if retry_unsafe:
                     raise _Transient(error) from error
-                raise OutcomeUnknown(f"Prolific {method} {path}: {error} (not retried: it may have been applied)")
+                raise OutcomeUnknown(f"Prolific {method} {path}: {error} (not retried: it may have been applied)") from error
             if response.status_code == 429 or (retry_unsafe and response.status_code >= 500):
                 raise _Transient(ProlificError(method, path, response.status_code, response.text[:300]))
             if response.status_code >= 500:
@@ -172,7 +172,7 @@ class Prolific:
             return call_with_retry(f"{method} {path}", once, lambda e: isinstance(e, _Transient),
                                    backoff=self.backoff, sleep=self.sleep)
         except _Transient as error:  # pragma: no cover - call_with_retry wraps it
-            raise error.error
+            raise error.error from error
 
     def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
         url: str | None = f"{path}?{urlencode(params)}"
