@@ -233,7 +233,8 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
         result[table.group.labels[g]] = GroupScores(
             group=table.group.labels[g],
             systems=tuple(ranked),
-            items=ItemScores(system_labels[item_system[mask]].astype(str), item_labels[table.item.codes[item_rows[mask]]].astype(str),
+            items=ItemScores(system_labels[item_system[mask]].astype(str),
+                             item_labels[table.item.codes[item_rows[mask]]].astype(str),
                              item_raw[mask], item_z[mask], item_n[mask]),
             workers=tuple(standardisation.get(g, [])),
         )

@@ -77,7 +77,8 @@ def main() -> None:
 
     baseline, wall, sacre = _timed(lambda: sacrebleu.corpus_bleu(hypotheses, streams))
     print(f"{args.answers} answers, 2 references each; CPU seconds (wall seconds)")
-    print(f"{'sacrebleu corpus_bleu (defaults, 13a)':38} {sacre:7.2f} s ({wall:7.2f})  x 1.00  BLEU {baseline.score:.2f}")
+    print(f"{'sacrebleu corpus_bleu (defaults, 13a)':38} {sacre:7.2f} s ({wall:7.2f})  "
+          f"x 1.00  BLEU {baseline.score:.2f}")
     total_cpu = total_wall = 0.0
     for name in DEFAULT_METRICS:
         metric = get_metric(name)

@@ -194,7 +194,8 @@ def _worker_page_shows_plots_pairs_and_the_policy_recommendation(rated, client):
     html = client.get(f"/admin/campaigns/{rated.campaign_id}/workers/{worker}").text
     assert "<img src=x" not in html and "<script>alert" not in html
     pairs = html.split('id="pairs-table"')[1].split("</table>")[0]
-    assert "<td>Why &lt;script&gt;alert(1)&lt;/script&gt; and &#34;&gt;&lt;img src=x onerror=alert(1)&gt;?</td>" in pairs
+    assert ("<td>Why &lt;script&gt;alert(1)&lt;/script&gt; and "
+            "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;?</td>") in pairs
     assert pairs.count(" &#34;&gt;&lt;img src=x onerror=alert(1)&gt;</td>") >= 10  # original answers
     assert 'id="recommendation">approve and use the data' in html
     assert html.count('id="action-') == 5

@@ -212,7 +212,8 @@ def test_self_replication():
     result = self_replication(a, b)
     assert result.systems == ("S1", "S2", "S3", "S4")
     assert result.correlation.spearman == pytest.approx(1.0)
-    assert result.correlation.pearson == pytest.approx(np.corrcoef([0.5, 0.2, -0.1, -0.6], [0.45, 0.25, -0.2, -0.5])[0, 1])
+    assert result.correlation.pearson == pytest.approx(np.corrcoef([0.5, 0.2, -0.1, -0.6],
+                                                                   [0.45, 0.25, -0.2, -0.5])[0, 1])
     with pytest.raises(ValueError, match="at least 3"):
         self_replication({"S1": 0.1}, {"S1": 0.2})
 

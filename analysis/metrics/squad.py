@@ -3,7 +3,8 @@
 Normalisation as in the SQuAD v1.1 evaluation script (lower case, drop punctuation, drop the
 articles a/an/the, collapse whitespace), extended to every Unicode punctuation mark so that Chinese
 and Japanese punctuation goes too; tokens then come from the metrics' ``words`` tokenisation, so
-Chinese, Japanese and Thai (and digits and letters written inside them) count characters. Both take the maximum over the references.
+Chinese, Japanese and Thai (and digits and letters written inside them) count characters. Both take the maximum over the
+references.
 """
 from __future__ import annotations
 

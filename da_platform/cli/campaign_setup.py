@@ -22,7 +22,8 @@ def find_test_set(session: Session, name: str) -> TestSet:
     test_set = session.scalar(select(TestSet).where(TestSet.name == name))
     if test_set is None:
         known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none yet"
-        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) in database {database_name(session)}")
+        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) "
+                                   f"in database {database_name(session)}")
     return test_set
 
 

@@ -119,7 +119,8 @@ def _show_plan(planned, cost) -> None:
     for p in planned:
         data = "use" if p.use_data else "exclude"
         amount = amount_string(p.amount) if p.amount is not None else ""
-        click.echo(f"{p.action:8} {p.worker:>16} {p.provider_assignment_id or '-':>32} {data:8} {amount:>7}  {p.reason}")
+        click.echo(f"{p.action:8} {p.worker:>16} {p.provider_assignment_id or '-':>32} "
+                   f"{data:8} {amount:>7}  {p.reason}")
     click.echo(f"{len(planned)} decision(s); cost: {cost.describe()}")
 
 
@@ -191,7 +192,8 @@ def _mturk_pricing(context: CliContext, campaign_id: int):
 
     with context.sessions() as session:
         settings = MTurkSettings.from_dict((session.get(Campaign, campaign_id).settings or {}).get("mturk"))
-    return lambda approvals, bonuses: mturk_cost(assignments=approvals, assignments_per_hit=settings.assignments_per_hit,
+    return lambda approvals, bonuses: mturk_cost(assignments=approvals,
+                                                 assignments_per_hit=settings.assignments_per_hit,
                                                  reward=settings.reward, bonuses=bonuses, masters=settings.masters)
 
 
@@ -222,7 +224,8 @@ def balance(context: CliContext, live: bool, endpoint_url: str | None) -> None:
 @click.option("--min-approval-rate", type=int, help="Minimum approval rate in percent.")
 @click.option("--min-approved", type=int, help="Minimum number of approved HITs.")
 @click.option("--masters/--no-masters", default=None, help="Require the Masters qualification (+5 % fee).")
-@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per assignment to include in the cost.")
+@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per assignment "
+                                                                          "to include in the cost.")
 @click.option("--dry-run", is_flag=True, help="Show what would be created and the cost; send nothing.")
 @click.option("--confirm-total", help="Confirm a live launch non-interactively with its exact total.")
 @_mturk_options
@@ -433,7 +436,8 @@ def prolific() -> None:
 @click.option("--title")
 @click.option("--description")
 @click.option("--fee-rate", help="Prolific's service fee rate for the cost estimate, e.g. 0.3333.")
-@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per participant to include in the cost.")
+@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per participant "
+                                                                          "to include in the cost.")
 @click.option("--dry-run", is_flag=True, help="Show the study and the cost; send nothing.")
 @click.option("--confirm-total", help="Confirm publishing non-interactively with its exact total.")
 @_prolific_options
@@ -484,7 +488,8 @@ def prolific_status(context: CliContext, campaign: str) -> None:
               help="Resend bonuses Prolific does not show as paid (only after checking on Prolific!).")
 @_prolific_options
 @pass_context
-def prolific_sync(context: CliContext, campaign: str, resend_unverified: bool, live: bool, base_url: str | None) -> None:
+def prolific_sync(context: CliContext, campaign: str,
+                  resend_unverified: bool, live: bool, base_url: str | None) -> None:
     """Fetch every submission of the study and reconcile unfinished decisions."""
     from da_platform.operations.sync import sync_campaign
 

@@ -58,7 +58,8 @@ def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path |
             if previous is not None and cluster[s.system] != previous:
                 click.echo("  " + "-" * 50)
             previous = cluster[s.system]
-            click.echo(f"  {rank:>3} {s.system:<20} z {s.z:+.3f}  raw {s.raw:6.2f}  N {s.n_ratings:>5}  n {s.n_items:>4}")
+            click.echo(f"  {rank:>3} {s.system:<20} z {s.z:+.3f}  "
+                       f"raw {s.raw:6.2f}  N {s.n_ratings:>5}  n {s.n_items:>4}")
             rows.append([csv_cell(subset.value), rank, cluster[s.system] + 1, csv_cell(s.system), repr(s.z),
                          repr(s.raw), s.n_ratings, s.n_items])
         if len(subset.systems) < 2:

@@ -152,13 +152,15 @@ def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific:
         campaign = session.get(Campaign, campaign_id)
         plan = plan_prolific(session, campaign, settings, public_url=public_url, secret_key=secret_key)
         body = settings.study_body(entry_url=plan.url, completion_code=campaign.completion_code,
-                                   places=plan.assignments, internal_name=f"da-platform {campaign.name} ({campaign.id})")
+                                   places=plan.assignments,
+                                   internal_name=f"da-platform {campaign.name} ({campaign.id})")
     study_id = settings.study_id or prolific.create_study(body)
     with sessions.begin() as session:
         campaign = session.get(Campaign, campaign_id)
         for hit in session.scalars(select(Hit).where(Hit.campaign_id == campaign_id)):
             hit.provider, hit.provider_hit_id, hit.max_assignments = "prolific", study_id, settings.places_per_hit
-        campaign.settings = {**(campaign.settings or {}), "prolific": settings.with_changes(study_id=study_id).to_dict()}
+        campaign.settings = {**(campaign.settings or {}),
+                             "prolific": settings.with_changes(study_id=study_id).to_dict()}
         audit(session, "prolific.create_study", campaign_id=campaign_id, target=study_id,
               details={"places": plan.assignments, "reward": body["reward"]}, outcome="draft")
     if publish:

@@ -154,7 +154,8 @@ class Prolific:
             except (requests.ConnectionError, requests.Timeout) as error:
                 if retry_unsafe:
                     raise _Transient(error) from error
-                raise OutcomeUnknown(f"Prolific {method} {path}: {error} (not retried: it may have been applied)") from error
+                raise OutcomeUnknown(f"Prolific {method} {path}: {error} "
+                                     "(not retried: it may have been applied)") from error
             if response.status_code == 429 or (retry_unsafe and response.status_code >= 500):
                 raise _Transient(ProlificError(method, path, response.status_code, response.text[:300]))
             if response.status_code >= 500:

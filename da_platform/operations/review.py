@@ -129,7 +129,8 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: Wor
         if meaning.n_nonzero_pairs >= policy.reject_min_pairs and meaning.pvalue > policy.reject_min_p:
             return reject(f"{found}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
         if qc.passed:
-            return Verdict("approve", False, f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
+            return Verdict("approve", False,
+                           f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
     if verdict is not None and verdict.status == VerdictStatus.flagged:
         return Verdict(HOLD, False, "flagged for review, no automatic decision (behaviour alone never rejects "
                        f"anyone; the researcher decides): {'; '.join(s.name for s in verdict.flags)}")

@@ -216,7 +216,8 @@ _INSERT_RATING = insert(_R).values(
     behaviour=bindparam("behaviour"),
 )
 
-_PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"), _R.c.slot_id == bindparam("slot_id"))
+_PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"),
+                                  _R.c.slot_id == bindparam("slot_id"))
 
 # PostgreSQL: the whole rating in one autocommitted statement (one round trip). ``cur`` is the
 # assignment with the named slot if that slot is the current one; ``claimed`` advances the
