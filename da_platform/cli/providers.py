@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from da_platform.cli import CliContext, pass_context
+from da_platform.rows import get_row
 from da_platform.states import DecisionStatus
 
 ENDPOINT_HELP = "MTurk requester endpoint (default: the sandbox, or live with --live); $DA_MTURK_ENDPOINT_URL."
@@ -70,7 +71,7 @@ def _policy(context: CliContext, campaign_id: int, **changes: Any):
     from da_platform.operations.review import ReviewPolicy
 
     with context.sessions() as session:
-        stored = (session.get(Campaign, campaign_id).settings or {}).get("review")
+        stored = (get_row(session, Campaign, campaign_id).settings or {}).get("review")
     return _settings(ReviewPolicy, stored, changes)
 
 
@@ -174,7 +175,7 @@ def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_ur
     qualification = None
     if campaign_id is not None:
         with context.sessions() as session:
-            settings = session.get(Campaign, campaign_id).settings or {}
+            settings = get_row(session, Campaign, campaign_id).settings or {}
         launched = settings.get("mturk_launch")
         if launched is not None and bool(launched.get("live")) != live:
             where = "live MTurk" if launched.get("live") else "the MTurk sandbox"
@@ -191,7 +192,7 @@ def _mturk_pricing(context: CliContext, campaign_id: int):
     from da_platform.operations.mturk_settings import MTurkSettings
 
     with context.sessions() as session:
-        settings = MTurkSettings.from_dict((session.get(Campaign, campaign_id).settings or {}).get("mturk"))
+        settings = MTurkSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("mturk"))
     return lambda approvals, bonuses: mturk_cost(assignments=approvals,
                                                  assignments_per_hit=settings.assignments_per_hit,
                                                  reward=settings.reward, bonuses=bonuses, masters=settings.masters)
@@ -369,13 +370,13 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
                 outcome += f", not deleted ({error})"
         with context.sessions.begin() as session:
             audit(session, action, campaign_id=row.id, target=hit_id, outcome=outcome)
-            stored = session.get(Campaign, row.id)
+            stored = get_row(session, Campaign, row.id)
             launch_state = {**stored.settings.get("mturk_launch", {}), "deleted_hits": sorted(deleted)}
             stored.settings = {**stored.settings, "mturk_launch": launch_state}
         click.echo(f"{hit_id}: {outcome}")
     if not extend_hours:
         with context.sessions.begin() as session:
-            session.get(Campaign, row.id).status = CampaignStatus.closed
+            get_row(session, Campaign, row.id).status = CampaignStatus.closed
 
 
 @mturk.command()
@@ -417,7 +418,7 @@ def _prolific(context: CliContext, campaign_id: int, base_url: str | None):
     from da_platform.operations.prolific import PROLIFIC_API, Prolific, ProlificSettings
 
     with context.sessions() as session:
-        settings = ProlificSettings.from_dict((session.get(Campaign, campaign_id).settings or {}).get("prolific"))
+        settings = ProlificSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("prolific"))
     return _provider_errors(lambda: Prolific(base_url=base_url or PROLIFIC_API, currency=settings.currency)), settings
 
 

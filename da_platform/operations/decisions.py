@@ -21,6 +21,7 @@ from da_platform.operations.audit import audit
 from da_platform.operations.money import parse_amount
 from da_platform.operations.provider import OutcomeUnknown, Provider, ProviderError, ProviderStatus
 from da_platform.operations.retry import RetriesExhausted
+from da_platform.rows import get_row
 from da_platform.states import DecisionAction, DecisionStatus
 
 PENDING, SENT, DONE, FAILED = DecisionStatus.pending, DecisionStatus.sent, DecisionStatus.done, DecisionStatus.failed
@@ -85,7 +86,7 @@ def _targets(session: Session, campaign_id: int, statuses: tuple[str, ...]) -> l
 
 def _finish(session: Session, target: _Target, status: str, outcome: str, campaign_id: int,
             provider: Provider) -> None:
-    decision = session.get(ReviewDecision, target.decision_id)
+    decision = get_row(session, ReviewDecision, target.decision_id)
     decision.status = status
     decision.outcome = outcome
     decision.updated_at = utcnow()
@@ -96,11 +97,11 @@ def _finish(session: Session, target: _Target, status: str, outcome: str, campai
     if status != DONE:
         return
     if target.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
-        assignment = session.get(Assignment, decision.assignment_id)
+        assignment = get_row(session, Assignment, decision.assignment_id)
         approved = target.action == DecisionAction.approve
         assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
     if target.action == DecisionAction.block:
-        session.get(Worker, decision.worker_id).blocked = True
+        get_row(session, Worker, decision.worker_id).blocked = True
 
 
 def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:
@@ -121,7 +122,7 @@ def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:
 def _send(sessions: sessionmaker[Session], campaign_id: int, provider: Provider, target: _Target,
           messages: WorkerMessages, report: ExecutionReport) -> None:
     with sessions.begin() as session:
-        decision = session.get(ReviewDecision, target.decision_id)
+        decision = get_row(session, ReviewDecision, target.decision_id)
         decision.status, decision.updated_at = SENT, utcnow()
         audit(session, f"{provider.name}.{target.action}.send", campaign_id=campaign_id,
               target=target.assignment_id or target.worker_id, reason=target.reason,

@@ -34,6 +34,7 @@ from da_platform.operations.audit import audit
 from da_platform.operations.decisions import PENDING, WorkerMessages
 from da_platform.operations.money import CostEstimate, amount_string, parse_amount
 from da_platform.operations.tokens import request_token
+from da_platform.rows import get_row
 from da_platform.states import DecisionAction, QCStatus
 
 DEFAULT_REJECTION = (
@@ -254,7 +255,7 @@ def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider
                      planned: list[PlannedDecision]) -> None:
     """Commit the planned decisions as pending, with the policy, before anything is sent."""
     with sessions.begin() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         store(session, campaign, planned, provider=provider)
         campaign.settings = {**(campaign.settings or {}), "review": policy.to_dict()}
 

@@ -21,6 +21,7 @@ from flask import Blueprint, Response, abort, current_app, g, redirect, render_t
 from sqlalchemy.exc import IntegrityError
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
+from da_platform.rows import get_row
 from da_platform.sources import ArrivalRefused
 from da_platform.sources.arrival import take_assignment_id
 from da_platform.sources.tokens import TokenError
@@ -91,8 +92,8 @@ def _arrive(source_name: str, path_token: str | None):
     try:
         arrival = source.arrival(session, request.args, path_token)
         if arrival.preview:  # MTurk preview: read-only
-            campaign = session.get(Campaign, arrival.campaign_id)
-            total = session.get(Hit, arrival.hit_id).slot_count
+            campaign = get_row(session, Campaign, arrival.campaign_id)
+            total = get_row(session, Hit, arrival.hit_id).slot_count
             use_page(page_settings(campaign.settings))
             return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None,
                                    page=instructions_view(campaign.settings, None))
@@ -329,7 +330,7 @@ def done(token: str):
     if state.next_position < state.total:  # closed (rejected, approved, submitted) before every item was rated
         raise WorkerPageError("This task was closed before all its items were rated, so it cannot be completed.",
                               409, title="Not finished")
-    assignment = session.get(Assignment, state.id)
+    assignment = get_row(session, Assignment, state.id)
     campaign = session.get(Campaign, state.campaign_id)
     source = services().sources[assignment.source]
     receipt = services().tokens.receipt(assignment.public_id, assignment.next_position)

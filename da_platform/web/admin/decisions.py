@@ -28,6 +28,7 @@ from da_platform.operations.money import amount_string, parse_amount
 from da_platform.operations.review import PlannedDecision, ReviewPolicy, Verdict, judge, store
 from da_platform.operations.tokens import request_token
 from da_platform.ratings import worker_label
+from da_platform.rows import get_row
 from da_platform.states import DecisionAction
 
 
@@ -209,10 +210,10 @@ def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> 
 def _carry_out(session: Session, decision: ReviewDecision) -> None:
     """An own-pool decision: nothing to send; its effect is applied here and it is marked done."""
     if decision.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
-        assignment = session.get(Assignment, decision.assignment_id)
+        assignment = get_row(session, Assignment, decision.assignment_id)
         approved = decision.action == DecisionAction.approve
         assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
     if decision.action == DecisionAction.block:
-        session.get(Worker, decision.worker_id).blocked = True
+        get_row(session, Worker, decision.worker_id).blocked = True
     decision.status, decision.updated_at = DONE, utcnow()
     decision.outcome = "own pool: no provider to call; recorded (pay outside the platform)"
