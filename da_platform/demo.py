@@ -18,6 +18,7 @@ import numpy as np
 
 from analysis.report import AnalysisResult, GroupAnalysis
 from da_platform.adversaries import KIND_DESCRIPTIONS, KINDS
+from da_platform.rows import get_row
 
 DEMO_CAMPAIGN = "demo"
 # The demo's kinds of simulated worker (da_platform.adversaries), and what each does.
@@ -177,7 +178,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     started = time.perf_counter()
     steps.step("quality control and analysis")
     with sessions() as session:  # the campaign's one analysis, as the dashboard and the exports show it
-        analysis = CampaignAnalysis(session, session.get(Campaign, campaign_id))
+        analysis = CampaignAnalysis(session, get_row(session, Campaign, campaign_id))
     engine.dispose()
     if analysis.load_error or analysis.result is None:
         raise RuntimeError(f"the demo campaign cannot be analysed: {analysis.load_error or 'no ratings'}")

@@ -138,7 +138,7 @@ def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *,
     from da_platform.operations.review import held_for_review, plan, planned_cost, quality_by_worker, record_decisions
 
     with context.sessions() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         qc = quality_by_worker(session, campaign, policy)
         planned = plan(session, campaign, provider.name, policy, qc)
         held = [(a.provider_assignment_id or a.public_id, v.reason)
@@ -351,7 +351,7 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
     row = _campaign(context, campaign)
     client = _mturk(context, row.id, live, endpoint_url)
     with context.sessions() as session:
-        hits = work_ids(session, session.get(Campaign, row.id), "mturk")
+        hits = work_ids(session, get_row(session, Campaign, row.id), "mturk")
     deleted = set((row.settings or {}).get("mturk_launch", {}).get("deleted_hits", []))
     for hit_id in [h for h in hits if h not in deleted]:
         if extend_hours:

@@ -203,8 +203,8 @@ def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider
         with sessions() as session:
             recorded = session.scalars(
                 select(ReviewDecision.amount).where(
-                    ReviewDecision.campaign_id == campaign_id, ReviewDecision.assignment_id == session.get(
-                        ReviewDecision, target.decision_id).assignment_id,
+                    ReviewDecision.campaign_id == campaign_id, ReviewDecision.assignment_id == get_row(
+                        session, ReviewDecision, target.decision_id).assignment_id,
                     ReviewDecision.action == DecisionAction.bonus, ReviewDecision.status == DONE)
             ).all()
         already = sum(1 for a in recorded if parse_amount(a) == target.amount)

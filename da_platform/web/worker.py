@@ -172,7 +172,7 @@ def instructions(token: str):
         return redirect(url_for("worker.done", token=token), 303)
     if state.next_position > 0 or state.current_shown_at is not None:
         return redirect(url_for("worker.slot", token=token), 303)
-    campaign = get_session().get(Campaign, state.campaign_id)
+    campaign = get_row(get_session(), Campaign, state.campaign_id)
     return render_template(
         "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token),
         page=instructions_view(campaign.settings, token),
@@ -180,7 +180,7 @@ def instructions(token: str):
 
 
 def _worker_settings(state: AssignmentState) -> dict:
-    return (get_session().get(Campaign, state.campaign_id).settings or {}).get("worker") or {}
+    return (get_row(get_session(), Campaign, state.campaign_id).settings or {}).get("worker") or {}
 
 
 @bp.route("/a/<token>/practice/<int:number>", methods=["GET", "POST"])
@@ -199,7 +199,7 @@ def practice(token: str, number: int):
             return redirect(url_for("worker.practice", token=token, number=number + 1), 303)
         return redirect(url_for("worker.instructions", token=token), 303)
     item, language = items[number - 1], current_language()
-    campaign = get_session().get(Campaign, state.campaign_id)
+    campaign = get_row(get_session(), Campaign, state.campaign_id)
 
     def image(role: str) -> str:
         return url_for("worker.practice_image", token=token, number=number, role=role)
@@ -331,7 +331,7 @@ def done(token: str):
         raise WorkerPageError("This task was closed before all its items were rated, so it cannot be completed.",
                               409, title="Not finished")
     assignment = get_row(session, Assignment, state.id)
-    campaign = session.get(Campaign, state.campaign_id)
+    campaign = get_row(session, Campaign, state.campaign_id)
     source = services().sources[assignment.source]
     receipt = services().tokens.receipt(assignment.public_id, assignment.next_position)
     try:

@@ -164,8 +164,9 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             raise DecisionError("a bonus needs a positive amount such as '0.50'")
         if not finished:
             raise DecisionError("the worker has no finished assignment to pay a bonus on")
-        bonus = planned(latest, DecisionAction.bonus, True, money, latest.public_id, nonce)
-        return Plan(action, worker, (bonus,), False, (f"paid on assignment {latest.public_id}",))
+        paid_on = finished[-1]
+        bonus = planned(paid_on, DecisionAction.bonus, True, money, paid_on.public_id, nonce)
+        return Plan(action, worker, (bonus,), False, (f"paid on assignment {paid_on.public_id}",))
     blocked = session.scalar(select(ReviewDecision.id).where(
         ReviewDecision.campaign_id == campaign.id, ReviewDecision.worker_id == worker.id,
         ReviewDecision.action == DecisionAction.block, ReviewDecision.status != FAILED).limit(1))
