@@ -239,6 +239,7 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
     if test_set is not None:
         corpora = _corpora_from_database(context, test_set, _split(systems), guess_labels)
     else:
+        assert references is not None  # exactly one of --test-set and --references was given (checked above)
         corpora = _corpora_from_files(references, answers, _split(systems), guess_labels)
     scores = _score(corpora, metrics, guess_labels)
     click.echo(scores.to_markdown(), nl=False)
@@ -286,6 +287,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
         human, campaign_test_set = _campaign_scores(context, campaign)
         test_set = test_set or campaign_test_set
     else:
+        assert human_scores is not None  # exactly one of --campaign and --human-scores was given (checked above)
         try:
             human = read_human_scores(human_scores)
         except InputError as error:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, overload
 
 import click
 
@@ -34,6 +34,10 @@ def _campaign(context: CliContext, name: str):
             raise click.ClickException(str(error)) from None
 
 
+@overload
+def _money(value: str, field: str) -> Decimal: ...
+@overload
+def _money(value: str | None, field: str) -> Decimal | None: ...
 def _money(value: str | None, field: str) -> Decimal | None:
     from da_platform.operations.money import parse_amount
 

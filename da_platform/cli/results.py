@@ -45,7 +45,11 @@ def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path |
         if not analysis.ranked:
             raise click.ClickException(f"campaign {campaign!r} has no ranking yet (not enough data yet)")
         try:
-            values = question_values(session, found, by) if by else file_values(metadata, column)
+            if by:
+                values = question_values(session, found, by)
+            else:
+                assert metadata is not None and column is not None  # --file with --column (checked above)
+                values = file_values(metadata, column)
         except InputError as error:
             raise click.ClickException(str(error)) from None
     rankings = subset_rankings(analysis.group, values, alpha=analysis.result.settings.alpha)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -67,6 +68,13 @@ class _Target:
     work_id: str | None
     worker_id: str  # provider's
 
+    def needs(self, field_name: str) -> Any:
+        """The field's value, or a clear error when the decision lacks it (e.g. an approval with no assignment)."""
+        value = getattr(self, field_name)
+        if value is None:
+            raise ValueError(f"decision {self.decision_id} ({self.action}) has no {field_name}")
+        return value
+
 
 def _targets(session: Session, campaign_id: int, statuses: tuple[str, ...]) -> list[_Target]:
     rows = session.execute(
@@ -106,13 +114,13 @@ def _finish(session: Session, target: _Target, status: str, outcome: str, campai
 
 def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:
     if target.action == DecisionAction.approve:
-        return provider.approve(target.assignment_id, feedback=messages.approval_feedback)
+        return provider.approve(target.needs("assignment_id"), feedback=messages.approval_feedback)
     if target.action == DecisionAction.reject:
-        return provider.reject(target.assignment_id, feedback=messages.rejection_feedback,
+        return provider.reject(target.needs("assignment_id"), feedback=messages.rejection_feedback,
                                category=messages.rejection_category)
     if target.action == DecisionAction.bonus:
-        return provider.send_bonus(work_id=target.work_id, worker_id=target.worker_id,
-                                   assignment_id=target.assignment_id, amount=target.amount,
+        return provider.send_bonus(work_id=target.needs("work_id"), worker_id=target.worker_id,
+                                   assignment_id=target.needs("assignment_id"), amount=target.needs("amount"),
                                    reason=messages.bonus_reason, token=target.token)
     if target.action in (DecisionAction.block, DecisionAction.exclude):
         return provider.block(target.worker_id, reason=target.reason)
@@ -190,7 +198,7 @@ def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider
            resend_unverified: bool) -> tuple[str, str] | None:
     """What the provider shows for a sent decision: (done|failed|unverified, why), or None to resend."""
     if target.action in (DecisionAction.approve, DecisionAction.reject):
-        status = provider.get_assignment(target.assignment_id).status
+        status = provider.get_assignment(target.needs("assignment_id")).status
         wanted = ProviderStatus.approved if target.action == DecisionAction.approve else ProviderStatus.rejected
         if status is wanted:
             return DONE, f"provider shows the assignment {status.value}"
@@ -198,7 +206,7 @@ def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider
             return FAILED, f"provider shows the assignment {status.value}, not {wanted.value}"
         return None
     if target.action == DecisionAction.bonus:
-        paid = provider.bonuses_paid(work_id=target.work_id, assignment_id=target.assignment_id,
+        paid = provider.bonuses_paid(work_id=target.needs("work_id"), assignment_id=target.needs("assignment_id"),
                                      worker_id=target.worker_id)
         with sessions() as session:
             recorded = session.scalars(
@@ -207,8 +215,9 @@ def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider
                         session, ReviewDecision, target.decision_id).assignment_id,
                     ReviewDecision.action == DecisionAction.bonus, ReviewDecision.status == DONE)
             ).all()
-        already = sum(1 for a in recorded if parse_amount(a) == target.amount)
-        if paid.count(target.amount) > already:
+        amount = target.needs("amount")
+        already = sum(1 for a in recorded if a is not None and parse_amount(a) == amount)
+        if paid.count(amount) > already:
             return DONE, f"provider shows a bonus of {target.amount} paid"
         if provider.bonus_retry_safe or resend_unverified:
             return None

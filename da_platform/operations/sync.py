@@ -70,8 +70,9 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
     data = {**(row.provider_data or {}), "status": item.raw_status}
     if item.submitted_at is not None:
         data["submitted_at"] = item.submitted_at.isoformat()
-    changed = new is not None and row.status != new
-    if changed:
+    changed = False
+    if new is not None and row.status != new:
+        changed = True
         audit(session, f"{provider}.sync.status", campaign_id=campaign.id, target=item.assignment_id,
               outcome=f"{row.status.value} -> {new.value}")
         row.status = new
