@@ -192,7 +192,7 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
         verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings)
         if verdict.action == HOLD:
             continue  # left awaiting review: see held_for_review
-        common = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
+        common: dict[str, Any] = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
                       provider_assignment_id=assignment.provider_assignment_id)
         planned.append(PlannedDecision(
             **common, action=verdict.action, use_data=verdict.use_data, amount=None, reason=verdict.reason,

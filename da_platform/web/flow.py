@@ -25,7 +25,7 @@ import enum
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from sqlalchemy import (
     Connection,
@@ -33,6 +33,7 @@ from sqlalchemy import (
     Engine,
     Float,
     Integer,
+    Table,
     and_,
     bindparam,
     case,
@@ -139,8 +140,9 @@ def _complete(status: AssignmentStatus, next_position: int, total: int) -> bool:
 
 # Statements are built once, with bind parameters: building SQLAlchemy statements per request costs
 # more than running them.
-_A, _S, _H, _C, _Q, _R = (m.__table__ for m in (Assignment, Slot, Hit, Campaign, Question, Rating))
-_W = Worker.__table__
+# Core tables of the mapped classes (``__table__`` is typed as a FromClause; these are Tables).
+_A, _S, _H, _C, _Q, _R = (cast(Table, m.__table__) for m in (Assignment, Slot, Hit, Campaign, Question, Rating))
+_W = cast(Table, Worker.__table__)
 
 
 def _with_screen(columns: list, offset: int) -> Select:
