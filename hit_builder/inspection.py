@@ -89,7 +89,7 @@ def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
         select(func.count()).select_from(Slot).join(Hit, Slot.hit_id == Hit.id)
         .where(Hit.campaign_id == campaign.id, Slot.slot_type == SlotType.SYSTEM)
         .group_by(Slot.system_id, Slot.question_id)).scalars().all()
-    hits = session.scalar(select(func.count()).select_from(Hit).where(Hit.campaign_id == campaign.id))
+    hits = session.scalar(select(func.count()).select_from(Hit).where(Hit.campaign_id == campaign.id)) or 0
     settings = campaign.settings or {}
     return CampaignSummary(
         name=campaign.name, status=campaign.status.value, test_set=campaign.test_set.name,
