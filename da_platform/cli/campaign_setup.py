@@ -4,7 +4,7 @@ Each command group appends itself to ``COMMANDS``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -338,7 +338,7 @@ def _where(storage: object) -> str:
     return str(folder) if folder is not None else repr(storage)
 
 
-def _table(headers: list[str], rows: list[list[object]]) -> str:
+def _table(headers: list[str], rows: Sequence[Sequence[object]]) -> str:
     cells = [[("" if v is None else str(v)) for v in row] for row in rows]
     widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),

@@ -2,6 +2,7 @@
 ``system list|delete|replace`` (``da_platform.lifecycle`` does the work)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -49,7 +50,7 @@ def _system(session: Session, test_set_name: str, name: str):
     return system
 
 
-def _rows(headers: list[str], rows: list[list[object]]) -> None:
+def _rows(headers: list[str], rows: Sequence[Sequence[object]]) -> None:
     from da_platform.cli.campaign_setup import _table
 
     click.echo(_table(headers, rows) if rows else "none")
