@@ -313,6 +313,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
 
         labels = {m: METRICS[m].label for m in by_metric if m in METRICS}
     else:
+        assert test_set is not None  # a campaign's own test set, or required with --human-scores (checked above)
         metrics = _metrics(metric_names, _settings(preset, alpha, beta, gamma, tokenization, bleu_tokenize,
                                                    bleu_smooth, guess_labels))
         corpora = _corpora_from_database(context, test_set, list(human), guess_labels)
@@ -360,8 +361,8 @@ def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], 
     if len(analysis.table) == 0:
         raise click.ClickException(f"campaign {name!r} has no ratings yet")
     with context.sessions() as session:
-        test_set = session.scalar(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
-                                  .where(Campaign.name == name))
+        test_set = session.scalars(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
+                                   .where(Campaign.name == name)).one()  # the campaign exists: its analysis loaded
     result = analysis.result
     if result is None:
         raise click.ClickException(f"campaign {name!r}: no ratings left after the review decisions")
