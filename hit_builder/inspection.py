@@ -32,7 +32,7 @@ def verify_campaign(session: Session, campaign: Campaign) -> int:
         .order_by(Hit.index, Slot.position)).all()
     by_hit: dict[int, list] = {}
     for row in rows:
-        by_hit.setdefault(row.index, []).append(row)
+        by_hit.setdefault(row[0], []).append(row)  # Hit.index (for mypy, row.index is Sequence.index)
     slot_count = dict(session.execute(select(Hit.index, Hit.slot_count).where(Hit.campaign_id == campaign.id)).all())
     if len(slot_count) != len(by_hit):
         raise BuildError(f"campaign {campaign.name!r}: {len(slot_count) - len(by_hit)} HIT(s) have no slots")
