@@ -49,10 +49,12 @@ class DatabaseImageStorage:
 
     def _insert(self, dialect: str):
         if dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return insert(ImageBlob).on_conflict_do_nothing(index_elements=["key"])
+            from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+            return postgresql_insert(ImageBlob).on_conflict_do_nothing(index_elements=["key"])
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(ImageBlob).on_conflict_do_nothing(index_elements=["key"])
 
     def put(self, png: bytes) -> str:
         return self.put_many([png])[0]
