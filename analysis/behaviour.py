@@ -77,7 +77,8 @@ def missing_records(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
     flagged = share > MAX_MISSING_SHARE
     return Signal("missing_records", BEHAVIOUR, share, threshold, flagged,
                   f"{missing} of {len(known)} ratings came without a valid behaviour record "
-                  f"({'more' if flagged else 'not more'} than {MAX_MISSING_SHARE:.0%}): the page sends one with every rating")
+                  f"({'more' if flagged else 'not more'} than {MAX_MISSING_SHARE:.0%}): "
+                  "the page sends one with every rating")
 
 
 def no_interaction(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
@@ -112,7 +113,8 @@ def reading_times(table: RatingsTable) -> tuple[np.ndarray, np.ndarray]:
     evidence = table.evidence
     assert evidence is not None
     taken = np.where(evidence.valid, evidence.shown_ms / 1000.0, table.seconds)
-    needed = (evidence.words / (READING_FACTOR * READING_WPM) + evidence.characters / (READING_FACTOR * READING_CPM)) * 60
+    needed = (evidence.words / (READING_FACTOR * READING_WPM)
+              + evidence.characters / (READING_FACTOR * READING_CPM)) * 60
     return taken, needed
 
 
@@ -167,7 +169,8 @@ def overlap_agreement(r: float, crowd: np.ndarray, measure: str = "") -> Signal:
     above = float(np.mean(crowd < r))
     flagged = r >= MIN_OVERLAP_R and r - median >= MIN_OVERLAP_MARGIN
     return Signal("overlap_agreement", CONTENT, r, threshold, flagged,
-                  f"scores follow the answers' text overlap ({measure or 'overlap'}) with r = {r:.3f} against a crowd median of "
+                  f"scores follow the answers' text overlap ({measure or 'overlap'}) "
+                  f"with r = {r:.3f} against a crowd median of "
                   f"{median:.3f} (above {above:.0%} of the crowd){': as a text-overlap bot would' if flagged else ''}")
 
 

@@ -6,8 +6,8 @@ human system scores (SPEC §9).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from scipy import stats
 

@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import optimize, stats
@@ -86,10 +86,10 @@ def simulated_power(a: Sequence[float], b: Sequence[float], n: int, *, alpha: fl
                     repetitions: int = 500, seed: int = 0) -> float:
     """Share of resampled experiments (n items each, drawn with replacement) where p(a > b) < alpha."""
     rng = np.random.default_rng(seed)
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    values_a, values_b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     hits = 0
     for _ in range(repetitions):
-        _, p, _ = _pair(_Sample.of(rng.choice(a, n)), _Sample.of(rng.choice(b, n)))
+        _, p, _ = _pair(_Sample.of(rng.choice(values_a, n)), _Sample.of(rng.choice(values_b, n)))
         hits += p < alpha
     return hits / repetitions
 

@@ -34,8 +34,8 @@ pre-screened professionals); every worker there is reported as ``not_quality_con
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Mapping
 
 import numpy as np
 from scipy import special, stats
@@ -110,7 +110,7 @@ class QCSettings:
     scope: str = "group"
 
     @classmethod
-    def for_method(cls, method: str, alpha: float = 0.05, scope: str = "group") -> "QCSettings":
+    def for_method(cls, method: str, alpha: float = 0.05, scope: str = "group") -> QCSettings:
         if scope not in QC_SCOPES:
             raise ValueError(f"unknown quality-control scope {scope!r}; expected one of {', '.join(QC_SCOPES)}")
         if method == "wilcoxon":

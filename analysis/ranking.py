@@ -14,8 +14,8 @@ WMT's ``adwilcox`` files.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import special
@@ -37,7 +37,7 @@ class _Sample:
     tie_term: float  # sum of t^3 - t over tie groups
 
     @classmethod
-    def of(cls, values: np.ndarray) -> "_Sample":
+    def of(cls, values: np.ndarray) -> _Sample:
         ordered = np.sort(np.asarray(values, dtype=np.float64))
         unique, counts = np.unique(ordered, return_counts=True)
         counts = counts.astype(np.float64)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from analysis import csv_safety
 from analysis.errors import InputError
@@ -267,5 +267,6 @@ def _printable(records: Iterable[RatingRecord]) -> Iterable[tuple]:
         yield (*r[:-1], "" if math.isnan(r.seconds) else repr(r.seconds))
 
 
-__all__ = ["FORMATS", "LONG_CSV_COLUMNS", "WMT_COLUMNS", "read_ratings", "read_ratings_with_stats", "read_long_csv", "read_jsonl",
+__all__ = ["FORMATS", "LONG_CSV_COLUMNS", "WMT_COLUMNS", "read_ratings", "read_ratings_with_stats",
+           "read_long_csv", "read_jsonl",
            "read_wmt", "write_long_csv", "write_jsonl", "guess_format"]

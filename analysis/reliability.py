@@ -8,8 +8,8 @@ n > 3 (n > 4 for Kendall); below that, and for a coefficient of ±1, the interva
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from analysis.correlation import CorrelationResult, correlate, williams_test  # noqa: F401 (re-exported)
 from analysis.scores import SystemScore

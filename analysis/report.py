@@ -1,13 +1,12 @@
 """One entry point for the whole analysis of a ratings table: QC → z → system scores → ranking."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 
 from analysis.grouping import group_by
-
 from analysis.quality import QC_METHODS, QCReport, QCSettings, quality_control
 from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores

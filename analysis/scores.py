@@ -24,8 +24,8 @@ Numeric paths (``ScoreSettings``, docs/method.md §8 and §11):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -108,7 +108,7 @@ class ScoreSettings:
                              f"{', '.join(SD_ZERO_RULES)}")
 
     @classmethod
-    def wmt(cls, sd_zero: str = "raw-only") -> "ScoreSettings":
+    def wmt(cls, sd_zero: str = "raw-only") -> ScoreSettings:
         """WMT's path: mean/sd printed at 7 digits, z at 15 (Perl), R means printed at 15, test on those."""
         return cls("wmt", 7, sd_zero, "R mean() (80-bit sum + correction pass) of the z printed at 15 "
                    "significant digits, printed at 15 significant digits")
@@ -233,7 +233,8 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
         result[table.group.labels[g]] = GroupScores(
             group=table.group.labels[g],
             systems=tuple(ranked),
-            items=ItemScores(system_labels[item_system[mask]].astype(str), item_labels[table.item.codes[item_rows[mask]]].astype(str),
+            items=ItemScores(system_labels[item_system[mask]].astype(str),
+                             item_labels[table.item.codes[item_rows[mask]]].astype(str),
                              item_raw[mask], item_z[mask], item_n[mask]),
             workers=tuple(standardisation.get(g, [])),
         )

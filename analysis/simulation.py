@@ -2,7 +2,8 @@
 
 Model: every item (system, question) has a true quality on the 0–100 scale (the system's quality
 plus an item effect). A ``BAD_REF`` copy (and a ``MEANING`` check, whose answer now says something
-wrong) has quality ``degraded_quality(q)`` (``DEGRADATION_DROP`` points lower), a ``REF`` slot shows the human reference (``REFERENCE_QUALITY``), a ``REPEAT`` the
+wrong) has quality ``degraded_quality(q)`` (``DEGRADATION_DROP`` points lower), a ``REF`` slot shows the human reference
+(``REFERENCE_QUALITY``), a ``REPEAT`` the
 same quality again. Workers turn quality into a 0–100 integer score according to their profile:
 
 - ``honest``: 50 + bias + scale · (q − 50) + noise · N(0, 1), rounded and clipped;
@@ -13,8 +14,8 @@ same quality again. Workers turn quality into a 0–100 integer score according 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 

@@ -11,9 +11,10 @@ by the same worker in the same HIT through ``original`` (row index, ``-1`` for n
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class Categorical:
     labels: tuple[str, ...]
 
     @classmethod
-    def from_values(cls, values: Sequence[str]) -> "Categorical":
+    def from_values(cls, values: Sequence[str]) -> Categorical:
         """Encode values in order of first appearance (fast for millions of rows)."""
         return _encode(values)[0]
 
@@ -49,7 +50,7 @@ class Categorical:
         labels = self.labels
         return [labels[c] for c in self.codes.tolist()]
 
-    def take(self, rows: np.ndarray) -> "Categorical":
+    def take(self, rows: np.ndarray) -> Categorical:
         """The rows selected by an index or boolean array (labels unchanged)."""
         return Categorical(self.codes[rows], self.labels)
 
@@ -134,7 +135,7 @@ class RatingsTable:
         source: str | None = None,
         first_line: int = 1,
         evidence: RatingEvidence | None = None,
-    ) -> "RatingsTable":
+    ) -> RatingsTable:
         """Build and validate a table from equally long columns of plain values.
 
         ``original_slot`` names the slot id a check was made from ("" for none); it is resolved to
@@ -167,7 +168,7 @@ class RatingsTable:
                    types, slots, original, scores, times, evidence=evidence)
 
     @classmethod
-    def from_records(cls, records: Iterable[RatingRecord], *, source: str | None = None) -> "RatingsTable":
+    def from_records(cls, records: Iterable[RatingRecord], *, source: str | None = None) -> RatingsTable:
         """Build a table from ``RatingRecord`` tuples."""
         rows = list(records)
         if not rows:
@@ -189,7 +190,7 @@ class RatingsTable:
         present = np.unique(self.group.codes)
         return tuple(self.group.labels[c] for c in present)
 
-    def select(self, rows: np.ndarray) -> "RatingsTable":
+    def select(self, rows: np.ndarray) -> RatingsTable:
         """The sub-table of the given rows (boolean mask or sorted indices); links are re-indexed."""
         index = np.flatnonzero(rows) if rows.dtype == bool else np.asarray(rows, dtype=np.int64)
         new_position = np.full(len(self) + 1, NO_LINK, dtype=np.int64)

@@ -64,7 +64,8 @@ class WorkerVerdict:
         for name in SIGNALS:
             signal = by_name.get(name)
             row[f"{name}_value"] = signal.value if signal else math.nan
-            row[f"{name}_flagged"] = "" if signal is None or signal.flagged is None else str(bool(signal.flagged)).lower()
+            row[f"{name}_flagged"] = ("" if signal is None or signal.flagged is None
+                                      else str(bool(signal.flagged)).lower())
         return row
 
 

@@ -57,7 +57,8 @@ class TextMaker:
 
     def answer_like(self, reference: str, quality: float) -> str:
         words = reference.rstrip(".").split()
-        kept = [w if self.rng.random() < quality else self.rng.choices(self.words, cum_weights=self.cum_weights)[0] for w in words]
+        kept = [w if self.rng.random() < quality else self.rng.choices(self.words, cum_weights=self.cum_weights)[0]
+                for w in words]
         if self.rng.random() > quality:
             kept = kept[: max(1, len(kept) * 2 // 3)] + self.sentence(self.rng.randint(2, 10)).rstrip(".").split()
         return " ".join(kept).capitalize() + "."
@@ -89,7 +90,8 @@ def generate(url: str, questions: int, systems: int, seed: int = 1) -> None:
         session.execute(insert(Reference), [{"question_id": q, "position": 0, "text": t}
                                             for q, t in zip(question_ids, reference_texts)])
         system_ids = list(session.scalars(insert(System).returning(System.id, sort_by_parameter_order=True),
-                                          [{"test_set_id": test_set.id, "name": f"system{s:02d}"} for s in range(systems)]))
+                                          [{"test_set_id": test_set.id, "name": f"system{s:02d}"}
+                                           for s in range(systems)]))
         answers = []
         for s, system_id in enumerate(system_ids):
             quality = 0.3 + 0.65 * s / max(1, systems - 1)
@@ -140,7 +142,8 @@ def main() -> None:
     parser.add_argument("--naive-sample", type=int, default=5000,
                         help="images drawn without any cache for the naive baseline")
     parser.add_argument("--style", choices=["2x", "1x"], default="2x",
-                        help="2x: the default RenderStyle (720 px for 360 CSS px); 1x: the earlier 720 px at 1x, 22 px font")
+                        help="2x: the default RenderStyle (720 px for 360 CSS px); "
+                             "1x: the earlier 720 px at 1x, 22 px font")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
     style = RenderStyle() if args.style == "2x" else RenderStyle(width=720, font_size=22, padding=10, scale=1)

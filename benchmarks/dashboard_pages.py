@@ -97,7 +97,8 @@ def rate_bulk(session, campaign, hits: list[int], rng: random.Random) -> int:
         local = random.Random(wanted[h])
         for i, (slot_id, slot) in enumerate(slots):
             batch.append({"assignment_id": assignments[h], "slot_id": slot_id, "score": behaviour(slot, local),
-                          "shown_at": start + timedelta(seconds=6 * i), "rated_at": start + timedelta(seconds=6 * (i + 1))})
+                          "shown_at": start + timedelta(seconds=6 * i),
+                          "rated_at": start + timedelta(seconds=6 * (i + 1))})
         if len(batch) >= 100_000:
             session.execute(insert(Rating), batch)
             count, batch = count + len(batch), []

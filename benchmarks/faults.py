@@ -223,7 +223,8 @@ def verify(url: str, tally: Tally) -> dict[str, int]:
     from da_platform.sources.tokens import Tokens
 
     tokens = Tokens(SECRET)
-    acknowledged = {(tokens.read_assignment(base.split("/")[2]), slot): score for base, slot, score in tally.acknowledged}
+    acknowledged = {(tokens.read_assignment(base.split("/")[2]), slot): score
+                    for base, slot, score in tally.acknowledged}
     lost = sum(1 for key in acknowledged if key not in stored)
     wrong_score = sum(1 for key, score in acknowledged.items() if key in stored and stored[key] != score)
     return {"acknowledged": len(tally.acknowledged), "stored": total, "lost": lost, "duplicated": duplicated,

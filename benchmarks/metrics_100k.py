@@ -77,11 +77,12 @@ def main() -> None:
 
     baseline, wall, sacre = _timed(lambda: sacrebleu.corpus_bleu(hypotheses, streams))
     print(f"{args.answers} answers, 2 references each; CPU seconds (wall seconds)")
-    print(f"{'sacrebleu corpus_bleu (defaults, 13a)':38} {sacre:7.2f} s ({wall:7.2f})  x 1.00  BLEU {baseline.score:.2f}")
+    print(f"{'sacrebleu corpus_bleu (defaults, 13a)':38} {sacre:7.2f} s ({wall:7.2f})  "
+          f"x 1.00  BLEU {baseline.score:.2f}")
     total_cpu = total_wall = 0.0
     for name in DEFAULT_METRICS:
         metric = get_metric(name)
-        score, wall, cpu = _timed(lambda: metric.corpus_score(hypotheses, references, questions).score)
+        score, wall, cpu = _timed(lambda metric=metric: metric.corpus_score(hypotheses, references, questions).score)
         total_cpu += cpu
         total_wall += wall
         print(f"{name:38} {cpu:7.2f} s ({wall:7.2f})  x{cpu / sacre:5.2f}  score {score:.4f}")

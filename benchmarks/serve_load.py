@@ -327,7 +327,8 @@ def verify(url: str, campaign_id: int, accepted: list[tuple[str, int]]) -> str:
 
     engine = make_engine(url)
     with engine.connect() as connection:
-        stored = Counter(connection.execute(select(Slot.public_id, Rating.score).join(Slot, Slot.id == Rating.slot_id)).all())
+        stored = Counter(connection.execute(select(Slot.public_id, Rating.score)
+                                            .join(Slot, Slot.id == Rating.slot_id)).all())
         duplicates = connection.execute(
             select(func.count()).select_from(
                 select(Rating.assignment_id, Rating.slot_id).group_by(Rating.assignment_id, Rating.slot_id)
@@ -338,7 +339,8 @@ def verify(url: str, campaign_id: int, accepted: list[tuple[str, int]]) -> str:
     sent = Counter(accepted)
     lost = sum((sent - Counter({tuple(k): v for k, v in stored.items()})).values())
     extra = sum((Counter({tuple(k): v for k, v in stored.items()}) - sent).values())
-    return f"{sum(stored.values())} ratings stored, {len(accepted)} accepted: {lost} lost, {extra} unexpected, {duplicates} duplicated"
+    return (f"{sum(stored.values())} ratings stored, {len(accepted)} accepted: "
+            f"{lost} lost, {extra} unexpected, {duplicates} duplicated")
 
 
 def server_times(log: Path, offset: int, client_ms: list[float]) -> str:
@@ -348,7 +350,8 @@ def server_times(log: Path, offset: int, client_ms: list[float]) -> str:
         handle.seek(offset)
         server_ms = [int(line.split()[-1]) / 1000 for line in handle.read().decode().splitlines() if line.strip()]
     slow = sum(1 for ms in server_ms if ms > 100)
-    return (f"- crowd, inside gunicorn (access log, {len(server_ms)} requests): p50 {statistics.median(server_ms):.1f} ms, "
+    return (f"- crowd, inside gunicorn (access log, {len(server_ms)} requests): "
+            f"p50 {statistics.median(server_ms):.1f} ms, "
             f"p99 {percentile(server_ms, 0.99):.1f} ms, max {max(server_ms):.1f} ms, {slow} over 100 ms "
             f"(clients: {sum(1 for ms in client_ms if ms > 100)} over 100 ms)")
 

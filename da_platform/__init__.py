@@ -2,7 +2,8 @@
 
 The flow, as the code reads: ``hit_builder`` imports and builds HITs, ``da_platform.web`` serves
 them to workers (``da_platform.sources``: the own pool, MTurk, Prolific), ``da_platform.operations``
-runs the campaign on MTurk / Prolific (launch, sync, review, pay), and ``analysis`` turns the ratings into quality control, scores, rankings and exports.
+runs the campaign on MTurk / Prolific (launch, sync, review, pay), and ``analysis`` turns the ratings into quality
+control, scores, rankings and exports.
 """
 
 __version__ = "0.1.0"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import overload
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -37,6 +38,10 @@ class InProgress:
     overdue: bool  # an own-pool HIT past the campaign's time limit (the next arrival takes it)
 
 
+@overload
+def _aware(moment: datetime) -> datetime: ...
+@overload
+def _aware(moment: datetime | None) -> datetime | None: ...
 def _aware(moment: datetime | None) -> datetime | None:
     if moment is not None and moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)

@@ -44,7 +44,7 @@ class Settings:
     font_paths: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         from da_platform.location import locate
 
         location = locate()

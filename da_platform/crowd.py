@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 import numpy as np
 import requests
@@ -49,7 +49,7 @@ class SlotOracle:
 
     @classmethod
     def from_database(cls, session: Session, campaign_id: int,
-                      quality: Mapping[str, Mapping[str, float]]) -> "SlotOracle":
+                      quality: Mapping[str, Mapping[str, float]]) -> SlotOracle:
         """Build from a campaign's slots and ``quality[system][question id]`` (truth.json)."""
         original = aliased(Slot)
         rows = session.execute(

@@ -1,9 +1,9 @@
 """Database engine, sessions and schema migrations (Alembic, shipped inside the package)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker

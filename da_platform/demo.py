@@ -9,15 +9,16 @@ from __future__ import annotations
 import secrets
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
 from analysis.report import AnalysisResult, GroupAnalysis
 from da_platform.adversaries import KIND_DESCRIPTIONS, KINDS
+from da_platform.rows import get_row
 
 DEMO_CAMPAIGN = "demo"
 # The demo's kinds of simulated worker (da_platform.adversaries), and what each does.
@@ -103,19 +104,19 @@ class DemoSteps:
 
 def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcome:
     """Run the whole simulated campaign and return what it found."""
-    from da_platform.db import make_engine, session_factory, transaction, upgrade
-    from da_platform.models import Campaign, CampaignStatus
-    from da_platform.campaign_analysis import CampaignAnalysis
-    from da_platform.ratings import worker_label
-    from hit_builder.build import build_campaign
-    from hit_builder.ocr_resistant import render_style
+    from analysis.output import write_report
     from analysis.simulation import WorkerProfile
     from da_platform.adversaries import ProfileRater, make_rater
+    from da_platform.campaign_analysis import CampaignAnalysis
+    from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
+    from da_platform.db import make_engine, session_factory, transaction, upgrade
+    from da_platform.models import Campaign, CampaignStatus
+    from da_platform.ratings import worker_label
+    from da_platform.sources.tokens import Tokens
+    from hit_builder.build import build_campaign
+    from hit_builder.ocr_resistant import render_style
     from hit_builder.sample_data import import_sample, load_truth
     from hit_builder.storage import LocalImageStorage
-    from analysis.output import write_report
-    from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
-    from da_platform.sources.tokens import Tokens
 
     steps = steps or DemoSteps()
     unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}
@@ -177,7 +178,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     started = time.perf_counter()
     steps.step("quality control and analysis")
     with sessions() as session:  # the campaign's one analysis, as the dashboard and the exports show it
-        analysis = CampaignAnalysis(session, session.get(Campaign, campaign_id))
+        analysis = CampaignAnalysis(session, get_row(session, Campaign, campaign_id))
     engine.dispose()
     if analysis.load_error or analysis.result is None:
         raise RuntimeError(f"the demo campaign cannot be analysed: {analysis.load_error or 'no ratings'}")

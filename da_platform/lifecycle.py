@@ -16,8 +16,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import CursorResult, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from da_platform.models import (
@@ -211,7 +212,8 @@ def replace_answers(session: Session, system: System, path: str | Path, *, actor
     session.flush()
     (fresh,) = import_system_answers(session, test_set, path, system=name)
     session.execute(delete(Answer).where(Answer.system_id == system.id))
-    count = session.execute(update(Answer).where(Answer.system_id == fresh.id).values(system_id=system.id)).rowcount
+    moved = session.execute(update(Answer).where(Answer.system_id == fresh.id).values(system_id=system.id))
+    count = cast(CursorResult, moved).rowcount  # an UPDATE's result has a rowcount
     session.execute(delete(System).where(System.id == fresh.id))
     system.name, system.source_file = name, str(path)
     session.flush()

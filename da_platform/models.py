@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -108,13 +108,13 @@ class TestSet(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
-    source_file: Mapped[Optional[str]] = mapped_column(Text)
+    source_file: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
-    questions: Mapped[list["Question"]] = relationship(
+    questions: Mapped[list[Question]] = relationship(
         back_populates="test_set", cascade="all, delete-orphan", order_by="Question.id"
     )
-    systems: Mapped[list["System"]] = relationship(
+    systems: Mapped[list[System]] = relationship(
         back_populates="test_set", cascade="all, delete-orphan", order_by="System.id"
     )
 
@@ -127,13 +127,13 @@ class Question(Base):
     test_set_id: Mapped[int] = mapped_column(ForeignKey("test_set.id", ondelete="CASCADE"), index=True)
     external_id: Mapped[str] = mapped_column(String(200))
     text: Mapped[str] = mapped_column(Text)
-    context: Mapped[Optional[str]] = mapped_column(Text)
-    answer_type: Mapped[Optional[AnswerType]] = mapped_column(_enum(AnswerType, "answer_type"))
-    yes_no_label: Mapped[Optional[str]] = mapped_column(String(20))
-    gold_entities: Mapped[Optional[list[str]]] = mapped_column(JSON)
+    context: Mapped[str | None] = mapped_column(Text)
+    answer_type: Mapped[AnswerType | None] = mapped_column(_enum(AnswerType, "answer_type"))
+    yes_no_label: Mapped[str | None] = mapped_column(String(20))
+    gold_entities: Mapped[list[str] | None] = mapped_column(JSON)
 
     test_set: Mapped[TestSet] = relationship(back_populates="questions")
-    references: Mapped[list["Reference"]] = relationship(
+    references: Mapped[list[Reference]] = relationship(
         back_populates="question", cascade="all, delete-orphan", order_by="Reference.position"
     )
 
@@ -148,8 +148,8 @@ class Reference(Base):
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"), index=True)
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
-    yes_no_label: Mapped[Optional[str]] = mapped_column(String(20))  # this reference's own opinion label
-    entities: Mapped[Optional[list[str]]] = mapped_column(JSON)  # this reference's gold entities
+    yes_no_label: Mapped[str | None] = mapped_column(String(20))  # this reference's own opinion label
+    entities: Mapped[list[str] | None] = mapped_column(JSON)  # this reference's gold entities
 
     question: Mapped[Question] = relationship(back_populates="references")
 
@@ -162,10 +162,10 @@ class System(Base):
     test_set_id: Mapped[int] = mapped_column(ForeignKey("test_set.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(200))
     is_human: Mapped[bool] = mapped_column(Boolean, default=False)
-    source_file: Mapped[Optional[str]] = mapped_column(Text)
+    source_file: Mapped[str | None] = mapped_column(Text)
 
     test_set: Mapped[TestSet] = relationship(back_populates="systems")
-    answers: Mapped[list["Answer"]] = relationship(back_populates="system", cascade="all, delete-orphan")
+    answers: Mapped[list[Answer]] = relationship(back_populates="system", cascade="all, delete-orphan")
 
 
 class Answer(Base):
@@ -176,7 +176,7 @@ class Answer(Base):
     system_id: Mapped[int] = mapped_column(ForeignKey("system.id", ondelete="CASCADE"), index=True)
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"), index=True)
     text: Mapped[str] = mapped_column(Text)
-    yes_no_label: Mapped[Optional[str]] = mapped_column(String(20))  # the system's own yes/no label
+    yes_no_label: Mapped[str | None] = mapped_column(String(20))  # the system's own yes/no label
 
     system: Mapped[System] = relationship(back_populates="answers")
     question: Mapped[Question] = relationship()
@@ -209,7 +209,7 @@ class Campaign(Base):
     seed: Mapped[int] = mapped_column(Integer)
     passes: Mapped[int] = mapped_column(Integer, default=1)
     max_hits_per_worker: Mapped[int] = mapped_column(Integer, default=1)
-    completion_code: Mapped[Optional[str]] = mapped_column(String(100))
+    completion_code: Mapped[str | None] = mapped_column(String(100))
     status: Mapped[CampaignStatus] = mapped_column(
         _enum(CampaignStatus, "campaign_status"), default=CampaignStatus.draft
     )
@@ -218,7 +218,7 @@ class Campaign(Base):
 
     test_set: Mapped[TestSet] = relationship()
     systems: Mapped[list[System]] = relationship(secondary="campaign_system", order_by="System.id")
-    hits: Mapped[list["Hit"]] = relationship(
+    hits: Mapped[list[Hit]] = relationship(
         back_populates="campaign", cascade="all, delete-orphan", order_by="Hit.index"
     )
 
@@ -239,17 +239,17 @@ class Hit(Base):
     # which show "k / total" and close the assignment after the last slot, need not count per request.
     slot_count: Mapped[int] = mapped_column(Integer)
     # Provider-side identifiers once launched (MTurk HITId, Prolific study id).
-    provider: Mapped[Optional[str]] = mapped_column(String(20))
-    provider_hit_id: Mapped[Optional[str]] = mapped_column(String(200), index=True)
+    provider: Mapped[str | None] = mapped_column(String(20))
+    provider_hit_id: Mapped[str | None] = mapped_column(String(200), index=True)
 
     campaign: Mapped[Campaign] = relationship(back_populates="hits")
-    slots: Mapped[list["Slot"]] = relationship(
+    slots: Mapped[list[Slot]] = relationship(
         back_populates="hit",
         cascade="all, delete-orphan",
         order_by="Slot.position",
         foreign_keys="Slot.hit_id",
     )
-    assignments: Mapped[list["Assignment"]] = relationship(back_populates="hit")
+    assignments: Mapped[list[Assignment]] = relationship(back_populates="hit")
 
 
 class Slot(Base):
@@ -272,18 +272,18 @@ class Slot(Base):
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id"), index=True)
     system_id: Mapped[int] = mapped_column(ForeignKey("system.id"), index=True)
     answer_id: Mapped[int] = mapped_column(ForeignKey("answer.id"))
-    original_slot_id: Mapped[Optional[int]] = mapped_column(ForeignKey("slot.id"))
+    original_slot_id: Mapped[int | None] = mapped_column(ForeignKey("slot.id"))
     candidate_text: Mapped[str] = mapped_column(Text)
-    reference_text: Mapped[Optional[str]] = mapped_column(Text)
-    candidate_image: Mapped[Optional[str]] = mapped_column(String(128))
-    reference_image: Mapped[Optional[str]] = mapped_column(String(128))
-    degradation: Mapped[Optional[dict[str, Any]]] = mapped_column(JSON)
+    reference_text: Mapped[str | None] = mapped_column(Text)
+    candidate_image: Mapped[str | None] = mapped_column(String(128))
+    reference_image: Mapped[str | None] = mapped_column(String(128))
+    degradation: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     hit: Mapped[Hit] = relationship(back_populates="slots", foreign_keys=[hit_id])
     question: Mapped[Question] = relationship()
     system: Mapped[System] = relationship()
     answer: Mapped[Answer] = relationship()
-    original_slot: Mapped[Optional["Slot"]] = relationship(remote_side=[id])
+    original_slot: Mapped[Slot | None] = relationship(remote_side=[id])
 
 
 class Worker(Base):
@@ -298,9 +298,9 @@ class Worker(Base):
     blocked: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # The researcher's name for an invited own-pool worker (``invite --label``); never shown to workers.
-    label: Mapped[Optional[str]] = mapped_column(String(200))
+    label: Mapped[str | None] = mapped_column(String(200))
 
-    assignments: Mapped[list["Assignment"]] = relationship(back_populates="worker")
+    assignments: Mapped[list[Assignment]] = relationship(back_populates="worker")
 
 
 class Assignment(Base):
@@ -315,19 +315,19 @@ class Assignment(Base):
     public_id: Mapped[str] = mapped_column(String(64), unique=True)
     source: Mapped[str] = mapped_column(String(20))
     # MTurk assignmentId, Prolific SESSION_ID, or None for the own pool.
-    provider_assignment_id: Mapped[Optional[str]] = mapped_column(String(200), index=True)
-    provider_data: Mapped[Optional[dict[str, Any]]] = mapped_column(JSON)
+    provider_assignment_id: Mapped[str | None] = mapped_column(String(200), index=True)
+    provider_data: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     status: Mapped[AssignmentStatus] = mapped_column(
         _enum(AssignmentStatus, "assignment_status"), default=AssignmentStatus.in_progress
     )
     next_position: Mapped[int] = mapped_column(Integer, default=0)  # first unrated slot
-    current_shown_at: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True))
+    current_shown_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    completed_at: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True))
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     hit: Mapped[Hit] = relationship(back_populates="assignments")
     worker: Mapped[Worker] = relationship(back_populates="assignments")
-    ratings: Mapped[list["Rating"]] = relationship(back_populates="assignment", order_by="Rating.id")
+    ratings: Mapped[list[Rating]] = relationship(back_populates="assignment", order_by="Rating.id")
 
 
 class Rating(Base):
@@ -340,11 +340,11 @@ class Rating(Base):
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignment.id", ondelete="CASCADE"), index=True)
     slot_id: Mapped[int] = mapped_column(ForeignKey("slot.id"), index=True)
     score: Mapped[int] = mapped_column(Integer)
-    shown_at: Mapped[Optional[datetime]] = mapped_column(DateTime(timezone=True))
+    shown_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     rated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # What the page recorded while the item was shown (da_platform.behaviour); NULL status: before 0003.
-    behaviour_status: Mapped[Optional[BehaviourStatus]] = mapped_column(_enum(BehaviourStatus, "behaviour_status"))
-    behaviour: Mapped[Optional[dict[str, Any]]] = mapped_column(JSON(none_as_null=True))
+    behaviour_status: Mapped[BehaviourStatus | None] = mapped_column(_enum(BehaviourStatus, "behaviour_status"))
+    behaviour: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
     assignment: Mapped[Assignment] = relationship(back_populates="ratings")
     slot: Mapped[Slot] = relationship()
@@ -361,15 +361,15 @@ class ReviewDecision(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"), index=True)
-    assignment_id: Mapped[Optional[int]] = mapped_column(ForeignKey("assignment.id"), index=True)
-    worker_id: Mapped[Optional[int]] = mapped_column(ForeignKey("worker.id"), index=True)
+    assignment_id: Mapped[int | None] = mapped_column(ForeignKey("assignment.id"), index=True)
+    worker_id: Mapped[int | None] = mapped_column(ForeignKey("worker.id"), index=True)
     action: Mapped[str] = mapped_column(String(30))  # approve | reject | bonus | block | exclude
     use_data: Mapped[bool] = mapped_column(Boolean, default=True)
-    amount: Mapped[Optional[str]] = mapped_column(String(20))  # exact decimal string, e.g. "1.50"
+    amount: Mapped[str | None] = mapped_column(String(20))  # exact decimal string, e.g. "1.50"
     reason: Mapped[str] = mapped_column(Text)
     request_token: Mapped[str] = mapped_column(String(64), unique=True)
     status: Mapped[str] = mapped_column(String(20), default="pending")
-    outcome: Mapped[Optional[str]] = mapped_column(Text)
+    outcome: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
 
@@ -383,12 +383,12 @@ class AuditLog(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     actor: Mapped[str] = mapped_column(String(200))
-    campaign_id: Mapped[Optional[int]] = mapped_column(ForeignKey("campaign.id", ondelete="SET NULL"))
+    campaign_id: Mapped[int | None] = mapped_column(ForeignKey("campaign.id", ondelete="SET NULL"))
     action: Mapped[str] = mapped_column(String(100))
-    target: Mapped[Optional[str]] = mapped_column(String(200))
-    reason: Mapped[Optional[str]] = mapped_column(Text)
-    details: Mapped[Optional[dict[str, Any]]] = mapped_column(JSON)
-    outcome: Mapped[Optional[str]] = mapped_column(Text)
+    target: Mapped[str | None] = mapped_column(String(200))
+    reason: Mapped[str | None] = mapped_column(Text)
+    details: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    outcome: Mapped[str | None] = mapped_column(Text)
 
 
 class AdminUser(Base):

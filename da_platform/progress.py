@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
+from typing import overload
 
 from sqlalchemy import and_, case, func, not_, select
 from sqlalchemy.orm import Session
@@ -65,6 +66,10 @@ class CampaignProgress:
         return f"unfinished: {self.hits_done} of {self.hits_total} HITs done"
 
 
+@overload
+def _aware(moment: datetime) -> datetime: ...
+@overload
+def _aware(moment: datetime | None) -> datetime | None: ...
 def _aware(moment: datetime | None) -> datetime | None:
     """SQLite returns naive datetimes; every stored time is UTC."""
     if moment is not None and moment.tzinfo is None:

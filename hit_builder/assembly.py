@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import NoReturn
 
 from da_platform.models import SlotType
 from hit_builder.errors import BuildError
@@ -151,7 +152,7 @@ def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random
 
 def verify_hit(hit: HitPlan, layout: Layout = CLASSIC) -> None:
     """Check SPEC §2's composition of one HIT in ``layout``; raise :class:`AssemblyError` naming what is wrong."""
-    def fail(message: str) -> None:
+    def fail(message: str) -> NoReturn:
         raise AssemblyError(f"HIT {hit.index}: {message}")
 
     slots = hit.slots

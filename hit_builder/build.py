@@ -17,10 +17,11 @@ import hashlib
 import hmac
 import random
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from da_platform.models import (
@@ -39,10 +40,10 @@ from hit_builder.degrade import DonorPool, check_scripts, degrade, method_descri
 from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.inspection import verify_campaign
-from hit_builder.reading import long_answers
 from hit_builder.layouts import DEFAULT_LAYOUT, layout_named
 from hit_builder.meaning import EntityPool, change_meaning
 from hit_builder.meaning import method_description as meaning_description
+from hit_builder.reading import long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
 from hit_builder.worker_settings import WorkerPageOptions, worker_settings
@@ -318,7 +319,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     session.flush()
     ids = OpaqueIds(salt)
     # Core inserts (executemany, no RETURNING: row-at-a-time on SQLite), ids read back in one query.
-    session.execute(insert(Hit.__table__), [
+    session.execute(insert(cast(Table, Hit.__table__)), [
         {"campaign_id": campaign.id, "index": hit.index, "public_id": ids(name, "hit", hit.index),
          "max_assignments": 1, "slot_count": len(hit.slots)} for hit in plan.hits])
     hit_ids = dict(session.execute(select(Hit.index, Hit.id).where(Hit.campaign_id == campaign.id)).all())
@@ -334,7 +335,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             "degradation": record,
         }
 
-    session.execute(insert(Slot.__table__), [slot_row(*r) for r in rows if r[1].slot_type is SlotType.SYSTEM])
+    session.execute(insert(cast(Table, Slot.__table__)),
+                    [slot_row(*r) for r in rows if r[1].slot_type is SlotType.SYSTEM])
     slot_id = {(index, position): id_ for index, position, id_ in session.execute(
         select(Hit.index, Slot.position, Slot.id).join(Hit, Slot.hit_id == Hit.id)
         .where(Hit.campaign_id == campaign.id))}
@@ -343,7 +345,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
         hit, slot = row[0], row[1]
         if slot.slot_type is not SlotType.SYSTEM:
             checks.append({**slot_row(*row), "original_slot_id": slot_id[hit.index, slot.original_position]})
-    session.execute(insert(Slot.__table__), checks)
+    session.execute(insert(cast(Table, Slot.__table__)), checks)
 
     # 5. Verify what was stored, then mark the campaign built.
     verify_campaign(session, campaign)

@@ -23,9 +23,11 @@ class DatabaseImageStorage:
     """Content-addressed PNG images as rows ``image_blob(key, data)``."""
 
     def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
-        if url is None and engine is None:
-            raise ValueError("DatabaseImageStorage needs a database URL or an engine")
-        self.url = url if url is not None else engine.url.render_as_string(hide_password=False)
+        if url is None:
+            if engine is None:
+                raise ValueError("DatabaseImageStorage needs a database URL or an engine")
+            url = engine.url.render_as_string(hide_password=False)
+        self.url = url
         self._engine = engine
         self._pid = os.getpid()
 
@@ -47,10 +49,12 @@ class DatabaseImageStorage:
 
     def _insert(self, dialect: str):
         if dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return insert(ImageBlob).on_conflict_do_nothing(index_elements=["key"])
+            from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+            return postgresql_insert(ImageBlob).on_conflict_do_nothing(index_elements=["key"])
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(ImageBlob).on_conflict_do_nothing(index_elements=["key"])
 
     def put(self, png: bytes) -> str:
         return self.put_many([png])[0]

@@ -26,8 +26,8 @@ from __future__ import annotations
 import bisect
 import random
 import unicodedata
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
-from typing import Hashable, Iterable, Iterator, Mapping
 
 from analysis.text import is_character_script, tokenize
 from hit_builder.errors import BuildError

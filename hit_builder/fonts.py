@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 import os
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from hit_builder.errors import BuildError
 
@@ -88,7 +88,7 @@ class FontFace:
         return f"{self.path}#{self.index}" if self.index else self.path
 
     @classmethod
-    def load(cls, spec: str) -> "FontFace":
+    def load(cls, spec: str) -> FontFace:
         path, index = parse_font_spec(spec)
         try:
             stat = os.stat(path)
@@ -123,7 +123,7 @@ class FontChain:
         self._face_of: dict[str, int | None] = {}
 
     @classmethod
-    def load(cls, font_paths: Sequence[str] | None = None) -> "FontChain":
+    def load(cls, font_paths: Sequence[str] | None = None) -> FontChain:
         return cls([FontFace.load(spec) for spec in resolve_font_specs(font_paths)])
 
     @cached_property

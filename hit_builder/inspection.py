@@ -32,7 +32,7 @@ def verify_campaign(session: Session, campaign: Campaign) -> int:
         .order_by(Hit.index, Slot.position)).all()
     by_hit: dict[int, list] = {}
     for row in rows:
-        by_hit.setdefault(row.index, []).append(row)
+        by_hit.setdefault(row[0], []).append(row)  # Hit.index (for mypy, row.index is Sequence.index)
     slot_count = dict(session.execute(select(Hit.index, Hit.slot_count).where(Hit.campaign_id == campaign.id)).all())
     if len(slot_count) != len(by_hit):
         raise BuildError(f"campaign {campaign.name!r}: {len(slot_count) - len(by_hit)} HIT(s) have no slots")
@@ -89,7 +89,7 @@ def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
         select(func.count()).select_from(Slot).join(Hit, Slot.hit_id == Hit.id)
         .where(Hit.campaign_id == campaign.id, Slot.slot_type == SlotType.SYSTEM)
         .group_by(Slot.system_id, Slot.question_id)).scalars().all()
-    hits = session.scalar(select(func.count()).select_from(Hit).where(Hit.campaign_id == campaign.id))
+    hits = session.scalar(select(func.count()).select_from(Hit).where(Hit.campaign_id == campaign.id)) or 0
     settings = campaign.settings or {}
     return CampaignSummary(
         name=campaign.name, status=campaign.status.value, test_set=campaign.test_set.name,

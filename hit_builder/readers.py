@@ -147,6 +147,7 @@ def _check_text(record: dict[str, Any], file: str, line: int) -> None:
     pending: list[tuple[str | None, Any]] = [(None, record)]
     while pending:
         field, value = pending.pop()
+        texts: tuple[str, ...]
         if isinstance(value, str):
             texts = (value,)
         elif isinstance(value, dict):

@@ -6,8 +6,8 @@ answer takes longer than ``LIMIT_SECONDS`` is too long for a task of 100 items i
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from analysis.text import is_character_token, tokenize
 

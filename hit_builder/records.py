@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 from da_platform.models import AnswerType
 from hit_builder.readers import Record, Table
@@ -99,6 +99,10 @@ class _Fields:
     def raw(self, field: str) -> Any:
         return self.record.values.get(field)
 
+    @overload
+    def text(self, field: str, *, required: Literal[True]) -> str: ...
+    @overload
+    def text(self, field: str, *, required: bool) -> str | None: ...
     def text(self, field: str, *, required: bool) -> str | None:
         value = self.raw(field)
         if value is None:
@@ -137,6 +141,10 @@ class _Fields:
                 raise self.error(f"item {position} of the list is empty", field)
         return items
 
+    @overload
+    def _clean(self, value: str, field: str, *, required: Literal[True]) -> str: ...
+    @overload
+    def _clean(self, value: str, field: str, *, required: bool) -> str | None: ...
     def _clean(self, value: str, field: str, *, required: bool) -> str | None:
         text = normalize_text(value)
         match = _CONTROL.search(text)
@@ -194,7 +202,7 @@ def _references(fields: _Fields, columns: list[str] | None) -> tuple[str, ...]:
         if not references:
             raise fields.error("the list is empty (every question needs at least one reference)", "references")
         return references
-    references: list[str] = []
+    filled: list[str] = []
     empty_column: str | None = None
     for column in columns:
         text = fields.text(column, required=column == "reference")
@@ -204,8 +212,8 @@ def _references(fields: _Fields, columns: list[str] | None) -> tuple[str, ...]:
             raise fields.error(f"{empty_column} is empty but {column} is not; fill the references in order",
                                column)
         else:
-            references.append(text)
-    return tuple(references)
+            filled.append(text)
+    return tuple(filled)
 
 
 def _answer_type(fields: _Fields) -> AnswerType | None:

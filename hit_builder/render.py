@@ -33,8 +33,8 @@ import struct
 import threading
 import unicodedata
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Sequence
 
 from hit_builder.degrade import token_spans
 from hit_builder.errors import BuildError

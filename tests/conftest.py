@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from da_platform.db import make_engine, session_factory, upgrade
 
 SHARED = Path(os.environ.get("DA_SHARED_PATH", Path(__file__).resolve().parents[2] / "shared"))
-WMT21 = Path(os.environ.get("DA_WMT21_FIXTURE", Path(__file__).resolve().parent / "data" / "wmt21-facebook-wikipedia-2021"))
+WMT21 = Path(os.environ.get("DA_WMT21_FIXTURE",
+                            Path(__file__).resolve().parent / "data" / "wmt21-facebook-wikipedia-2021"))
 """The public WMT21 facebook-wikipedia release (tests/data, see its SOURCE.md); $DA_WMT21_FIXTURE overrides."""
 
 

@@ -194,7 +194,8 @@ def _worker_page_shows_plots_pairs_and_the_policy_recommendation(rated, client):
     html = client.get(f"/admin/campaigns/{rated.campaign_id}/workers/{worker}").text
     assert "<img src=x" not in html and "<script>alert" not in html
     pairs = html.split('id="pairs-table"')[1].split("</table>")[0]
-    assert "<td>Why &lt;script&gt;alert(1)&lt;/script&gt; and &#34;&gt;&lt;img src=x onerror=alert(1)&gt;?</td>" in pairs
+    assert ("<td>Why &lt;script&gt;alert(1)&lt;/script&gt; and "
+            "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;?</td>") in pairs
     assert pairs.count(" &#34;&gt;&lt;img src=x onerror=alert(1)&gt;</td>") >= 10  # original answers
     assert 'id="recommendation">approve and use the data' in html
     assert html.count('id="action-') == 5
@@ -242,8 +243,11 @@ def test_approve_but_exclude_removes_the_workers_data_and_is_recorded(rated):
     after = client.get(f"/admin/campaigns/{rated.campaign_id}").text
     assert before != after and "minus 1 excluded by a decision" in after
     assert 'id="exclusions"' in after and "excluded by decision (too fast on long answers)" in after
-    total_n = lambda html: sum(int(n) for n in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+</td>\s*'
-                                                           r'<td class="num">\d+</td><td class="num">\d+–', html))
+
+    def total_n(html: str) -> int:
+        return sum(int(n) for n in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+</td>\s*'
+                                              r'<td class="num">\d+</td><td class="num">\d+–', html))
+
     assert total_n(after) < total_n(before)
     # the assignment is decided: a second approve only records the data decision
     again = _decide(client, rated, "careful", "approve_use", "on second thoughts, keep")

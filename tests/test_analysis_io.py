@@ -11,7 +11,15 @@ from click.testing import CliRunner
 
 from analysis.errors import InputError
 from analysis.output import latex_table, markdown_table, write_report, write_wmt_files
-from analysis.readers import LONG_CSV_COLUMNS, read_jsonl, read_long_csv, read_ratings, read_wmt, write_jsonl, write_long_csv
+from analysis.readers import (
+    LONG_CSV_COLUMNS,
+    read_jsonl,
+    read_long_csv,
+    read_ratings,
+    read_wmt,
+    write_jsonl,
+    write_long_csv,
+)
 from analysis.report import analyze
 from analysis.simulation import honest_and_bad_crowd, simulate_campaign
 from analysis.table import RatingsTable
@@ -69,7 +77,8 @@ def test_missing_column_and_bad_jsonl(tmp_path):
     with pytest.raises(InputError, match="missing column") as error:
         read_long_csv(write(tmp_path / "a.csv", "group,worker\n"))
     assert error.value.line == 1
-    good = '{"group":"g","worker":"w","hit":"h","system":"S","item":"q","slot_type":"SYSTEM","slot":"1","original_slot":"","score":50}\n'
+    good = ('{"group":"g","worker":"w","hit":"h","system":"S","item":"q",'
+            '"slot_type":"SYSTEM","slot":"1","original_slot":"","score":50}\n')
     table = read_jsonl(write(tmp_path / "ok.jsonl", good))
     assert math.isnan(table.seconds[0])
     with pytest.raises(InputError) as error:
@@ -93,7 +102,8 @@ def test_wmt_reader_links_checks_and_reports_bad_rows(tmp_path):
     assert table.original.tolist() == [-1, 0, 0]
     assert math.isnan(table.seconds[2]) and table.seconds[0] == 12
     with pytest.raises(InputError) as error:
-        read_wmt(write(tmp_path / "bad.csv", WMT_HEADER + body + "H1\tw1\tde\ten ad 3\t\"sysA\" 7 SYSTEM\ts2\tgood\t1\n"))
+        read_wmt(write(tmp_path / "bad.csv", WMT_HEADER + body
+                       + "H1\tw1\tde\ten ad 3\t\"sysA\" 7 SYSTEM\ts2\tgood\t1\n"))
     assert (error.value.line, error.value.field) == (5, "score")
     with pytest.raises(InputError, match="12 whitespace-separated fields") as error:
         read_wmt(write(tmp_path / "short.csv", WMT_HEADER + "H1 w1 de en\n"))
@@ -117,7 +127,8 @@ def test_report_files_parse_back(sim, tmp_path):
     by = group.scores.by_system()
     for row in rows:
         s = by[row["system"]]
-        assert (float(row["raw"]), float(row["z"]), int(row["N"]), int(row["n"])) == (s.raw, s.z, s.n_ratings, s.n_items)
+        expected = (s.raw, s.z, s.n_ratings, s.n_items)
+        assert (float(row["raw"]), float(row["z"]), int(row["N"]), int(row["n"])) == expected
     qc_rows = list(csv.DictReader(open(tmp_path / "out" / "qc-workers.csv")))
     assert {r["worker"] for r in qc_rows} == {w.worker for w in group.qc.workers}
     assert (tmp_path / "out" / "pvalues-sim.png").read_bytes()[:4] == b"\x89PNG"
@@ -161,7 +172,7 @@ def test_cli_on_a_ratings_file(sim, tmp_path):
                            env={"DA_INSTANCE_PATH": str(tmp_path / "inst")})
     assert result.exit_code == 0, result.output
     assert "System" in result.output and "QC (wilcoxon" in result.output
-    assert f"wrote" in result.output and str(out) in result.output
+    assert "wrote" in result.output and str(out) in result.output
     assert (out / "analysis.json").exists() and (out / "wmt" / "clusters.csv").exists()
 
 

@@ -5,8 +5,13 @@ import numpy as np
 import pytest
 
 from analysis.report import analyze
-from analysis.simulation import (WorkerProfile, honest_and_bad_crowd, simulate_campaign, slot_quality,
-                                 systems_evenly_spaced)
+from analysis.simulation import (
+    WorkerProfile,
+    honest_and_bad_crowd,
+    simulate_campaign,
+    slot_quality,
+    systems_evenly_spaced,
+)
 
 
 @pytest.fixture(scope="module")

@@ -10,14 +10,12 @@ from scipy import stats
 
 from analysis.correlation import williams_test
 from analysis.planning import sample_size_by_simulation, sample_size_normal, separation_progress
-from analysis.quality import (MIN_NONZERO_PAIRS, paired_ttest, quality_control, rank_sum_test,
-                              signed_rank_test)
+from analysis.quality import MIN_NONZERO_PAIRS, paired_ttest, quality_control, rank_sum_test, signed_rank_test
 from analysis.ranking import clusters_from_wins, pairwise_pvalues, rank_sum_greater, rank_systems
 from analysis.reliability import self_replication
 from analysis.report import analyze
 from analysis.scores import compute_scores
 from analysis.table import RatingRecord, RatingsTable
-
 
 # --- signed-rank test -------------------------------------------------------------------------
 
@@ -214,7 +212,8 @@ def test_self_replication():
     result = self_replication(a, b)
     assert result.systems == ("S1", "S2", "S3", "S4")
     assert result.correlation.spearman == pytest.approx(1.0)
-    assert result.correlation.pearson == pytest.approx(np.corrcoef([0.5, 0.2, -0.1, -0.6], [0.45, 0.25, -0.2, -0.5])[0, 1])
+    assert result.correlation.pearson == pytest.approx(np.corrcoef([0.5, 0.2, -0.1, -0.6],
+                                                                   [0.45, 0.25, -0.2, -0.5])[0, 1])
     with pytest.raises(ValueError, match="at least 3"):
         self_replication({"S1": 0.1}, {"S1": 0.2})
 

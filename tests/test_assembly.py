@@ -6,7 +6,8 @@ import hashlib
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from da_platform.models import SlotType
 from hit_builder.assembly import (

@@ -28,7 +28,8 @@ from analysis.verdict import VerdictStatus, combine, worker_verdicts
 from da_platform.behaviour import parse_behaviour
 from da_platform.models import BehaviourStatus
 
-WORDS = ["river", "mountain", "city", "museum", "bridge", "station", "harbour", "castle", "garden", "library", "market", "tower", "island", "valley", "forest", "desert", "lake", "temple", "palace", "school"]
+WORDS = ["river", "mountain", "city", "museum", "bridge", "station", "harbour", "castle", "garden", "library",
+         "market", "tower", "island", "valley", "forest", "desert", "lake", "temple", "palace", "school"]
 N_ITEMS = 30  # SYSTEM items per worker; 10 BAD_REF and 10 MEANING checks are made from the first 20
 
 

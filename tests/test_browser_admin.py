@@ -40,7 +40,7 @@ def site(tmp_path):
 
 
 @pytest.fixture
-def page(browser):
+def page(browser):  # noqa: F811  (pytest injects the imported fixture by its name)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)

@@ -76,8 +76,11 @@ def test_the_workers_table_sorts_filters_and_fits_1280_px(site, page):  # noqa: 
     log_in(page, site)
     page.goto(f"{site.url}/admin/campaigns/{site.campaign_id}/workers")
     column = page.locator("#workers-table thead th").all_inner_texts().index("Worker")
-    names = lambda: [row.split("\t")[column].strip() for row in page.locator("#workers-table tbody tr:visible")
-                     .all_inner_texts()]
+
+    def names() -> list[str]:
+        return [row.split("\t")[column].strip() for row in page.locator("#workers-table tbody tr:visible")
+                .all_inner_texts()]
+
     page.click("#workers-table thead th:nth-child(1) button")
     assert names() == sorted(names()) and page.get_attribute("#workers-table thead th:nth-child(1)",
                                                              "aria-sort") == "ascending"

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 from sqlalchemy import func, select
 
-from da_platform.db import upgrade
 from da_platform import models
+from da_platform.db import upgrade
 from da_platform.models import Answer, Assignment, CampaignStatus, Question, Rating, Reference, System
 from da_platform.sources.pool import mint_invites
 from da_platform.web.i18n import SHIPPED, _read_po

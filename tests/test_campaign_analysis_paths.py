@@ -37,7 +37,8 @@ def test_every_path_agrees_after_an_exclusion(sessions, database_url, tmp_path, 
         campaign = factories.build(session, LocalImageStorage(tmp_path / "images"), passes=2)
         for i, name in enumerate(["careful", "careless", "steady", "fourth"]):
             behaviour = factories.careless if name == "careless" else factories.good
-            factories.rate_hit(session, campaign, i, name, behaviour, seed=i, start=factories.START + timedelta(hours=i))
+            factories.rate_hit(session, campaign, i, name, behaviour, seed=i,
+                               start=factories.START + timedelta(hours=i))
         campaign_id = campaign.id
     with sessions.begin() as session:
         worker = session.scalar(select(Worker).where(Worker.external_id == "steady"))

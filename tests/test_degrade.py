@@ -130,7 +130,8 @@ def test_method_description_states_the_table() -> None:
 
 
 # -- the answer's script is kept (no Chinese fragment in an English check, nor the reverse) ---------
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from hit_builder.degrade import MixedScriptError, check_scripts, scripts  # noqa: E402
 

@@ -10,9 +10,9 @@ from sqlalchemy import create_engine, func, select
 
 from da_platform.cli import main
 from da_platform.demo import DEMO_ADMIN, demo_server_config
+from da_platform.models import Assignment, Hit, Rating, Slot, Worker
 from da_platform.web import create_app
 from tests.test_admin_web import login
-from da_platform.models import Assignment, Hit, Rating, Slot, Worker
 
 
 @pytest.mark.slow

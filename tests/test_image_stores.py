@@ -88,7 +88,8 @@ def test_database_store(database_url: str) -> None:
 def test_s3_store(s3_endpoint: str) -> None:
     storage = S3ImageStorage(BUCKET, endpoint_url=s3_endpoint, prefix="contract/")
     check_contract(storage)
-    assert sorted(objects(s3_endpoint, "contract/")) == sorted(f"contract/{content_key(p)}.png" for p in (png(1), png(2)))
+    assert sorted(objects(s3_endpoint, "contract/")) == sorted(f"contract/{content_key(p)}.png"
+                                                               for p in (png(1), png(2)))
 
 
 def test_the_configuration_names_the_store(tmp_path: Path) -> None:
@@ -194,7 +195,8 @@ def test_build_command_writes_through_the_configured_store(s3_endpoint: str, tmp
     bad = runner.invoke(main, ["build", "--test-set", "sample", "--name", "d"], env={**env, "DA_IMAGE_STORE": "tape"})
     assert bad.exit_code != 0 and "DA_IMAGE_STORE='tape' is not an image store" in bad.output
     assert "Traceback" not in bad.output
-    mixed = runner.invoke(main, ["build", "--test-set", "sample", "--name", "d", "--images", str(tmp_path / "x")], env=env)
+    mixed = runner.invoke(main, ["build", "--test-set", "sample", "--name", "d",
+                                 "--images", str(tmp_path / "x")], env=env)
     assert mixed.exit_code != 0 and "--images is for DA_IMAGE_STORE=folder" in mixed.output
 
 

@@ -28,7 +28,8 @@ TABLES = ("test_set", "question", "reference", "system", "answer")
 BASE_TEST_SET = (
     '{"id": "a1", "question": "Why do leaves change colour in autumn?", '
     '"references": ["Chlorophyll breaks down, revealing other pigments.", "The green pigment fades."]}\n'
-    '{"id": "a2", "question": "为什么秋天树叶会变色？", "references": ["叶绿素分解，其他色素显现出来。", "绿色素褪去了。"], '
+    '{"id": "a2", "question": "为什么秋天树叶会变色？", '
+    '"references": ["叶绿素分解，其他色素显现出来。", "绿色素褪去了。"], '
     '"answer_type": "description"}\n'
     '{"id": "a3", "question": "Is tea healthy?", "references": ["Yes, in moderation."], '
     '"answer_type": "yes_no", "yes_no": "yes"}\n'
@@ -179,7 +180,8 @@ def test_long_table_with_a_system_column(sessions, base: str, tmp_path: Path, na
 
 
 def test_chinese_text_round_trips_exactly(sessions, tmp_path: Path) -> None:
-    question, reference, answer = "怎样在室内养好绿萝？", "绿萝喜欢明亮的散射光，浇水要见干见湿。", "放在散射光下，土干了再浇水。"
+    question, reference, answer = ("怎样在室内养好绿萝？", "绿萝喜欢明亮的散射光，浇水要见干见湿。",
+                                   "放在散射光下，土干了再浇水。")
     with sessions() as s:
         test_set = import_test_set(s, write(tmp_path, "中文.jsonl", json_line(question, reference)), name="中文测试集")
         import_system_answers(s, test_set, write(tmp_path, "系统甲.csv", f"id,answer\n问1,{answer}\n"))
@@ -333,7 +335,7 @@ ANSWER_ERRORS = [
     ("s.csv", "id,answer\na1,x\na2,\na3,w\n", 3, "answer", "is empty"),
     ("s.csv", "id,text\na1,x\n", 1, "text", "unknown column"),
     ("s.tsv", "id\nqa1\n", 1, "answer", "the required column is missing"),
-    ("s.tsv", "id\tanswer\na1\tx\na2\t\xff\xfe\na3\tz\n".encode("utf-8").replace(b"\xc3\xbf\xc3\xbe", b"\xff\xfe"),
+    ("s.tsv", "id\tanswer\na1\tx\na2\t\xff\xfe\na3\tz\n".encode().replace(b"\xc3\xbf\xc3\xbe", b"\xff\xfe"),
      3, None, "not valid UTF-8: byte 0xff"),
     ("sys1.jsonl", '{"id": "a1", "answer": "x"}\n{"id": "a2", "answer": "y"}\n{"id": "a3", "answer": "z"}\n',
      None, "system", "already has a system named 'sys1'"),

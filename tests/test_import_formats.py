@@ -132,7 +132,8 @@ def test_cmrc_test_set_and_metrics_on_the_files(run, sessions, tmp_path):
 
 DUREADER = [
     {"question_id": 186572, "question": "生鸡蛋能吃吗", "question_type": "YES_NO", "fact_or_opinion": "OPINION",
-     "answers": ["能吃，但要新鲜的。", "不能，生鸡蛋有细菌。"], "yesno_answers": ["Yes", "No"], "entity_answers": [[], []],
+     "answers": ["能吃，但要新鲜的。", "不能，生鸡蛋有细菌。"], "yesno_answers": ["Yes", "No"],
+     "entity_answers": [[], []],
      "documents": [{"title": "...", "paragraphs": ["..."], "is_selected": True}]},
     {"question_id": 186573, "question": "世界最高峰是哪座山", "question_type": "ENTITY", "fact_or_opinion": "FACT",
      "answers": ["珠穆朗玛峰，高8848.86米。", "是珠峰"], "yesno_answers": [],

@@ -70,7 +70,8 @@ def test_same_generator_state_gives_the_same_change() -> None:
 
 WORDS = st.sampled_from(["yes", "No", "is", "should", "never", "the", "pan", "leaves", "water", "FitTrail",
                          "12", "3", "keep", "warm", "can't", "cannot", "Avoid", "always", "tea", "isn't"])
-HANZI = st.sampled_from(list("是的不对要会能有没适合应该需要可以一二三个次天盆土水叶片上红蜘蛛吊兰") + ["绿峰复合肥", "。", "，"])
+HANZI = st.sampled_from(list("是的不对要会能有没适合应该需要可以一二三个次天盆土水叶片上红蜘蛛吊兰")
+                        + ["绿峰复合肥", "。", "，"])
 
 
 @settings(max_examples=300, deadline=None)

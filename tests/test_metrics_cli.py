@@ -170,8 +170,18 @@ def test_validate_metrics_from_score_files_and_errors(tmp_path):
 
 def _rated_campaign(session, test_set) -> None:
     """A small campaign whose workers rate good > fair > poor > bad and HUMAN best (no QC checks)."""
-    from da_platform.models import (Answer, Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot,
-                                    SlotType, System, Worker)
+    from da_platform.models import (
+        Answer,
+        Assignment,
+        AssignmentStatus,
+        Campaign,
+        Hit,
+        Rating,
+        Slot,
+        SlotType,
+        System,
+        Worker,
+    )
 
     quality = {"HUMAN": 92, "good": 80, "fair": 55, "poor": 30, "bad": 10}
     systems = {s.name: s for s in session.query(System).filter_by(test_set_id=test_set.id)}

@@ -22,7 +22,16 @@ from da_platform.cli import main
 from da_platform.models import Assignment, AuditLog, Campaign, Hit, ReviewDecision, Worker
 from da_platform.operations.mturk import MTurk, make_boto_client
 from da_platform.operations.retry import Backoff
-from tests.fakes.crowd import adversarial, constant, good, indifferent, quality_campaign, rate_hit, sqlite_database, submit_form
+from tests.fakes.crowd import (
+    adversarial,
+    constant,
+    good,
+    indifferent,
+    quality_campaign,
+    rate_hit,
+    sqlite_database,
+    submit_form,
+)
 from tests.fakes.fake_mturk import create_fake_mturk
 from tests.fakes.mturk_requester import Fault
 from tests.fakes.server import serve_wsgi
@@ -35,7 +44,8 @@ class World:
     def __init__(self, env, fake_app, fake_url, database_url):
         self.env, self.fake, self.url, self.database_url = env, fake_app.config["MTURK"], fake_url, database_url
         self.environ = {"DA_DATABASE_URL": database_url, "DA_PUBLIC_URL": PUBLIC, "DA_MTURK_ENDPOINT_URL": fake_url,
-                        "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "DA_SECRET_KEY": "test-secret-key"}
+                        "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+                        "DA_SECRET_KEY": "test-secret-key"}
 
     def cli(self, *args: str, ok: bool = True):
         result = CliRunner().invoke(main, list(args), env=self.environ, catch_exceptions=False)
@@ -45,7 +55,8 @@ class World:
 
     def hit_ids(self, campaign_id: int) -> list[str]:
         with self.env.sessions() as s:
-            return list(s.scalars(select(Hit.provider_hit_id).where(Hit.campaign_id == campaign_id).order_by(Hit.index)))
+            return list(s.scalars(select(Hit.provider_hit_id).where(Hit.campaign_id == campaign_id)
+                                  .order_by(Hit.index)))
 
     def work(self, hit_id: str, worker: str, behaviour) -> str:
         """A worker accepts the HIT on MTurk, rates it in our app and the page posts back to MTurk."""
@@ -120,7 +131,8 @@ def test_launch_work_sync_review_pays_exactly_what_the_policy_says(world):
 
     world.cli("mturk", "review", "mturk-e2e", "--bonus", "0.50", "--reject-min-pairs", "5")
     assert world.ledger() == sorted([
-        ("reward", "WGOOD1", Decimal("2.00")), ("reward", "WGOOD2", Decimal("2.00")), ("reward", "WMEH", Decimal("2.00")),
+        ("reward", "WGOOD1", Decimal("2.00")), ("reward", "WGOOD2", Decimal("2.00")),
+        ("reward", "WMEH", Decimal("2.00")),
         ("bonus", "WGOOD1", Decimal("0.50")), ("bonus", "WGOOD2", Decimal("0.50")),
         ("rejection", "WBAD", Decimal("0.00")), ("rejection", "WCONST", Decimal("0.00")),
     ])
@@ -168,7 +180,8 @@ def test_expire_and_delete(world):
 def test_live_needs_confirmation_and_matching_environment(sqlite_world):
     world = sqlite_world
     quality_campaign(world.env, hits=2, name="mturk-live")
-    refused = world.cli("mturk", "launch", "mturk-live", "--live", "--reward", "1.00", "--confirm-total", "1.00", ok=False)
+    refused = world.cli("mturk", "launch", "mturk-live", "--live",
+                        "--reward", "1.00", "--confirm-total", "1.00", ok=False)
     assert refused.exit_code != 0 and "does not match the total 2.40 USD" in refused.output
     assert world.fake.hits == {}
     aborted = CliRunner().invoke(main, ["mturk", "launch", "mturk-live", "--live", "--reward", "1.00"],

@@ -66,7 +66,8 @@ def test_text_is_no_smaller_than_the_plain_images(chain: FontChain, hardened: Re
     plain = Renderer(chain, RenderStyle())
     assert HardenedStyle().font_size >= RenderStyle().font_size
     for text in (ENGLISH, CHINESE):
-        plain_image, hard_image = pixels(plain.render(text, Role.candidate)), pixels(hardened.render(text, Role.candidate))
+        plain_image = pixels(plain.render(text, Role.candidate))
+        hard_image = pixels(hardened.render(text, Role.candidate))
         assert hard_image.shape[1] == plain_image.shape[1] == 720
         assert hard_image.shape[0] >= plain_image.shape[0]
         # As much ink (dark pixels) as the plain text: nothing was thinned out.

@@ -67,7 +67,8 @@ def test_problems_finds_what_differs():
     assert contract.problems({**body, "reward": True}, shape) == ["$.reward: expected <class 'int'>, got True"]
     assert contract.problems({**body, "prolific_id_option": "url"}, shape) == [
         "$.prolific_id_option: 'url' is not one of ['not_required', 'question', 'url_parameters']"]
-    assert contract.problems({**body, "completion_code": "C"}, shape) == ["$.completion_code: not a field of this request"]
+    assert contract.problems({**body, "completion_code": "C"}, shape) == [
+        "$.completion_code: not a field of this request"]
     assert contract.problems({k: v for k, v in body.items() if k != "name"}, shape) == ["$.name: missing"]
     assert contract.request_problems(contract.endpoint_for("POST", "/api/v1/submissions/bonus-payments/"),
                                      {"study_id": "p1", "csv_bonuses": "s1,0.505\n"}, {}) == [

@@ -151,7 +151,8 @@ def test_pay_crash_is_reconciled_from_bonus_payments_and_never_resent_blindly(wo
     # PA's pay reaches Prolific but the answer is lost; PB's pay never reaches Prolific.
     world.fake.inject("pay_bonus", Fault("ServiceFault", 502, after_apply=True), Fault("ServiceFault", 502))
     # 2 x 3.00 + 2.00 fee + 2 x 0.40 + 0.27 fee
-    out = world.cli("prolific", "review", "prolific-crash", "--bonus", "0.40", "--live", "--confirm-total", "9.07").output
+    out = world.cli("prolific", "review", "prolific-crash", "--bonus", "0.40",
+                    "--live", "--confirm-total", "9.07").output
     assert "done 2, failed 0, unverified 2" in out
     assert [e.worker_id for e in world.fake.payments("bonus")] == ["PA"]
     assert world.cli("prolific", "status", "prolific-crash").output.count("ATTENTION") == 2

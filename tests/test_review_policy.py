@@ -72,8 +72,10 @@ def test_costs_are_exact():
         Decimal("34.25"), Decimal("6.75"), Decimal("0.01"), Decimal("41.06"))
     # 10 or more assignments per HIT: 40 %; Masters: +5 %
     assert mturk_cost(assignments=10, assignments_per_hit=10, reward=Decimal("1.00")).reward_fees == Decimal("4.00")
-    assert mturk_cost(assignments=1, assignments_per_hit=1, reward=Decimal("1.00"), masters=True).reward_fees == Decimal("0.25")
-    assert rate_cost(assignments=3, reward=Decimal("3.00"), fee_rate=Decimal("0.3333"), currency="GBP").total == Decimal("12.00")
+    assert mturk_cost(assignments=1, assignments_per_hit=1, reward=Decimal("1.00"),
+                      masters=True).reward_fees == Decimal("0.25")
+    assert rate_cost(assignments=3, reward=Decimal("3.00"),
+                     fee_rate=Decimal("0.3333"), currency="GBP").total == Decimal("12.00")
 
 
 def test_request_tokens_are_deterministic_and_short():

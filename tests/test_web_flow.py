@@ -369,7 +369,8 @@ def test_mturk_preview_writes_nothing(env):
 
 
 @pytest.mark.parametrize(
-    "submit_to", ["https://evil.example", "http://www.mturk.com", "https://www.mturk.com/path", "javascript:alert(1)", ""]
+    "submit_to", ["https://evil.example", "http://www.mturk.com", "https://www.mturk.com/path",
+                  "javascript:alert(1)", ""]
 )
 def test_mturk_submit_host_must_be_allowed(env, submit_to):
     env.campaign(slots=2, provider="mturk")

@@ -23,7 +23,7 @@ Defaults are the official scorer's (α = β = 1.0, γ = 1.2); ``PAPER`` holds th
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from analysis.metrics.base import (
     Metric,
@@ -85,6 +85,9 @@ def _distinct(items: Sequence[str]) -> list[str]:
 
 class _Adapted(Metric):
     labels = LABELS_FROM_DATA
+    # The bonus weights, set by each concrete metric's __init__; declared here for the shared methods.
+    alpha: float
+    beta: float
 
     def signature_fields(self) -> dict[str, str]:
         return {**super().signature_fields(), "labels": self.labels, "alpha": number(self.alpha),
@@ -115,7 +118,7 @@ class AdaptedRougeL(_Adapted):
         hyp = self.tokens(hypothesis)
         kind = question.bonus_type if question is not None else None
         entity_bonus = 0.0
-        if kind == "entity":
+        if kind == "entity" and question is not None:
             entity_bonus = self.beta * sum(
                 len(entity) for entity in (self.tokens(e) for e in _distinct(question.gold_entities))
                 if _contains_run(hyp, entity))
@@ -124,7 +127,8 @@ class AdaptedRougeL(_Adapted):
             ref = self.tokens(reference)
             common = lcs_length(hyp, ref)
             bonus = entity_bonus
-            if kind == "yes_no" and same_label(question.answer_label, question.reference_label(position)):
+            if (kind == "yes_no" and question is not None
+                    and same_label(question.answer_label, question.reference_label(position))):
                 bonus = self.alpha * common
             if common + bonus > 0:
                 best_p = max(best_p, (common + bonus) / (len(hyp) + bonus))
@@ -179,12 +183,12 @@ class AdaptedBleu(_Adapted):
             total[len(ngram) - 1] += count
         bonus = [0.0] * self.max_order
         kind = question.bonus_type if question is not None else None
-        if kind == "yes_no":
+        if kind == "yes_no" and question is not None:
             same = [ngrams for position, (ngrams, _) in enumerate(per_reference)
                     if same_label(question.answer_label, question.reference_label(position))]
             if same:
                 bonus = [self.alpha * m for m in _clipped_matches(hyp_ngrams, _max_counts(same), self.max_order)]
-        elif kind == "entity":
+        elif kind == "entity" and question is not None:
             entities = _max_counts(self._ngrams(e)[0] for e in _distinct(question.gold_entities))
             bonus = [self.beta * m for m in _clipped_matches(hyp_ngrams, entities, self.max_order)]
         return ([hyp_len, closest_length(hyp_len, [length for _, length in per_reference])]

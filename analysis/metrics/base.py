@@ -7,10 +7,11 @@ Metrics follow sacrebleu's shape: a small class configured in its constructor, w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
-from typing import ClassVar, Mapping, Sequence
+from typing import ClassVar
 
 from analysis.metrics.tokenize import DEFAULT_TOKENIZATION, get_tokenizer
 
@@ -81,7 +82,7 @@ class Metric(ABC):
     """Name of the tokenisation (``analysis.metrics.tokenize``), recorded in the signature."""
     lowercase: bool = False
 
-    @classmethod
+    @classmethod  # noqa: B027  (an optional hook, not abstract: most metrics need nothing)
     def check_available(cls) -> None:
         """Raise :class:`MetricUnavailable` when an optional backend is missing (offline metrics never do)."""
 

@@ -12,7 +12,7 @@ and corpus scores use the same settings. Scores are sacrebleu's divided by 100, 
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from analysis.metrics.base import (
     Metric,

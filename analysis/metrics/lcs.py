@@ -5,7 +5,7 @@ so the cost is O(len(a) · len(b) / word size) big-integer operations instead of
 """
 from __future__ import annotations
 
-from typing import Hashable, Sequence
+from collections.abc import Hashable, Sequence
 
 
 def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:

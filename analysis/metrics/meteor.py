@@ -15,8 +15,8 @@ when NLTK and its WordNet data are already installed (``pip install nltk`` and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Callable, Sequence
 
 from analysis.metrics.base import (
     Metric,

@@ -7,7 +7,7 @@ The corpus score is the mean of the sentence scores.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from analysis.metrics.base import (
     Metric,

@@ -4,8 +4,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
 
 from analysis import csv_safety
 from analysis.errors import InputError

@@ -3,7 +3,8 @@
 Normalisation as in the SQuAD v1.1 evaluation script (lower case, drop punctuation, drop the
 articles a/an/the, collapse whitespace), extended to every Unicode punctuation mark so that Chinese
 and Japanese punctuation goes too; tokens then come from the metrics' ``words`` tokenisation, so
-Chinese, Japanese and Thai (and digits and letters written inside them) count characters. Both take the maximum over the references.
+Chinese, Japanese and Thai (and digits and letters written inside them) count characters. Both take the maximum over the
+references.
 """
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import re
 import sys
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from functools import cache
-from typing import Sequence
 
 from analysis.metrics.base import Metric, QuestionInfo, check_references
 from analysis.metrics.tokenize import word_tokens

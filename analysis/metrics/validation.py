@@ -14,9 +14,9 @@ import io
 import json
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from analysis import csv_safety
 from analysis.correlation import CorrelationResult, correlate, williams_test

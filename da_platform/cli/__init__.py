@@ -90,7 +90,8 @@ def find_campaign(session: Session, name: str):
     campaign = session.scalar(select(Campaign).where(Campaign.name == name))
     if campaign is None:
         known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
-        raise click.ClickException(f"no campaign named {name!r} (campaigns: {known}) in database {database_name(session)}")
+        raise click.ClickException(f"no campaign named {name!r} (campaigns: {known}) "
+                                   f"in database {database_name(session)}")
     return campaign
 
 
@@ -150,7 +151,8 @@ def _located():
         raise click.ClickException(str(error)) from None
 
 
-_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle", "results", "reliability")
+_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle",
+                    "results", "reliability")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:

@@ -4,10 +4,14 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from da_platform.cli import CliContext, find_campaign, pass_context
+
+if TYPE_CHECKING:
+    from analysis.report import AnalysisResult
 
 FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
 
@@ -96,14 +100,18 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
                 options = replace(options, qc_method="none")
                 click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
                            "no quality control (the table is already filtered)", err=True)
-            run = lambda: _run_file(table, options, worker_stats)
+
+            def run() -> AnalysisResult | None:
+                return _run_file(table, options, worker_stats)
         else:
             assert campaign_name is not None  # exactly one of the two was given
             campaign = _load_campaign_analysis(context, campaign_name, options)
             name = campaign_name
             if len(campaign.table) == 0:
                 raise click.ClickException(f"no ratings in {name}")
-            run = lambda: campaign.result
+
+            def run() -> AnalysisResult | None:
+                return campaign.result
     except (InputError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     out_dir = out_dir or Path(f"analysis-{name}")

@@ -4,8 +4,8 @@ Each command group appends itself to ``COMMANDS``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable
 
 import click
 from sqlalchemy import func, select
@@ -22,7 +22,8 @@ def find_test_set(session: Session, name: str) -> TestSet:
     test_set = session.scalar(select(TestSet).where(TestSet.name == name))
     if test_set is None:
         known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none yet"
-        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) in database {database_name(session)}")
+        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) "
+                                   f"in database {database_name(session)}")
     return test_set
 
 
@@ -263,8 +264,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from da_platform.image_store import ImageStoreError, open_image_storage, settings_config
     from hit_builder.build import build_campaign
     from hit_builder.errors import BuildError
-    from hit_builder.worker_settings import WorkerPageOptions, read_example
     from hit_builder.ocr_resistant import render_style
+    from hit_builder.worker_settings import WorkerPageOptions, read_example
 
     if image_folder is not None and context.settings.image_store != "folder":
         raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store!r})")
@@ -344,7 +345,7 @@ def _where(storage: object) -> str:
     return str(folder) if folder is not None else repr(storage)
 
 
-def _table(headers: list[str], rows: list[list[object]]) -> str:
+def _table(headers: list[str], rows: Sequence[Sequence[object]]) -> str:
     cells = [[("" if v is None else str(v)) for v in row] for row in rows]
     widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),

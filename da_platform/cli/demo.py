@@ -14,7 +14,8 @@ COMMANDS: list[click.Command] = []
               show_default=True, help="Folder for the demo database, images and report (emptied first).")
 @click.option("--questions", type=click.IntRange(10, None), default=None,
               help="Size: how many of the sample's questions to use [default: all 300].")
-@click.option("--seed", default=1, show_default=True, help="Seed for the build and the simulated crowd: the same seed gives the same ratings.")
+@click.option("--seed", default=1, show_default=True, help="Seed for the build and the simulated crowd: "
+                                                           "the same seed gives the same ratings.")
 @click.option("--criterion", type=click.Choice(["adequacy", "fluency"]), default="adequacy", show_default=True)
 @click.option("--honest", type=click.IntRange(1, None), default=None,
               help="Honest workers [default: enough for every HIT].")
@@ -46,7 +47,8 @@ def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: in
 
     On a fresh SQLite database in --out and the bundled sample data: build a campaign, serve the
     worker pages on 127.0.0.1, let a simulated crowd (honest workers plus random, constant and
-    bot-like ones, and on request OCR text-overlap bots and scripted agents) rate through them over HTTP, then run quality control and the analysis. Prints
+    bot-like ones, and on request OCR text-overlap bots and scripted agents) rate through them over HTTP, then run
+    quality control and the analysis. Prints
     the ranking, the QC summary, where the report went, and checks that the bad workers were caught
     and the systems' known order recovered (exit status 1 if not).
     """

@@ -2,6 +2,7 @@
 ``system list|delete|replace`` (``da_platform.lifecycle`` does the work)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -9,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_platform.cli import CliContext, database_name, find_campaign, pass_context
+from da_platform.rows import get_row
 
 COMMANDS: list[click.Command] = []
 ACTOR = "cli"
@@ -48,7 +50,7 @@ def _system(session: Session, test_set_name: str, name: str):
     return system
 
 
-def _rows(headers: list[str], rows: list[list[object]]) -> None:
+def _rows(headers: list[str], rows: Sequence[Sequence[object]]) -> None:
     from da_platform.cli.campaign_setup import _table
 
     click.echo(_table(headers, rows) if rows else "none")
@@ -338,7 +340,7 @@ def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabl
     policy = _policy(context, campaign_id, **_review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
                                                              reject_identical_run, block_rejected))
     with context.sessions() as session:
-        planned = plan_pool(session, session.get(type(found), campaign_id), policy)
+        planned = plan_pool(session, get_row(session, type(found), campaign_id), policy)
     for p in planned:
         amount = amount_string(p.amount) if p.amount is not None else ""
         click.echo(f"{p.action:8} {p.worker:>20} {'use' if p.use_data else 'exclude':8} {amount:>7}  {p.reason}")

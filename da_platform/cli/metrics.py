@@ -20,7 +20,7 @@ def _metrics(names: tuple[str, ...], settings=None):
     try:
         return configure(chosen, settings or MetricSettings())
     except MetricUnavailable as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
 
 
 def metric_options(command):
@@ -133,7 +133,7 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
                                   labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
                     for s in found]
         except ValueError as error:
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
 
 
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
@@ -164,7 +164,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
                 grouped.setdefault(name, {})[record.id] = record.answer
                 labels.setdefault(name, {})[record.id] = record.yes_no
     except InputError as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
     names = systems if systems is not None else list(grouped)
     missing = [s for s in names if s not in grouped]
     if missing:
@@ -173,7 +173,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
         return [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
                 for name in names]
     except ValueError as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
 
 
 def _score(corpora, metrics, guess_labels: bool = False):
@@ -185,7 +185,7 @@ def _score(corpora, metrics, guess_labels: bool = False):
         try:
             return score_systems(corpora, metrics, progress=bar.update)
         except ValueError as error:  # e.g. a question without references
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
 
 
 def _write(path: Path, text: str) -> None:
@@ -239,6 +239,7 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
     if test_set is not None:
         corpora = _corpora_from_database(context, test_set, _split(systems), guess_labels)
     else:
+        assert references is not None  # exactly one of --test-set and --references was given (checked above)
         corpora = _corpora_from_files(references, answers, _split(systems), guess_labels)
     scores = _score(corpora, metrics, guess_labels)
     click.echo(scores.to_markdown(), nl=False)
@@ -286,10 +287,11 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
         human, campaign_test_set = _campaign_scores(context, campaign)
         test_set = test_set or campaign_test_set
     else:
+        assert human_scores is not None  # exactly one of --campaign and --human-scores was given (checked above)
         try:
             human = read_human_scores(human_scores)
         except InputError as error:
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
         if test_set is None and metric_scores is None:
             raise click.ClickException("--human-scores needs --test-set NAME or --metric-scores FILE")
     human = _select_systems(human, _split(systems), _split(exclude_systems))
@@ -300,7 +302,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
             text = metric_scores.read_text(encoding="utf-8-sig")
             by_metric = read_metric_scores(text, str(metric_scores))
         except (InputError, OSError, UnicodeDecodeError) as error:
-            raise click.ClickException(str(error))
+            raise click.ClickException(str(error)) from None
         signatures = read_metric_signatures(text)
         if metric_names:
             unknown = [m for m in metric_names if m not in by_metric]
@@ -311,6 +313,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
 
         labels = {m: METRICS[m].label for m in by_metric if m in METRICS}
     else:
+        assert test_set is not None  # a campaign's own test set, or required with --human-scores (checked above)
         metrics = _metrics(metric_names, _settings(preset, alpha, beta, gamma, tokenization, bleu_tokenize,
                                                    bleu_smooth, guess_labels))
         corpora = _corpora_from_database(context, test_set, list(human), guess_labels)
@@ -319,7 +322,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     try:
         result = validate_metrics(human, by_metric, labels, signatures)
     except ValueError as error:
-        raise click.ClickException(str(error))
+        raise click.ClickException(str(error)) from None
     click.echo(f"{len(result.systems)} systems: {', '.join(result.systems)}")
     for metric in result.constant_metrics:
         click.echo(f"note: {result.labels.get(metric, metric)} gives every system the same score; "
@@ -358,8 +361,8 @@ def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], 
     if len(analysis.table) == 0:
         raise click.ClickException(f"campaign {name!r} has no ratings yet")
     with context.sessions() as session:
-        test_set = session.scalar(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
-                                  .where(Campaign.name == name))
+        test_set = session.scalars(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
+                                   .where(Campaign.name == name)).one()  # the campaign exists: its analysis loaded
     result = analysis.result
     if result is None:
         raise click.ClickException(f"campaign {name!r}: no ratings left after the review decisions")

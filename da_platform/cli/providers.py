@@ -8,12 +8,15 @@ nothing. Heavy libraries (boto3, requests, scipy) are imported inside the comman
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, Callable
+from functools import partial
+from typing import Any, overload
 
 import click
 
 from da_platform.cli import CliContext, pass_context
+from da_platform.rows import get_row
 from da_platform.states import DecisionStatus
 
 ENDPOINT_HELP = "MTurk requester endpoint (default: the sandbox, or live with --live); $DA_MTURK_ENDPOINT_URL."
@@ -31,6 +34,10 @@ def _campaign(context: CliContext, name: str):
             raise click.ClickException(str(error)) from None
 
 
+@overload
+def _money(value: str, field: str) -> Decimal: ...
+@overload
+def _money(value: str | None, field: str) -> Decimal | None: ...
 def _money(value: str | None, field: str) -> Decimal | None:
     from da_platform.operations.money import parse_amount
 
@@ -68,7 +75,7 @@ def _policy(context: CliContext, campaign_id: int, **changes: Any):
     from da_platform.operations.review import ReviewPolicy
 
     with context.sessions() as session:
-        stored = (session.get(Campaign, campaign_id).settings or {}).get("review")
+        stored = (get_row(session, Campaign, campaign_id).settings or {}).get("review")
     return _settings(ReviewPolicy, stored, changes)
 
 
@@ -117,7 +124,8 @@ def _show_plan(planned, cost) -> None:
     for p in planned:
         data = "use" if p.use_data else "exclude"
         amount = amount_string(p.amount) if p.amount is not None else ""
-        click.echo(f"{p.action:8} {p.worker:>16} {p.provider_assignment_id or '-':>32} {data:8} {amount:>7}  {p.reason}")
+        click.echo(f"{p.action:8} {p.worker:>16} {p.provider_assignment_id or '-':>32} "
+                   f"{data:8} {amount:>7}  {p.reason}")
     click.echo(f"{len(planned)} decision(s); cost: {cost.describe()}")
 
 
@@ -129,12 +137,12 @@ def _report(result) -> None:
 
 def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *, dry_run: bool,
             confirm: Callable[[Any], None] | None) -> None:
+    from da_platform.models import Campaign
     from da_platform.operations.decisions import execute_pending
     from da_platform.operations.review import held_for_review, plan, planned_cost, quality_by_worker, record_decisions
-    from da_platform.models import Campaign
 
     with context.sessions() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         qc = quality_by_worker(session, campaign, policy)
         planned = plan(session, campaign, provider.name, policy, qc)
         held = [(a.provider_assignment_id or a.public_id, v.reason)
@@ -171,7 +179,7 @@ def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_ur
     qualification = None
     if campaign_id is not None:
         with context.sessions() as session:
-            settings = session.get(Campaign, campaign_id).settings or {}
+            settings = get_row(session, Campaign, campaign_id).settings or {}
         launched = settings.get("mturk_launch")
         if launched is not None and bool(launched.get("live")) != live:
             where = "live MTurk" if launched.get("live") else "the MTurk sandbox"
@@ -188,8 +196,9 @@ def _mturk_pricing(context: CliContext, campaign_id: int):
     from da_platform.operations.mturk_settings import MTurkSettings
 
     with context.sessions() as session:
-        settings = MTurkSettings.from_dict((session.get(Campaign, campaign_id).settings or {}).get("mturk"))
-    return lambda approvals, bonuses: mturk_cost(assignments=approvals, assignments_per_hit=settings.assignments_per_hit,
+        settings = MTurkSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("mturk"))
+    return lambda approvals, bonuses: mturk_cost(assignments=approvals,
+                                                 assignments_per_hit=settings.assignments_per_hit,
                                                  reward=settings.reward, bonuses=bonuses, masters=settings.masters)
 
 
@@ -220,7 +229,8 @@ def balance(context: CliContext, live: bool, endpoint_url: str | None) -> None:
 @click.option("--min-approval-rate", type=int, help="Minimum approval rate in percent.")
 @click.option("--min-approved", type=int, help="Minimum number of approved HITs.")
 @click.option("--masters/--no-masters", default=None, help="Require the Masters qualification (+5 % fee).")
-@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per assignment to include in the cost.")
+@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per assignment "
+                                                                          "to include in the cost.")
 @click.option("--dry-run", is_flag=True, help="Show what would be created and the cost; send nothing.")
 @click.option("--confirm-total", help="Confirm a live launch non-interactively with its exact total.")
 @_mturk_options
@@ -345,15 +355,15 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
     row = _campaign(context, campaign)
     client = _mturk(context, row.id, live, endpoint_url)
     with context.sessions() as session:
-        hits = work_ids(session, session.get(Campaign, row.id), "mturk")
+        hits = work_ids(session, get_row(session, Campaign, row.id), "mturk")
     deleted = set((row.settings or {}).get("mturk_launch", {}).get("deleted_hits", []))
     for hit_id in [h for h in hits if h not in deleted]:
         if extend_hours:
             until = datetime.now(timezone.utc) + timedelta(hours=extend_hours)
-            _provider_errors(lambda: client.extend(hit_id, until))
+            _provider_errors(partial(client.extend, hit_id, until))
             action, outcome = "mturk.extend", f"until {until.isoformat()}"
         else:
-            _provider_errors(lambda: client.expire(hit_id))
+            _provider_errors(partial(client.expire, hit_id))
             action, outcome = "mturk.expire", "expired"
         if delete and not extend_hours:
             try:
@@ -364,13 +374,13 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
                 outcome += f", not deleted ({error})"
         with context.sessions.begin() as session:
             audit(session, action, campaign_id=row.id, target=hit_id, outcome=outcome)
-            stored = session.get(Campaign, row.id)
+            stored = get_row(session, Campaign, row.id)
             launch_state = {**stored.settings.get("mturk_launch", {}), "deleted_hits": sorted(deleted)}
             stored.settings = {**stored.settings, "mturk_launch": launch_state}
         click.echo(f"{hit_id}: {outcome}")
     if not extend_hours:
         with context.sessions.begin() as session:
-            session.get(Campaign, row.id).status = CampaignStatus.closed
+            get_row(session, Campaign, row.id).status = CampaignStatus.closed
 
 
 @mturk.command()
@@ -412,7 +422,7 @@ def _prolific(context: CliContext, campaign_id: int, base_url: str | None):
     from da_platform.operations.prolific import PROLIFIC_API, Prolific, ProlificSettings
 
     with context.sessions() as session:
-        settings = ProlificSettings.from_dict((session.get(Campaign, campaign_id).settings or {}).get("prolific"))
+        settings = ProlificSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("prolific"))
     return _provider_errors(lambda: Prolific(base_url=base_url or PROLIFIC_API, currency=settings.currency)), settings
 
 
@@ -431,7 +441,8 @@ def prolific() -> None:
 @click.option("--title")
 @click.option("--description")
 @click.option("--fee-rate", help="Prolific's service fee rate for the cost estimate, e.g. 0.3333.")
-@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per participant to include in the cost.")
+@click.option("--expected-bonus", default="0.00", show_default=True, help="Bonus per participant "
+                                                                          "to include in the cost.")
 @click.option("--dry-run", is_flag=True, help="Show the study and the cost; send nothing.")
 @click.option("--confirm-total", help="Confirm publishing non-interactively with its exact total.")
 @_prolific_options
@@ -482,7 +493,8 @@ def prolific_status(context: CliContext, campaign: str) -> None:
               help="Resend bonuses Prolific does not show as paid (only after checking on Prolific!).")
 @_prolific_options
 @pass_context
-def prolific_sync(context: CliContext, campaign: str, resend_unverified: bool, live: bool, base_url: str | None) -> None:
+def prolific_sync(context: CliContext, campaign: str,
+                  resend_unverified: bool, live: bool, base_url: str | None) -> None:
     """Fetch every submission of the study and reconcile unfinished decisions."""
     from da_platform.operations.sync import sync_campaign
 

@@ -45,7 +45,11 @@ def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path |
         if not analysis.ranked:
             raise click.ClickException(f"campaign {campaign!r} has no ranking yet (not enough data yet)")
         try:
-            values = question_values(session, found, by) if by else file_values(metadata, column)
+            if by:
+                values = question_values(session, found, by)
+            else:
+                assert metadata is not None and column is not None  # --file with --column (checked above)
+                values = file_values(metadata, column)
         except InputError as error:
             raise click.ClickException(str(error)) from None
     rankings = subset_rankings(analysis.group, values, alpha=analysis.result.settings.alpha)
@@ -58,7 +62,8 @@ def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path |
             if previous is not None and cluster[s.system] != previous:
                 click.echo("  " + "-" * 50)
             previous = cluster[s.system]
-            click.echo(f"  {rank:>3} {s.system:<20} z {s.z:+.3f}  raw {s.raw:6.2f}  N {s.n_ratings:>5}  n {s.n_items:>4}")
+            click.echo(f"  {rank:>3} {s.system:<20} z {s.z:+.3f}  "
+                       f"raw {s.raw:6.2f}  N {s.n_ratings:>5}  n {s.n_items:>4}")
             rows.append([csv_cell(subset.value), rank, cluster[s.system] + 1, csv_cell(s.system), repr(s.z),
                          repr(s.raw), s.n_ratings, s.n_items])
         if len(subset.systems) < 2:

@@ -9,9 +9,10 @@ it stays ``sent`` as *unverified* and is listed until it is seen paid or resent 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Callable
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -21,6 +22,7 @@ from da_platform.operations.audit import audit
 from da_platform.operations.money import parse_amount
 from da_platform.operations.provider import OutcomeUnknown, Provider, ProviderError, ProviderStatus
 from da_platform.operations.retry import RetriesExhausted
+from da_platform.rows import get_row
 from da_platform.states import DecisionAction, DecisionStatus
 
 PENDING, SENT, DONE, FAILED = DecisionStatus.pending, DecisionStatus.sent, DecisionStatus.done, DecisionStatus.failed
@@ -48,7 +50,7 @@ class ExecutionReport:
     unverified: int = 0
     notes: list[str] = field(default_factory=list)
 
-    def add(self, other: "ExecutionReport") -> None:
+    def add(self, other: ExecutionReport) -> None:
         self.done += other.done
         self.failed += other.failed
         self.unverified += other.unverified
@@ -65,6 +67,13 @@ class _Target:
     assignment_id: str | None  # provider's
     work_id: str | None
     worker_id: str  # provider's
+
+    def needs(self, field_name: str) -> Any:
+        """The field's value, or a clear error when the decision lacks it (e.g. an approval with no assignment)."""
+        value = getattr(self, field_name)
+        if value is None:
+            raise ValueError(f"decision {self.decision_id} ({self.action}) has no {field_name}")
+        return value
 
 
 def _targets(session: Session, campaign_id: int, statuses: tuple[str, ...]) -> list[_Target]:
@@ -85,7 +94,7 @@ def _targets(session: Session, campaign_id: int, statuses: tuple[str, ...]) -> l
 
 def _finish(session: Session, target: _Target, status: str, outcome: str, campaign_id: int,
             provider: Provider) -> None:
-    decision = session.get(ReviewDecision, target.decision_id)
+    decision = get_row(session, ReviewDecision, target.decision_id)
     decision.status = status
     decision.outcome = outcome
     decision.updated_at = utcnow()
@@ -96,22 +105,22 @@ def _finish(session: Session, target: _Target, status: str, outcome: str, campai
     if status != DONE:
         return
     if target.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
-        assignment = session.get(Assignment, decision.assignment_id)
+        assignment = get_row(session, Assignment, decision.assignment_id)
         approved = target.action == DecisionAction.approve
         assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
     if target.action == DecisionAction.block:
-        session.get(Worker, decision.worker_id).blocked = True
+        get_row(session, Worker, decision.worker_id).blocked = True
 
 
 def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:
     if target.action == DecisionAction.approve:
-        return provider.approve(target.assignment_id, feedback=messages.approval_feedback)
+        return provider.approve(target.needs("assignment_id"), feedback=messages.approval_feedback)
     if target.action == DecisionAction.reject:
-        return provider.reject(target.assignment_id, feedback=messages.rejection_feedback,
+        return provider.reject(target.needs("assignment_id"), feedback=messages.rejection_feedback,
                                category=messages.rejection_category)
     if target.action == DecisionAction.bonus:
-        return provider.send_bonus(work_id=target.work_id, worker_id=target.worker_id,
-                                   assignment_id=target.assignment_id, amount=target.amount,
+        return provider.send_bonus(work_id=target.needs("work_id"), worker_id=target.worker_id,
+                                   assignment_id=target.needs("assignment_id"), amount=target.needs("amount"),
                                    reason=messages.bonus_reason, token=target.token)
     if target.action in (DecisionAction.block, DecisionAction.exclude):
         return provider.block(target.worker_id, reason=target.reason)
@@ -121,7 +130,7 @@ def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:
 def _send(sessions: sessionmaker[Session], campaign_id: int, provider: Provider, target: _Target,
           messages: WorkerMessages, report: ExecutionReport) -> None:
     with sessions.begin() as session:
-        decision = session.get(ReviewDecision, target.decision_id)
+        decision = get_row(session, ReviewDecision, target.decision_id)
         decision.status, decision.updated_at = SENT, utcnow()
         audit(session, f"{provider.name}.{target.action}.send", campaign_id=campaign_id,
               target=target.assignment_id or target.worker_id, reason=target.reason,
@@ -189,7 +198,7 @@ def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider
            resend_unverified: bool) -> tuple[str, str] | None:
     """What the provider shows for a sent decision: (done|failed|unverified, why), or None to resend."""
     if target.action in (DecisionAction.approve, DecisionAction.reject):
-        status = provider.get_assignment(target.assignment_id).status
+        status = provider.get_assignment(target.needs("assignment_id")).status
         wanted = ProviderStatus.approved if target.action == DecisionAction.approve else ProviderStatus.rejected
         if status is wanted:
             return DONE, f"provider shows the assignment {status.value}"
@@ -197,17 +206,18 @@ def _check(sessions: sessionmaker[Session], campaign_id: int, provider: Provider
             return FAILED, f"provider shows the assignment {status.value}, not {wanted.value}"
         return None
     if target.action == DecisionAction.bonus:
-        paid = provider.bonuses_paid(work_id=target.work_id, assignment_id=target.assignment_id,
+        paid = provider.bonuses_paid(work_id=target.needs("work_id"), assignment_id=target.needs("assignment_id"),
                                      worker_id=target.worker_id)
         with sessions() as session:
             recorded = session.scalars(
                 select(ReviewDecision.amount).where(
-                    ReviewDecision.campaign_id == campaign_id, ReviewDecision.assignment_id == session.get(
-                        ReviewDecision, target.decision_id).assignment_id,
+                    ReviewDecision.campaign_id == campaign_id, ReviewDecision.assignment_id == get_row(
+                        session, ReviewDecision, target.decision_id).assignment_id,
                     ReviewDecision.action == DecisionAction.bonus, ReviewDecision.status == DONE)
             ).all()
-        already = sum(1 for a in recorded if parse_amount(a) == target.amount)
-        if paid.count(target.amount) > already:
+        amount = target.needs("amount")
+        already = sum(1 for a in recorded if a is not None and parse_amount(a) == amount)
+        if paid.count(amount) > already:
             return DONE, f"provider shows a bonus of {target.amount} paid"
         if provider.bonus_retry_safe or resend_unverified:
             return None

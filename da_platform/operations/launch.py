@@ -6,9 +6,9 @@ created id is committed at once, so an interrupted launch resumes where it stopp
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -21,6 +21,7 @@ from da_platform.operations.mturk_settings import MTurkSettings
 from da_platform.operations.prolific import Prolific, ProlificSettings
 from da_platform.operations.public_url import require_public_https
 from da_platform.operations.tokens import request_token
+from da_platform.rows import get_row
 
 LAUNCHABLE = (CampaignStatus.built, CampaignStatus.running)
 
@@ -87,7 +88,7 @@ def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk
     """Create the exclusion qualification, the HIT type and one HIT per unlaunched platform HIT."""
     url = mturk_entry_url(public_url)
     with sessions.begin() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         _check(campaign, session, "mturk")
         name = f"da-platform exclusion: {campaign.name} ({campaign.id})"
     qualification = mturk.ensure_exclusion_qualification(
@@ -96,7 +97,7 @@ def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk
     mturk.exclusion_qualification_id = qualification
     hit_type = mturk.create_hit_type(settings)
     with sessions.begin() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         campaign.settings = {**(campaign.settings or {}), "mturk": settings.to_dict(),
                              "mturk_launch": {"hit_type_id": hit_type, "live": mturk.live}}
         audit(session, "mturk.create_hit_type", campaign_id=campaign_id, target=hit_type,
@@ -108,10 +109,10 @@ def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk
         provider_id = mturk.create_hit(hit_type, url=url, settings=settings, token=token,
                                        annotation=f"da-platform:{public_id}")
         with sessions.begin() as session:
-            hit = session.get(Hit, hit_id)
+            hit = get_row(session, Hit, hit_id)
             hit.provider, hit.provider_hit_id = "mturk", provider_id
             hit.max_assignments = settings.assignments_per_hit
-            session.get(Campaign, campaign_id).status = CampaignStatus.running
+            get_row(session, Campaign, campaign_id).status = CampaignStatus.running
             audit(session, "mturk.create_hit", campaign_id=campaign_id, target=provider_id,
                   details={"hit": public_id, "request_token": token, "live": mturk.live}, outcome="ok")
         created.append(provider_id)
@@ -149,21 +150,23 @@ def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific:
                     publish: bool) -> str:
     """Create (or find) the campaign's study as a draft; publish it when ``publish``."""
     with sessions() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         plan = plan_prolific(session, campaign, settings, public_url=public_url, secret_key=secret_key)
         body = settings.study_body(entry_url=plan.url, completion_code=campaign.completion_code,
-                                   places=plan.assignments, internal_name=f"da-platform {campaign.name} ({campaign.id})")
+                                   places=plan.assignments,
+                                   internal_name=f"da-platform {campaign.name} ({campaign.id})")
     study_id = settings.study_id or prolific.create_study(body)
     with sessions.begin() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         for hit in session.scalars(select(Hit).where(Hit.campaign_id == campaign_id)):
             hit.provider, hit.provider_hit_id, hit.max_assignments = "prolific", study_id, settings.places_per_hit
-        campaign.settings = {**(campaign.settings or {}), "prolific": settings.with_changes(study_id=study_id).to_dict()}
+        campaign.settings = {**(campaign.settings or {}),
+                             "prolific": settings.with_changes(study_id=study_id).to_dict()}
         audit(session, "prolific.create_study", campaign_id=campaign_id, target=study_id,
               details={"places": plan.assignments, "reward": body["reward"]}, outcome="draft")
     if publish:
         prolific.transition_study(study_id, "PUBLISH")
         with sessions.begin() as session:
-            session.get(Campaign, campaign_id).status = CampaignStatus.running
+            get_row(session, Campaign, campaign_id).status = CampaignStatus.running
             audit(session, "prolific.publish", campaign_id=campaign_id, target=study_id, outcome="published")
     return study_id

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from da_platform.operations.money import amount_string, parse_amount
 from da_platform.operations.mturk_settings import MTurkSettings, external_question

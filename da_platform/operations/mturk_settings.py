@@ -72,7 +72,7 @@ class MTurkSettings:
                 raise ValueError(f"locales: {locale!r} is not a country code such as 'US' or 'US-NY'")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "MTurkSettings":
+    def from_dict(cls, data: dict[str, Any] | None) -> MTurkSettings:
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
@@ -86,7 +86,7 @@ class MTurkSettings:
         data["locales"] = list(self.locales)
         return data
 
-    def with_changes(self, **changes: Any) -> "MTurkSettings":
+    def with_changes(self, **changes: Any) -> MTurkSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def qualification_requirements(self, *, live: bool) -> list[dict[str, Any]]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields, replace
 from decimal import Decimal
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import urlencode, urljoin
 
 from da_platform.operations.money import amount_string, from_cents, parse_amount, to_cents
@@ -70,7 +71,7 @@ class ProlificSettings:
             raise ValueError("places_per_hit >= 1 and 1 <= estimated_minutes <= maximum_minutes")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "ProlificSettings":
+    def from_dict(cls, data: dict[str, Any] | None) -> ProlificSettings:
         data = dict(data or {})
         unknown = sorted(set(data) - {f.name for f in fields(cls)})
         if unknown:
@@ -83,7 +84,7 @@ class ProlificSettings:
                     device_compatibility=list(self.device_compatibility))
         return data
 
-    def with_changes(self, **changes: Any) -> "ProlificSettings":
+    def with_changes(self, **changes: Any) -> ProlificSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def study_body(self, *, entry_url: str, completion_code: str, places: int, internal_name: str) -> dict[str, Any]:
@@ -153,7 +154,8 @@ class Prolific:
             except (requests.ConnectionError, requests.Timeout) as error:
                 if retry_unsafe:
                     raise _Transient(error) from error
-                raise OutcomeUnknown(f"Prolific {method} {path}: {error} (not retried: it may have been applied)")
+                raise OutcomeUnknown(f"Prolific {method} {path}: {error} "
+                                     "(not retried: it may have been applied)") from error
             if response.status_code == 429 or (retry_unsafe and response.status_code >= 500):
                 raise _Transient(ProlificError(method, path, response.status_code, response.text[:300]))
             if response.status_code >= 500:
@@ -171,7 +173,7 @@ class Prolific:
             return call_with_retry(f"{method} {path}", once, lambda e: isinstance(e, _Transient),
                                    backoff=self.backoff, sleep=self.sleep)
         except _Transient as error:  # pragma: no cover - call_with_retry wraps it
-            raise error.error
+            raise error.error from error
 
     def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
         url: str | None = f"{path}?{urlencode(params)}"

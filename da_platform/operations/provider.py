@@ -6,10 +6,11 @@ statuses onto ``ProviderStatus`` and raises ``ProviderError`` with a readable me
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Iterator, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 class ProviderError(RuntimeError):

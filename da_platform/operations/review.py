@@ -20,9 +20,10 @@ frozen dataclass stored in ``campaign.settings['review']``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields, replace
 from decimal import Decimal
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -33,6 +34,7 @@ from da_platform.operations.audit import audit
 from da_platform.operations.decisions import PENDING, WorkerMessages
 from da_platform.operations.money import CostEstimate, amount_string, parse_amount
 from da_platform.operations.tokens import request_token
+from da_platform.rows import get_row
 from da_platform.states import DecisionAction, QCStatus
 
 DEFAULT_REJECTION = (
@@ -70,7 +72,7 @@ class ReviewPolicy:
             raise ValueError("reject_identical_run: 0 (off) or more")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "ReviewPolicy":
+    def from_dict(cls, data: dict[str, Any] | None) -> ReviewPolicy:
         data = dict(data or {})
         unknown = sorted(set(data) - {f.name for f in fields(cls)})
         if unknown:
@@ -80,7 +82,7 @@ class ReviewPolicy:
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "bonus": amount_string(self.bonus)}
 
-    def with_changes(self, **changes: Any) -> "ReviewPolicy":
+    def with_changes(self, **changes: Any) -> ReviewPolicy:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def messages(self) -> WorkerMessages:
@@ -128,7 +130,8 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: Wor
         if meaning.n_nonzero_pairs >= policy.reject_min_pairs and meaning.pvalue > policy.reject_min_p:
             return reject(f"{found}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
         if qc.passed:
-            return Verdict("approve", False, f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
+            return Verdict("approve", False,
+                           f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
     if verdict is not None and verdict.status == VerdictStatus.flagged:
         return Verdict(HOLD, False, "flagged for review, no automatic decision (behaviour alone never rejects "
                        f"anyone; the researcher decides): {'; '.join(s.name for s in verdict.flags)}")
@@ -189,7 +192,7 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
         verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings)
         if verdict.action == HOLD:
             continue  # left awaiting review: see held_for_review
-        common = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
+        common: dict[str, Any] = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
                       provider_assignment_id=assignment.provider_assignment_id)
         planned.append(PlannedDecision(
             **common, action=verdict.action, use_data=verdict.use_data, amount=None, reason=verdict.reason,
@@ -252,7 +255,7 @@ def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider
                      planned: list[PlannedDecision]) -> None:
     """Commit the planned decisions as pending, with the policy, before anything is sent."""
     with sessions.begin() as session:
-        campaign = session.get(Campaign, campaign_id)
+        campaign = get_row(session, Campaign, campaign_id)
         store(session, campaign, planned, provider=provider)
         campaign.settings = {**(campaign.settings or {}), "review": policy.to_dict()}
 

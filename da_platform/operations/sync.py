@@ -19,6 +19,7 @@ from da_platform.operations.audit import audit
 from da_platform.operations.decisions import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
 from da_platform.operations.provider import Provider, ProviderAssignment, ProviderStatus
 from da_platform.operations.tokens import request_token
+from da_platform.rows import get_row
 from da_platform.states import DecisionAction
 
 _TO_OURS = {
@@ -69,8 +70,9 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
     data = {**(row.provider_data or {}), "status": item.raw_status}
     if item.submitted_at is not None:
         data["submitted_at"] = item.submitted_at.isoformat()
-    changed = new is not None and row.status != new
-    if changed:
+    changed = False
+    if new is not None and row.status != new:
+        changed = True
         audit(session, f"{provider}.sync.status", campaign_id=campaign.id, target=item.assignment_id,
               outcome=f"{row.status.value} -> {new.value}")
         row.status = new
@@ -110,18 +112,18 @@ def sync_campaign(sessions: sessionmaker[Session], campaign_id: int, provider: P
     """Sync every HIT / study of the campaign, grant exclusions, reconcile sent decisions."""
     result = SyncResult()
     with sessions() as session:
-        ids = work_ids(session, session.get(Campaign, campaign_id), provider.name)
+        ids = work_ids(session, get_row(session, Campaign, campaign_id), provider.name)
     for work_id in ids:
         items = list(provider.list_assignments(work_id))
         with sessions.begin() as session:
-            campaign = session.get(Campaign, campaign_id)
+            campaign = get_row(session, Campaign, campaign_id)
             for item in items:
                 apply_assignment(session, campaign, item, provider.name, result)
             audit(session, f"{provider.name}.sync", campaign_id=campaign_id, target=work_id,
                   outcome=f"{len(items)} assignment(s)")
     if exclude_finished and provider.name == "mturk":
         with sessions.begin() as session:
-            result.excluded = plan_exclusions(session, session.get(Campaign, campaign_id), provider.name)
+            result.excluded = plan_exclusions(session, get_row(session, Campaign, campaign_id), provider.name)
         result.reconciled.add(execute_pending(sessions, campaign_id, provider, messages, only=("exclude",)))
     result.reconciled.add(reconcile(sessions, campaign_id, provider, messages,
                                     resend_unverified_bonuses=resend_unverified_bonuses))

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, bindparam, func, literal, select, update
+from sqlalchemy import Connection, Table, bindparam, func, literal, select, update
 
 from da_platform.models import (
     Assignment,
@@ -40,7 +40,7 @@ from da_platform.sources.pool import (
     PoolSource,
 )
 
-_A, _H, _C, _W = (m.__table__ for m in (Assignment, Hit, Campaign, Worker))
+_A, _H, _C, _W = (cast(Table, m.__table__) for m in (Assignment, Hit, Campaign, Worker))
 
 _CAMPAIGN = select(_C.c.status, _C.c.max_hits_per_worker, _C.c.settings).where(_C.c.id == bindparam("campaign_id"))
 

@@ -2,7 +2,8 @@
 
 Rules: a blocked worker gets nothing; a worker never gets the same HIT twice, never more HITs of a
 campaign than ``Campaign.max_hits_per_worker`` (abandoned ones count too: letting HITs time out does
-not buy more); a completed assignment is final (its provider assignment id is never replaced); a HIT never gets more live assignments than
+not buy more); a completed assignment is final (its provider assignment id is never replaced); a HIT never gets more
+live assignments than
 ``Hit.max_assignments`` (abandoned and rejected assignments free their place; own-pool assignments
 past the campaign's time limit are marked abandoned at the next arrival).
 

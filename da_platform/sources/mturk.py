@@ -9,7 +9,7 @@ third-party context): the assignment travels in a signed token in the URL.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from sqlalchemy import select

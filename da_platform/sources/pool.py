@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Mapping
+from typing import cast
 
-from sqlalchemy import ColumnElement, and_, select, update
+from sqlalchemy import ColumnElement, CursorResult, and_, select, update
 from sqlalchemy.orm import Session
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
@@ -58,12 +59,12 @@ def release_overdue(session: Session, campaign: Campaign, now: datetime) -> int:
     """Mark the campaign's pool assignments still unfinished after the time limit as abandoned (their
     places go back to others; their ratings stay); returns how many. One UPDATE, in the caller's
     transaction."""
-    released = session.execute(
+    released = cast(CursorResult, session.execute(  # an UPDATE's result has a rowcount
         update(Assignment)
         .where(overdue(campaign, now), Assignment.hit_id.in_(select(Hit.id).where(Hit.campaign_id == campaign.id)))
         .values(status=AssignmentStatus.abandoned)
         .execution_options(synchronize_session=False)
-    )
+    ))
     return released.rowcount
 
 

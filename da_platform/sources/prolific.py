@@ -6,7 +6,7 @@ URL: ``{public_url}/prolific/<campaign token>?PROLIFIC_PID={{%PROLIFIC_PID%}}&ST
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 from urllib.parse import urlencode
 
 from sqlalchemy.orm import Session

@@ -30,8 +30,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the application; configuration from the environment, overridden by ``config``."""
     from da_platform.web.config import web_config
     from da_platform.web.database import DatabaseId, init_database
-    from da_platform.web.limits import init_limits
     from da_platform.web.i18n import init_i18n
+    from da_platform.web.limits import init_limits
     from da_platform.web.security import init_security
     from da_platform.web.services import init_services
 
@@ -66,7 +66,8 @@ def register_blueprints(app: Flask) -> None:
     ``init_admin`` sets up what the dashboard needs app-wide (session cookie, CSRF protection with
     the token-authenticated ``worker`` blueprint exempt, the login rate limiter).
     """
-    from da_platform.web.admin import bp as admin, init_admin
+    from da_platform.web.admin import bp as admin
+    from da_platform.web.admin import init_admin
     from da_platform.web.worker import bp as worker
 
     app.register_blueprint(worker)

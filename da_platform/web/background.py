@@ -8,8 +8,8 @@ For the tests, the demo and benchmarks (never production, which uses gunicorn)::
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 

@@ -5,7 +5,8 @@ context manager the caller closes.
 """
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from flask import Flask, current_app, g, render_template, request, url_for
 from sqlalchemy import Connection, Engine
@@ -14,7 +15,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.routing import IntegerConverter
 
 from da_platform.db import make_engine, session_factory
-
 
 T = TypeVar("T")
 

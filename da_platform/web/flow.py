@@ -25,9 +25,28 @@ import enum
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from sqlalchemy import Connection, DateTime, Engine, Float, Integer, and_, bindparam, case, false, func, insert, literal, null, or_, select, true, update
+from sqlalchemy import (
+    Connection,
+    DateTime,
+    Engine,
+    Float,
+    Integer,
+    Table,
+    and_,
+    bindparam,
+    case,
+    false,
+    func,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.sql import Select
 
 from da_platform.behaviour import parse_behaviour
@@ -121,8 +140,9 @@ def _complete(status: AssignmentStatus, next_position: int, total: int) -> bool:
 
 # Statements are built once, with bind parameters: building SQLAlchemy statements per request costs
 # more than running them.
-_A, _S, _H, _C, _Q, _R = (m.__table__ for m in (Assignment, Slot, Hit, Campaign, Question, Rating))
-_W = Worker.__table__
+# Core tables of the mapped classes (``__table__`` is typed as a FromClause; these are Tables).
+_A, _S, _H, _C, _Q, _R = (cast(Table, m.__table__) for m in (Assignment, Slot, Hit, Campaign, Question, Rating))
+_W = cast(Table, Worker.__table__)
 
 
 def _with_screen(columns: list, offset: int) -> Select:
@@ -198,7 +218,8 @@ _INSERT_RATING = insert(_R).values(
     behaviour=bindparam("behaviour"),
 )
 
-_PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"), _R.c.slot_id == bindparam("slot_id"))
+_PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"),
+                                  _R.c.slot_id == bindparam("slot_id"))
 
 # PostgreSQL: the whole rating in one autocommitted statement (one round trip). ``cur`` is the
 # assignment with the named slot if that slot is the current one; ``claimed`` advances the

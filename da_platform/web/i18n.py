@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from flask import Flask
 from markupsafe import Markup, escape
@@ -77,7 +77,7 @@ def _read_po(path: Path) -> list[tuple[str, str, int]]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def message_ids() -> tuple[str, ...]:
     """Every message of the worker pages (the template catalogue ``worker.pot``)."""
     return tuple(msgid for msgid, _, _ in _read_po(TEMPLATE))
@@ -114,7 +114,7 @@ def load_catalogue(path: str | Path) -> dict[str, str]:
     return messages
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _shipped_messages(lang: str) -> Mapping[str, str]:
     path = SHIPPED[lang]
     return {} if path is None else {m: s for m, s, _ in _read_po(path) if s}

@@ -1,7 +1,8 @@
 """Security headers for every response: a strict Content-Security-Policy and friends.
 
 Scripts and styles come only from our own static files (no inline code). Only the worker pages may
-be framed, and only by MTurk (ExternalQuestion iframe); the dashboard may not be framed at all. Forms may post to ourselves, to Prolific's completion page (reached
+be framed, and only by MTurk (ExternalQuestion iframe); the dashboard may not be framed at all. Forms may post to
+ourselves, to Prolific's completion page (reached
 by redirect at the end of a form submission), and, on the MTurk completion page, to the one
 allow-listed ``turkSubmitTo`` origin (``g.csp_form_targets``).
 """

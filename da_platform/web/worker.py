@@ -21,6 +21,7 @@ from flask import Blueprint, Response, abort, current_app, g, redirect, render_t
 from sqlalchemy.exc import IntegrityError
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
+from da_platform.rows import get_row
 from da_platform.sources import ArrivalRefused
 from da_platform.sources.arrival import take_assignment_id
 from da_platform.sources.tokens import TokenError
@@ -37,8 +38,8 @@ from da_platform.web.flow import (
     mark_shown,
     record_rating,
 )
-from da_platform.web.image_variation import vary
 from da_platform.web.i18n import current_language
+from da_platform.web.image_variation import vary
 from da_platform.web.security import origin_of
 from da_platform.web.services import services
 from da_platform.web.worker_page import (
@@ -91,8 +92,8 @@ def _arrive(source_name: str, path_token: str | None):
     try:
         arrival = source.arrival(session, request.args, path_token)
         if arrival.preview:  # MTurk preview: read-only
-            campaign = session.get(Campaign, arrival.campaign_id)
-            total = session.get(Hit, arrival.hit_id).slot_count
+            campaign = get_row(session, Campaign, arrival.campaign_id)
+            total = get_row(session, Hit, arrival.hit_id).slot_count
             use_page(page_settings(campaign.settings))
             return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None,
                                    page=instructions_view(campaign.settings, None))
@@ -171,7 +172,7 @@ def instructions(token: str):
         return redirect(url_for("worker.done", token=token), 303)
     if state.next_position > 0 or state.current_shown_at is not None:
         return redirect(url_for("worker.slot", token=token), 303)
-    campaign = get_session().get(Campaign, state.campaign_id)
+    campaign = get_row(get_session(), Campaign, state.campaign_id)
     return render_template(
         "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token),
         page=instructions_view(campaign.settings, token),
@@ -179,7 +180,7 @@ def instructions(token: str):
 
 
 def _worker_settings(state: AssignmentState) -> dict:
-    return (get_session().get(Campaign, state.campaign_id).settings or {}).get("worker") or {}
+    return (get_row(get_session(), Campaign, state.campaign_id).settings or {}).get("worker") or {}
 
 
 @bp.route("/a/<token>/practice/<int:number>", methods=["GET", "POST"])
@@ -198,7 +199,7 @@ def practice(token: str, number: int):
             return redirect(url_for("worker.practice", token=token, number=number + 1), 303)
         return redirect(url_for("worker.instructions", token=token), 303)
     item, language = items[number - 1], current_language()
-    campaign = get_session().get(Campaign, state.campaign_id)
+    campaign = get_row(get_session(), Campaign, state.campaign_id)
 
     def image(role: str) -> str:
         return url_for("worker.practice_image", token=token, number=number, role=role)
@@ -329,8 +330,8 @@ def done(token: str):
     if state.next_position < state.total:  # closed (rejected, approved, submitted) before every item was rated
         raise WorkerPageError("This task was closed before all its items were rated, so it cannot be completed.",
                               409, title="Not finished")
-    assignment = session.get(Assignment, state.id)
-    campaign = session.get(Campaign, state.campaign_id)
+    assignment = get_row(session, Assignment, state.id)
+    campaign = get_row(session, Campaign, state.campaign_id)
     source = services().sources[assignment.source]
     receipt = services().tokens.receipt(assignment.public_id, assignment.next_position)
     try:

@@ -7,8 +7,9 @@ the campaign is built, so they are read once per campaign and process and kept o
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from flask import current_app, g
 from markupsafe import Markup

@@ -21,7 +21,7 @@ _ANSWER_FIELDS = {"id": "query_id", "answer": "answers"}
 def _context(passages: Any) -> str | None:
     if not isinstance(passages, list):
         return None
-    selected = [p.get("passage_text") for p in passages
+    selected = [p["passage_text"] for p in passages
                 if isinstance(p, dict) and p.get("is_selected") in (1, True) and isinstance(p.get("passage_text"), str)]
     return "\n\n".join(selected) or None
 

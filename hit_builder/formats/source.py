@@ -1,7 +1,8 @@
 """What the readers of standard QA formats share: a table that remembers where each record came from.
 
 A converted file becomes a :class:`SourceTable` of records in the platform's own field names (with
-JSON values, so its ``format`` is ``jsonl``), so :mod:`hit_builder.records` checks it like any import file; its errors name the source's own fields:
+JSON values, so its ``format`` is ``jsonl``), so :mod:`hit_builder.records` checks it like any import file; its errors
+name the source's own fields:
 ``file:line: field 'yesno_answers'`` for JSON lines, and the JSON path (``data[0].paragraphs[2].qas[1].answers``)
 for a whole-JSON file, which has no line per record.
 """

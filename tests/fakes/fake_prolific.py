@@ -71,7 +71,8 @@ class FakeProlificState:
             if len(taken) >= study["total_available_places"]:
                 raise ProlificFault(400, "study is full")
             submission_id = self.new_id("s")
-            self.submissions[submission_id] = {"id": submission_id, "study_id": study_id, "participant_id": participant_id,
+            self.submissions[submission_id] = {"id": submission_id, "study_id": study_id,
+                                               "participant_id": participant_id,
                                                "status": "ACTIVE", "bonus_payments": [], "study_code": None,
                                                "started_at": _now(), "completed_at": None}
             return submission_id
@@ -241,7 +242,8 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
             for line in (body.get("csv_bonuses") or "").strip().splitlines():
                 who, _, amount = line.partition(",")
                 submission = state.submissions.get(who) or next(
-                    (s for s in state.submissions.values() if s["participant_id"] == who and s["study_id"] == study_id), None)
+                    (s for s in state.submissions.values() if s["participant_id"] == who
+                     and s["study_id"] == study_id), None)
                 if submission is None or submission["study_id"] != study_id:
                     raise ProlificFault(400, f"{who} did not take part in study {study_id}")
                 value = Decimal(amount)

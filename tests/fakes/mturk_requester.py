@@ -16,9 +16,10 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 from xml.etree import ElementTree
 
 from flask import Flask, Response, request
@@ -293,7 +294,8 @@ class FakeMTurkRequester:
 
     def op_DeleteHIT(self, body):
         hit = self._hit(body["HITId"])
-        open_work = [a for a in self.assignments.values() if a.hit_id == hit.hit_id and a.status in ("Accepted", "Submitted")]
+        open_work = [a for a in self.assignments.values() if a.hit_id == hit.hit_id
+                     and a.status in ("Accepted", "Submitted")]
         if hit.expiration > time.time() or open_work:
             raise FakeError("This HIT is currently in the state 'Assignable'/'Reviewable' with unreviewed "
                             "assignments. This operation can be called with a status of: Reviewing, Reviewable")

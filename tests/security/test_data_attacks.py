@@ -58,7 +58,8 @@ def test_hostile_names_in_exports_plots_and_the_dashboard(database_url, tmp_path
     with env.sessions() as session:
         campaign = factories.build(session, env.storage, passes=2, hostile=False)
         for i, worker in enumerate(["careful", "steady", "careless", "calm"]):
-            factories.rate_hit(session, campaign, i, worker, factories.careless if worker == "careless" else factories.good,
+            factories.rate_hit(session, campaign, i, worker,
+                               factories.careless if worker == "careless" else factories.good,
                                seed=i, start=factories.START + timedelta(hours=i))
         for old, new in HOSTILE_SYSTEMS.items():
             session.execute(update(System).where(System.name == old).values(name=new))

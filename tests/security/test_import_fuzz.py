@@ -33,7 +33,8 @@ texts = st.text(alphabet=st.characters(exclude_categories=()), max_size=20)
 short_texts = st.text(max_size=12)
 scalars = (st.none() | st.booleans() | st.integers(min_value=-10**40, max_value=10**40)
            | st.floats(allow_nan=True, allow_infinity=True) | texts)
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(short_texts, inner, max_size=3),
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
+                                             | st.dictionaries(short_texts, inner, max_size=3),
                       max_leaves=6)
 plausible = {
     "id": st.sampled_from(["a1", "a2", "a3", "a4"]) | texts | st.integers(),
@@ -133,7 +134,8 @@ def test_any_file_is_imported_or_refused_cleanly(database, data, target):
             if target == "test set":
                 import_test_set(session, path)
             else:
-                import_system_answers(session, session.scalar(select(models.TestSet).where(models.TestSet.name == "base")), path)
+                import_system_answers(session,
+                                      session.scalar(select(models.TestSet).where(models.TestSet.name == "base")), path)
         event("imported")
     except InputError as error:
         event("refused: line named" if error.line is not None else "refused: file-level")

@@ -5,9 +5,8 @@ Ratings stored before this migration keep NULL in both (not recorded).
 Revision ID: 0006
 Revises: 0005
 """
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0006'
 down_revision = '0005'

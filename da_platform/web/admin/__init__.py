@@ -6,7 +6,8 @@ Security (set up on the app by :func:`init_admin`, which ``create_app`` calls be
 - the session cookie is HttpOnly, SameSite=Lax, and Secure when ``DA_PUBLIC_URL`` is https;
 - every form carries a CSRF token (Flask-WTF ``CSRFProtect``); a POST without one gets 400;
 - login attempts are rate limited per IP address and user name (:class:`LoginThrottle`, default 5
-  per minute) and per IP address across user names (default 20 per minute). The default storage is in memory: per process, so with N gunicorn workers the
+  per minute) and per IP address across user names (default 20 per minute). The default storage is in memory: per
+  process, so with N gunicorn workers the
   effective limit is N times higher and restarts reset it; set ``$DA_ADMIN_RATELIMIT_STORAGE_URI``
   (for example ``redis://…``) for a shared limit (see docs/dashboard.md).
 """
@@ -45,5 +46,6 @@ def init_admin(app: Flask) -> None:
 
     csrf.exempt(worker_bp)
     app.extensions["da_admin_login_throttle"] = LoginThrottle(
-        app.config["ADMIN_LOGIN_LIMIT"], app.config["ADMIN_RATELIMIT_STORAGE_URI"], app.config["ADMIN_LOGIN_ADDRESS_LIMIT"]
+        app.config["ADMIN_LOGIN_LIMIT"], app.config["ADMIN_RATELIMIT_STORAGE_URI"],
+        app.config["ADMIN_LOGIN_ADDRESS_LIMIT"]
     )

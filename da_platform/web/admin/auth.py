@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import wraps
-from typing import Callable
 from urllib.parse import urlsplit
 
 from flask import current_app, g, redirect, render_template, request, session, url_for

@@ -55,7 +55,7 @@ def worker_or_404(campaign: Campaign, worker_id: int) -> Worker:
     took_part = worker is not None and session.scalar(
         select(Assignment.id).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id).limit(1)) is not None
-    if not took_part:
+    if worker is None or not took_part:
         abort(404)
     return worker
 

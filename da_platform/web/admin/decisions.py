@@ -28,6 +28,7 @@ from da_platform.operations.money import amount_string, parse_amount
 from da_platform.operations.review import PlannedDecision, ReviewPolicy, Verdict, judge, store
 from da_platform.operations.tokens import request_token
 from da_platform.ratings import worker_label
+from da_platform.rows import get_row
 from da_platform.states import DecisionAction
 
 
@@ -163,8 +164,9 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             raise DecisionError("a bonus needs a positive amount such as '0.50'")
         if not finished:
             raise DecisionError("the worker has no finished assignment to pay a bonus on")
-        bonus = planned(latest, DecisionAction.bonus, True, money, latest.public_id, nonce)
-        return Plan(action, worker, (bonus,), False, (f"paid on assignment {latest.public_id}",))
+        paid_on = finished[-1]
+        bonus = planned(paid_on, DecisionAction.bonus, True, money, paid_on.public_id, nonce)
+        return Plan(action, worker, (bonus,), False, (f"paid on assignment {paid_on.public_id}",))
     blocked = session.scalar(select(ReviewDecision.id).where(
         ReviewDecision.campaign_id == campaign.id, ReviewDecision.worker_id == worker.id,
         ReviewDecision.action == DecisionAction.block, ReviewDecision.status != FAILED).limit(1))
@@ -209,10 +211,10 @@ def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> 
 def _carry_out(session: Session, decision: ReviewDecision) -> None:
     """An own-pool decision: nothing to send; its effect is applied here and it is marked done."""
     if decision.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
-        assignment = session.get(Assignment, decision.assignment_id)
+        assignment = get_row(session, Assignment, decision.assignment_id)
         approved = decision.action == DecisionAction.approve
         assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
     if decision.action == DecisionAction.block:
-        session.get(Worker, decision.worker_id).blocked = True
+        get_row(session, Worker, decision.worker_id).blocked = True
     decision.status, decision.updated_at = DONE, utcnow()
     decision.outcome = "own pool: no provider to call; recorded (pay outside the platform)"

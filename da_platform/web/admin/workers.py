@@ -11,7 +11,18 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
-from da_platform.models import Assignment, Campaign, Hit, Question, Rating, ReviewDecision, Slot, SlotType, System, Worker
+from da_platform.models import (
+    Assignment,
+    Campaign,
+    Hit,
+    Question,
+    Rating,
+    ReviewDecision,
+    Slot,
+    SlotType,
+    System,
+    Worker,
+)
 from da_platform.ratings import worker_label
 from da_platform.states import QCStatus
 from da_platform.web.admin import bp
