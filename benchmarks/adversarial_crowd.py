@@ -36,9 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from analysis.quality import quality_control
-from analysis.verdict import MEANING_MARGIN
 from analysis.ranking import rank_systems
 from analysis.table import BAD_REF, MEANING
+from analysis.verdict import MEANING_MARGIN
 from da_platform.adversaries import KINDS
 from da_platform.demo import DemoOptions, DemoSteps, order_fact, run_demo
 

@@ -222,7 +222,8 @@ def test_a_table_without_evidence_gets_no_signals_and_unchanged_results():
     verdicts = worker_verdicts(bare, quality_control(bare))["c"]
     assert verdicts["oracle"].status == VerdictStatus.kept  # only behaviour catches it, and there is none here
     # The MEANING check needs no behaviour record: the overlap bot fails it on the scores alone.
-    assert verdicts["overlap-bot"].status == VerdictStatus.excluded and verdicts["overlap-bot"].meaning.status == "failed"
+    bot = verdicts["overlap-bot"]
+    assert bot.status == VerdictStatus.excluded and bot.meaning.status == "failed"
 
 
 # Units ------------------------------------------------------------------------------------------------
