@@ -42,6 +42,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -175,7 +176,6 @@ def setup_potato(interpreter: Path, workers: int, folder: Path):
     (folder / "config.yaml").write_text(f"""annotation_task_name: peers benchmark
 task_dir: {folder}
 output_annotation_dir: {output}/
-output_annotation_format: json
 data_files:
 - {data}
 item_properties:
@@ -399,6 +399,7 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2, help="client processes")
     parser.add_argument("--tools", nargs="+", default=TOOLS, choices=TOOLS)
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that the servers and PostgreSQL are stopped
     print(f"command: python benchmarks/peers.py {' '.join(sys.argv[1:])}".rstrip(), flush=True)
 
     interpreters, unavailable = {}, {}
