@@ -105,14 +105,13 @@ class PeerUnavailable(RuntimeError):
 
 
 def python_at_least(minor: int) -> str | None:
-    """A Python 3.``minor``+ interpreter on this machine (PATH, then pyenv's versions), or None."""
-    for name in (f"python3.{m}" for m in range(14, minor - 1, -1)):
-        if found := shutil.which(name):
-            return found
-    candidates = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python")),
-                        key=lambda p: [int(x) for x in Path(p).parents[1].name.split(".")[:2]], reverse=True)
-    for candidate in candidates:
-        if int(Path(candidate).parents[1].name.split(".")[1]) >= minor:
+    """A working Python 3.``minor``+ interpreter on this machine (PATH, then pyenv's versions), or None."""
+    candidates = [found for m in range(14, minor - 1, -1) if (found := shutil.which(f"python3.{m}"))]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python")), reverse=True)
+    for candidate in candidates:  # a pyenv shim on PATH may name a version that is not installed
+        probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[1])"],
+                               check=False, capture_output=True, text=True)
+        if probe.returncode == 0 and int(probe.stdout) >= minor:
             return candidate
     return None
 
