@@ -122,25 +122,32 @@ def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int
 
 
 def launch_gunicorn(app: str, port: int, workers: int, threads: int, env: dict, cwd: Path,
-                    extra: list[str] | None = None) -> subprocess.Popen:
-    """gunicorn (gthread) serving ``app`` on 127.0.0.1:``port``, once its ``/healthz`` answers."""
+                    extra: list[str] | None = None, python: str = sys.executable,
+                    health: str = "/healthz", startup: float = 30) -> subprocess.Popen:
+    """gunicorn (gthread, run by ``python``) serving ``app`` on 127.0.0.1:``port``, once ``health`` answers."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--threads", str(threads),
+        [python, "-m", "gunicorn", "--workers", str(workers), "--threads", str(threads),
          "--worker-class", "gthread", "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
          "--log-level", "warning", *(extra or []), app],
         env=env, cwd=cwd, start_new_session=True,
     )
-    deadline = time.time() + 30
+    return wait_until_up(process, port, health, startup)
+
+
+def wait_until_up(process: subprocess.Popen, port: int, health: str = "/healthz",
+                  seconds: float = 30) -> subprocess.Popen:
+    """``process`` once GET ``health`` on 127.0.0.1:``port`` answers 200; stopped and an error after ``seconds``."""
+    deadline = time.time() + seconds
     while time.time() < deadline:
         try:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-            connection.request("GET", "/healthz")
+            connection.request("GET", health)
             if connection.getresponse().status == 200:
                 return process
         except OSError:
             time.sleep(0.2)
     stop(process)
-    raise RuntimeError("gunicorn did not start")
+    raise RuntimeError(f"the server on port {port} did not start")
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -161,8 +168,9 @@ class Client:
         self.port, self.samples = port, samples
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
-    def request(self, kind: str, method: str, path: str, body: str | None = None) -> tuple[int, str, str]:
-        headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
+    def request(self, kind: str, method: str, path: str, body: str | None = None,
+                headers: dict[str, str] | None = None) -> tuple[int, str, str]:
+        headers = {**({"Content-Type": "application/x-www-form-urlencoded"} if body else {}), **(headers or {})}
         for attempt in (0, 1):
             try:
                 started = time.perf_counter()
