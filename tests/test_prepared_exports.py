@@ -28,6 +28,7 @@ from da_platform.prepared_exports import (
 )
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
+from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
 from tests.web_factories import make_web_env
 
 PASSWORD = "correct horse battery staple"
@@ -162,3 +163,40 @@ def test_the_job_records_its_steps_and_a_superseded_start(env) -> None:
     prepare(env.database_url, str(base), env.campaign_id, wanted, stamp)
     job = prepared.job(env.campaign_id, wanted, stamp)
     assert job.state is JobState.READY and job.step_index == job.steps == 7 and job.ratings == 100
+
+
+@pytest.mark.browser
+def test_in_chromium_the_status_page_reloads_itself_and_offers_the_download(tmp_path, browser) -> None:  # noqa: F811
+    """No script: the meta refresh (allowed by the strict CSP) brings the download link when ready."""
+    from da_platform.db import upgrade
+    from da_platform.exports import bundle
+    from tests.fakes.server import serve_wsgi
+
+    database_url = f"sqlite:///{tmp_path / 'prepared.sqlite'}"
+    upgrade(database_url)
+    env = make_web_env(database_url, tmp_path, EXPORT_BACKGROUND_FROM=0, EXPORT_FOLDER=str(tmp_path / "exports"))
+    with env.sessions() as session:
+        create_user(session, "ana", PASSWORD)
+        campaign = factories.build(session, env.storage, passes=2)
+        factories.rate_hit(session, campaign, 0, "first", seed=1)
+        campaign_id = campaign.id
+    with env.sessions() as session:  # a fresh session, as the CLI's (the building one lists systems in build order)
+        expected = bundle(session, session.get(Campaign, campaign_id), partial=True).content
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text)
+            if "Content Security Policy" in message.text or "Refused to" in message.text else None)
+    with serve_wsgi(env.app) as url:
+        page.goto(f"{url}/admin/campaigns/{campaign_id}")
+        page.fill("#username", "ana")
+        page.fill("#password", PASSWORD)
+        page.click("#login")
+        page.click("#export-bundle")
+        assert page.url == f"{url}/admin/campaigns/{campaign_id}/prepared/bundle?partial=1"
+        page.wait_for_selector("#export-download", timeout=300_000)  # after one or more reloads
+        with page.expect_download() as download:
+            page.click("#export-download")
+        assert Path(download.value.path()).read_bytes() == expected
+    context.close()
+    assert problems == []
