@@ -23,6 +23,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -33,6 +34,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from da_platform.analysis_cache import Stamp, read_stamp
 from da_platform.models import Campaign, utcnow
 from da_platform.progress import campaign_progress
+
+SILENT_AFTER = 30 * 60
+"""A preparation whose state file has not changed for this many seconds is taken as dead (each step
+of a 1,000,000-rating bundle writes it within a minute)."""
 
 KINDS = ("bundle", "ratings", "wmt")
 """The exports that may be prepared off the request path (the ranking is always small)."""
@@ -123,12 +128,15 @@ class Job:
 
 @dataclass
 class Status:
-    """What the page says about one export: the job for the current stamp (None: not started), and
-    the newest ready file of an older stamp (offered marked out of date)."""
+    """What the page says about one export: the job for the current stamp (None: not started), the
+    newest ready file of an older stamp (offered marked out of date), and a preparation for older
+    inputs still running (one at a time per export and campaign, so ratings arriving all the time
+    do not start a process per page view)."""
 
     current: Job | None
     older: Job | None
     stamp: str
+    running: Job | None = None  # a preparation for older inputs, still running: the next starts after it
 
 
 class PreparedExports:
@@ -148,17 +156,7 @@ class PreparedExports:
 
     def job(self, campaign_id: int, request: ExportRequest, stamp: str) -> Job | None:
         """The state of the preparation for ``stamp`` (None: none started)."""
-        path = self._base(campaign_id, request, stamp).with_suffix(".json")
-        try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            return None
-        except json.JSONDecodeError:  # being created: the claim is written right after
-            return Job(JobState.PREPARING, stamp, utcnow().isoformat())
-        job = Job(**{**data, "state": JobState(data["state"])})
-        if job.state is JobState.PREPARING and job.host == socket.gethostname() and job.pid and not _alive(job.pid):
-            job.state, job.error = JobState.FAILED, "the preparing process ended without finishing"
-        return job
+        return _read_job(self._base(campaign_id, request, stamp).with_suffix(".json"), stamp)
 
     def status(self, session: Session, campaign: Campaign, request: ExportRequest,
                analysis_stamp: Stamp | None = None) -> Status:
@@ -175,6 +173,9 @@ class PreparedExports:
         restart = job is None or job.state is JobState.SUPERSEDED or (
             retry and job.state is JobState.FAILED and not job.error.startswith("ExportError"))
         if restart:
+            status.running = self._running(campaign.id, request, status.stamp)
+            if status.running is not None:
+                return status
             base = self._base(campaign.id, request, status.stamp)
             if job is not None:
                 base.with_suffix(".json").unlink(missing_ok=True)
@@ -232,17 +233,42 @@ class PreparedExports:
             with self._lock:
                 self._threads.pop((campaign_id, request.variant, stamp), None)
 
-    def _newest_ready(self, campaign_id: int, request: ExportRequest, stamp: str) -> Job | None:
-        """The most recently finished ready file of another stamp."""
-        folder = self.folder / f"campaign-{campaign_id}"
-        ready = []
-        for path in folder.glob(f"{request.variant}--*.json"):
+    def _others(self, campaign_id: int, request: ExportRequest, stamp: str, state: JobState) -> list[Job]:
+        """The jobs of the same export under other stamps in ``state``."""
+        jobs = []
+        for path in (self.folder / f"campaign-{campaign_id}").glob(f"{request.variant}--*.json"):
             other = path.stem.split("--", 1)[1]
             if other != stamp:
                 job = self.job(campaign_id, request, other)
-                if job is not None and job.state is JobState.READY:
-                    ready.append(job)
-        return max(ready, key=lambda j: j.finished_at, default=None)
+                if job is not None and job.state is state:
+                    jobs.append(job)
+        return jobs
+
+    def _newest_ready(self, campaign_id: int, request: ExportRequest, stamp: str) -> Job | None:
+        """The most recently finished ready file of another stamp."""
+        return max(self._others(campaign_id, request, stamp, JobState.READY), key=lambda j: j.finished_at, default=None)
+
+    def _running(self, campaign_id: int, request: ExportRequest, stamp: str) -> Job | None:
+        """A preparation of the same export for other inputs that is still running."""
+        return next(iter(self._others(campaign_id, request, stamp, JobState.PREPARING)), None)
+
+
+def _read_job(path: Path, stamp: str) -> Job | None:
+    """The job of a state file; a preparation whose process is gone (or silent) is FAILED."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except json.JSONDecodeError:  # being created: the claim is written right after
+        return Job(JobState.PREPARING, stamp, utcnow().isoformat())
+    job = Job(**{**data, "state": JobState(data["state"])})
+    if job.state is JobState.PREPARING:
+        if job.host == socket.gethostname() and job.pid and not _alive(job.pid):
+            job.state, job.error = JobState.FAILED, "the preparing process ended without finishing"
+        elif time.time() - path.stat().st_mtime > SILENT_AFTER:
+            job.state = JobState.FAILED
+            job.error = f"no news from the preparing process for {SILENT_AFTER // 60} minutes"
+    return job
 
 
 def _alive(pid: int) -> bool:
@@ -347,10 +373,10 @@ def _remove_older(base: Path) -> None:
         if path.with_suffix("") == base.with_suffix("") or path.name.count(".") > 1:
             continue
         try:
-            state = json.loads(path.read_text()).get("state")
-        except (OSError, json.JSONDecodeError):
+            job = _read_job(path, path.stem.split("--", 1)[1])
+        except (OSError, ValueError, TypeError):
             continue
-        if state != JobState.PREPARING.value:
+        if job is not None and job.state is not JobState.PREPARING:
             path.with_suffix(".data").unlink(missing_ok=True)
             path.unlink(missing_ok=True)
 

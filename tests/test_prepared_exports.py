@@ -119,6 +119,32 @@ def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     assert len(list((tmp_path / "exports" / f"campaign-{env.campaign_id}").glob("*.data"))) == 1  # the old one removed
 
 
+def test_one_preparation_at_a_time_and_a_silent_one_is_taken_as_dead(env) -> None:
+    """While a preparation for older inputs runs (here: another server's), none is started for the
+    new inputs; once its state file has been silent for SILENT_AFTER it counts as failed."""
+    import os
+
+    from da_platform.prepared_exports import SILENT_AFTER
+
+    base = f"/admin/campaigns/{env.campaign_id}"
+    prepared, wanted = app_exports(env.app), ExportRequest("wmt", partial=True)
+    folder = prepared.folder / f"campaign-{env.campaign_id}"
+    folder.mkdir(parents=True)
+    running = folder / f"{wanted.variant}--{'1' * 24}.json"
+    running.write_text(_dumps(Job(JobState.PREPARING, "1" * 24, "2026-01-01T00:00:00+00:00", host="another-server")))
+    page = env.client.get(f"{base}/prepared/wmt?partial=1").text
+    assert state(page) == "preparing" and "as they were when it started" in page
+    assert sorted(p.name for p in folder.iterdir()) == [running.name]  # nothing started here
+    silent = running.stat().st_mtime - SILENT_AFTER - 1
+    os.utime(running, (silent, silent))
+    assert prepared.job(env.campaign_id, wanted, "1" * 24).state is JobState.FAILED
+    env.client.get(f"{base}/prepared/wmt?partial=1")
+    wait(env)
+    download = env.client.get(f"{base}/export/wmt?partial=1")
+    assert download.status_code == 200 and download.headers["Content-Disposition"].endswith("dash-partial-wmt.zip")
+    assert not running.exists()  # the dead one's state removed once a newer file is ready
+
+
 def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     url = f"{base}/export/ratings?partial=1&texts=1"

@@ -86,8 +86,8 @@ def prepared_export(campaign_id: int, kind: str):
         return _refused(item, job.error)
     preparing = job is None or job.state in (JobState.PREPARING, JobState.SUPERSEDED)
     args = _args(wanted)
-    return render_template("admin/prepared_export.html", campaign=item, wanted=wanted, job=job,
-                           older=status.older, preparing=preparing, refresh=REFRESH_SECONDS,
+    return render_template("admin/prepared_export.html", campaign=item, wanted=wanted, job=job or status.running,
+                           waiting=job is None and status.running is not None, older=status.older, preparing=preparing, refresh=REFRESH_SECONDS,
                            download=url_for("admin.export", campaign_id=item.id, kind=kind, **args),
                            retry=url_for("admin.prepared_export", campaign_id=item.id, kind=kind, retry="1", **args),
                            older_download=None if status.older is None else url_for(
