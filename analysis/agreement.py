@@ -4,8 +4,9 @@ Units are (group, system, item); each worker's ordinary (``SYSTEM``) rating of a
 (a worker who rated a unit twice in ordinary slots counts with their mean). ``REPEAT`` and checks are
 left out (a repeat is the same rater again), and so are copies of merged identical answers (slot ids
 ``<slot>/<system>``, see ``da_platform.merged_ratings``), which would count one rating several times.
-α is computed by the ``krippendorff`` package (Castro 2017) on raw scores and on each worker's
-z-scores; only units with at least two raters carry information.
+α is computed in closed form (:func:`_alpha`; equal to the ``krippendorff`` package's, Castro 2017,
+which a test checks) on raw scores and on each worker's z-scores; only units with at least two
+raters carry information.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from analysis.table import SYSTEM, RatingsTable
 
-LIBRARY = "krippendorff (Castro, 2017), interval metric"
+LIBRARY = "Krippendorff's α, interval metric, in closed form (equal to the krippendorff package, Castro 2017)"
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,29 @@ class Agreement:
 
 
 def _alpha(matrix: np.ndarray) -> float:
-    import krippendorff
+    """Krippendorff's α (interval) of a raters × units matrix (NaN: not rated), in closed form.
 
+    α = 1 − D_o / D_e over the pairable values (units with 2+ values), with the squared difference as
+    δ²: D_o = Σ_u S_u / (m_u − 1) / n, D_e = S / (n (n − 1)), where S_u = Σ_{i≠j} (v_i − v_j)² over the
+    ordered pairs of unit u (m_u values) = 2 m_u Σ v² − 2 (Σ v)², and S the same over all n values.
+    The same number as ``krippendorff.alpha(..., level_of_measurement="interval")`` (a test checks),
+    without its units × raters × distinct-values array, which cannot be allocated for continuous
+    z-scores at a million ratings.
+    """
     if np.count_nonzero(~np.isnan(matrix)) < 2 or np.nanstd(matrix) == 0:
         return math.nan
-    return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval"))
+    present = ~np.isnan(matrix)
+    m = present.sum(axis=0)
+    pairable = m >= 2
+    values = np.where(present, matrix, 0.0)[:, pairable]
+    m = m[pairable].astype(np.float64)
+    n = m.sum()
+    if n < 2:
+        return math.nan
+    total, squares = values.sum(axis=0), (values ** 2).sum(axis=0)
+    observed = float(((2 * m * squares - 2 * total ** 2) / (m - 1)).sum() / n)
+    expected = float((2 * n * squares.sum() - 2 * total.sum() ** 2) / (n * (n - 1)))
+    return math.nan if expected == 0 else 1.0 - observed / expected
 
 
 def agreement(table: RatingsTable, workers: frozenset[str] | None = None) -> Agreement:

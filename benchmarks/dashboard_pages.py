@@ -8,8 +8,10 @@ Builds a campaign with the real builder (7 systems x ``questions`` items, ``pass
 = 10,500 items = 150 HITs of 100), rates every HIT (one worker each, 15 % careless) on a SQLite file
 (``--bulk``: the same ratings written with Core executemany instead of the ORM factory, for size),
 logs in with the Flask test client and times, best of 3: the campaign page (progress + the cached
-analysis), the p-value heatmap PNG, the workers page, one worker page with its two plots, and the
-reproducibility bundle. Then one more HIT is rated and the first page load after it is timed (the
+analysis), the p-value heatmap PNG, the workers page, one worker page with its two plots; then the
+bundle, ratings and WMT exports: the export link (from ``EXPORT_BACKGROUND_FROM`` ratings on it starts
+a preparation off the request path and answers 303), the status page, the preparation itself, the
+download of the prepared file, and each export built synchronously as the CLI does. Then one more HIT is rated and the first page load after it is timed (the
 analysis is out of date: small campaigns recompute it in the request, large ones in the background),
 with how long the background recomputation took. Target: each page under 2 s.
 """
@@ -26,7 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from da_platform.db import upgrade  # noqa: E402
+from da_platform.exports import bundle, ratings, wmt  # noqa: E402
 from da_platform.models import Campaign  # noqa: E402
+from da_platform.prepared_exports import app_exports as prepared_exports  # noqa: E402
 from da_platform.web import create_app  # noqa: E402
 from da_platform.web.admin.accounts import create_user  # noqa: E402
 from da_platform.web.admin.context import analysis_cache  # noqa: E402
@@ -36,6 +40,7 @@ from tests import dashboard_factories as factories  # noqa: E402
 from tests.factories import make_test_set  # noqa: E402
 
 SYSTEMS = {f"system-{i}": 85 - 7 * i for i in range(7)}
+EXPORTS = (("bundle", "partial=1"), ("ratings", "partial=1"), ("wmt", "partial=1"))
 
 
 def best_of(client, url: str, repeat: int = 3) -> tuple[float, int]:
@@ -171,7 +176,8 @@ def main() -> None:
         url = f"sqlite:///{Path(folder) / 'bench.sqlite'}"
         upgrade(url)
         app = create_app({"TESTING": True, "SECRET_KEY": "bench", "DATABASE_URL": url,
-                          "IMAGE_FOLDER": str(Path(folder) / "images"), "PUBLIC_URL": "http://127.0.0.1"})
+                          "IMAGE_FOLDER": str(Path(folder) / "images"), "PUBLIC_URL": "http://127.0.0.1",
+                          "EXPORT_FOLDER": str(Path(scratch) / "exports")})
         sessions = app.config["SESSIONS"]
         if args.keep and _reuse(sessions):
             print("reusing the campaign kept in", folder, "(its last HIT's ratings removed)", flush=True)
@@ -198,7 +204,7 @@ def main() -> None:
                      + f", {state.stamp.ratings:,} ratings)", state.seconds, 0))
         for name, path in (("campaign page", base), ("p-value heatmap", f"{base}/pvalues.png"),
                            ("workers page", f"{base}/workers"), ("worker page", f"{base}/workers/1"),
-                           ("worker scatter + timeline", None), ("bundle export", f"{base}/export/bundle?partial=1")):
+                           ("worker scatter + timeline", None)):
             if path is None:
                 a, _ = best_of(client, f"{base}/workers/1/scatter.png")
                 b, size = best_of(client, f"{base}/workers/1/timeline.png")
@@ -207,6 +213,26 @@ def main() -> None:
             seconds, size = best_of(client, path)
             rows.append((name, seconds, size))
             print(f"{name}: {seconds:.2f} s", flush=True)
+        exports_ = prepared_exports(app)
+        for kind, query in EXPORTS:  # large exports: prepared off the request path, then downloaded
+            url = f"{base}/export/{kind}?{query}"
+            seconds, link = timed(client, url)
+            rows.append((f"{kind} export link (status {link.status_code}" + (": preparation started)" if link.status_code == 303 else ": in the request)"), seconds,
+                         len(link.data)))
+            seconds, page = timed(client, f"{base}/prepared/{kind}?{query}")
+            rows.append((f"{kind} status page (status {page.status_code})", seconds, len(page.data)))
+            started = time.perf_counter()
+            exports_.wait(campaign_id)
+            rows.append((f"({kind} prepared in the background, analysis included)", time.perf_counter() - started, 0))
+            seconds, size = best_of(client, url)
+            rows.append((f"{kind} download, prepared file", seconds, size))
+            print(f"{kind}: {rows[-2][1]:.1f} s to prepare, {seconds:.2f} s to download", flush=True)
+        for kind, build in (("bundle", bundle), ("ratings", ratings), ("wmt", wmt)):
+            with sessions() as session:  # what the CLI does (synchronously), analysis included
+                started = time.perf_counter()
+                made = build(session, session.get(Campaign, campaign_id), partial=True)
+                rows.append((f"({kind} export built synchronously, as by the CLI)", time.perf_counter() - started,
+                             len(made.content)))
         with sessions() as session:  # 100 new ratings: the cached analysis is out of date
             campaign = session.get(Campaign, campaign_id)
             if args.bulk:
@@ -223,6 +249,13 @@ def main() -> None:
         rows.append(("(its recomputation" + ("" if current else ", in the background") + ")", state.seconds, 0))
         seconds, size = best_of(client, base)
         rows.append(("campaign page, recomputed analysis", seconds, size))
+        seconds, link = timed(client, f"{base}/export/bundle?partial=1")
+        rows.append((f"bundle export link after new ratings (status {link.status_code}: stale, prepared again)",
+                     seconds, len(link.data)))
+        seconds, page = timed(client, f"{base}/prepared/bundle?partial=1")
+        rows.append(("bundle status page, out-of-date file offered" if b'id="export-older"' in page.data
+                     else "bundle status page", seconds, len(page.data)))
+        exports_.wait(campaign_id)
         print("| request | best of 3 | bytes |\n|---|---|---|")
         for name, seconds, size in rows:
             print(f"| {name} | {seconds:.2f} s | {size:,} |")

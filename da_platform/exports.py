@@ -231,12 +231,22 @@ def _versions() -> dict[str, str]:
             "scipy": scipy.__version__, "matplotlib": matplotlib.__version__}
 
 
-def bundle(session: Session, campaign: Campaign, *, partial: bool = False) -> ExportFile:
-    """The reproducibility bundle (see the module docstring) as a zip with a ``manifest.json``."""
+BUNDLE_STEPS = ("analysis", "HIT composition", "ratings", "test set and answers", "ratings with texts", "results",
+                "zip")
+"""The steps :func:`bundle` reports to its ``progress`` callback, in order (before starting each)."""
+
+
+def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
+           progress: Callable[[str], None] | None = None) -> ExportFile:
+    """The reproducibility bundle (see the module docstring) as a zip with a ``manifest.json``;
+    ``progress(step)`` is called before each of :data:`BUNDLE_STEPS`."""
     from analysis.output import write_report
     from analysis.readers import write_long_csv
 
+    step = progress or (lambda _name: None)
+    step(BUNDLE_STEPS[0])
     ctx = _context(session, campaign, partial=partial, need_ranking=False)
+    step(BUNDLE_STEPS[1])
     analysis = ctx.analysis
     settings = {k: ("(redacted)" if k in REDACTED_SETTINGS else v) for k, v in (campaign.settings or {}).items()}
     excluded_rows = [(e.worker, e.excluded_by, e.reason) for e in analysis.exclusions]  # the analysis' own list
@@ -255,12 +265,16 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False) -> Ex
                                        "review_policy": (campaign.settings or {}).get("review")}),
         "excluded-workers.csv": _csv(("worker", "excluded_by", "reason"), excluded_rows),
         "decisions.csv": decisions_csv(session, campaign),
-        "ratings.csv": _written(lambda p: write_long_csv(analysis.table, p), "ratings.csv"),
     }
+    step(BUNDLE_STEPS[2])
+    files["ratings.csv"] = _written(lambda p: write_long_csv(analysis.table, p), "ratings.csv")
     from da_platform.export_texts import test_set_files, with_texts
 
+    step(BUNDLE_STEPS[3])
     files.update(test_set_files(session, campaign))  # self-contained: what was rated, and by whom
+    step(BUNDLE_STEPS[4])
     files["ratings-with-texts.csv"] = with_texts(session, campaign, files["ratings.csv"])
+    step(BUNDLE_STEPS[5])
     if analysis.result is not None:
         results = _folder_files(lambda folder: write_report(analysis.result, folder, plots=False))
         files.update({f"results/{name}": content for name, content in results.items()})
@@ -278,6 +292,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False) -> Ex
         "files": {name: hashlib.sha256(content).hexdigest() for name, content in sorted(files.items())},
     }
     files["manifest.json"] = _json(manifest)
+    step(BUNDLE_STEPS[6])
     return ExportFile(f"{ctx.stem}-bundle.zip", _zip(files), "application/zip")
 
 

@@ -42,3 +42,20 @@ def test_no_item_rated_twice_is_not_enough_data():
     result = agreement(_table([("a", "u1", 10), ("b", "u2", 20)]))
     assert not result.enough and math.isnan(result.alpha_raw)
     assert result.describe().startswith("not enough data yet")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_closed_form_equals_the_krippendorff_package(seed):
+    """``_alpha`` against the ``krippendorff`` package on random raters × units matrices with gaps,
+    integer scores and continuous (z-like) values."""
+    import krippendorff
+    import numpy as np
+
+    from analysis.agreement import _alpha
+
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0, 100, size=30)
+    for values in (np.round(truth + rng.normal(0, 15, size=(8, 30))), rng.normal(size=(8, 30)) + truth / 50):
+        matrix = np.where(rng.random((8, 30)) < 0.6, np.nan, values)
+        expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
+        assert _alpha(matrix) == pytest.approx(expected, abs=1e-10)

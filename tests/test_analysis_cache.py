@@ -156,7 +156,8 @@ def test_the_progress_counts_are_recounted_after_a_rating(env) -> None:
 
 
 def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:
-    env = make_web_env(database_url, tmp_path, ANALYSIS_BACKGROUND_FROM=1)
+    env = make_web_env(database_url, tmp_path, ANALYSIS_BACKGROUND_FROM=1,
+                       EXPORT_BACKGROUND_FROM=10**9)  # exports in the request (prepared ones: test_prepared_exports.py)
     with env.sessions() as session:
         create_user(session, "ana", PASSWORD)
         campaign = factories.build(session, env.storage, passes=2, hostile=False)

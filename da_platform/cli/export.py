@@ -33,7 +33,10 @@ def _export(context: CliContext, kind: str, campaign_name: str, out: Path, **opt
     with context.sessions() as session:
         campaign = _campaign(session, campaign_name)
         try:
-            made = getattr(exports, kind)(session, campaign, **options)
+            if kind == "bundle":  # long for large campaigns: a progress bar over its steps
+                made = _bundle_with_progress(session, campaign, **options)
+            else:
+                made = getattr(exports, kind)(session, campaign, **options)
         except exports.ExportError as error:
             raise click.ClickException(str(error)) from None
     if kind == "wmt" and out.suffix != ".zip":
@@ -49,6 +52,23 @@ def _export(context: CliContext, kind: str, campaign_name: str, out: Path, **opt
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(made.content)
     click.echo(f"wrote {out} ({len(made.content)} bytes)")
+
+
+def _bundle_with_progress(session, campaign, **options):
+    """``exports.bundle`` with a progress bar on stderr, one step per :data:`exports.BUNDLE_STEPS`."""
+    import sys
+
+    from da_platform import exports
+
+    with click.progressbar(length=len(exports.BUNDLE_STEPS), label="bundle", file=sys.stderr,
+                           item_show_func=lambda step: step or "") as bar:
+        def progress(step: str) -> None:
+            index = exports.BUNDLE_STEPS.index(step)
+            bar.update(index - bar.pos, step)
+
+        made = exports.bundle(session, campaign, progress=progress, **options)
+        bar.update(bar.length - bar.pos, "done")
+    return made
 
 
 _partial = click.option("--partial", is_flag=True, help=PARTIAL_HELP)

@@ -28,6 +28,8 @@ def web_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "DATABASE_URL": settings.database_url,
         "PUBLIC_URL": settings.public_url,
         "IMAGE_FOLDER": str(settings.image_folder),
+        # Large exports are prepared here off the request path (da_platform/prepared_exports.py).
+        "EXPORT_FOLDER": str(settings.instance_path / "exports"),
         # folder | database | s3 (da_platform/image_store.py), and the object store's bucket.
         "IMAGE_STORE": settings.image_store,
         "S3_BUCKET": settings.s3_bucket,

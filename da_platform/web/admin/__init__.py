@@ -19,7 +19,7 @@ from flask import Blueprint, Flask
 
 bp = Blueprint("admin", __name__)
 
-from da_platform.web.admin import auth, campaigns, early, lifecycle, planning, results, templating, workers  # noqa: E402,F401  (routes, filters)
+from da_platform.web.admin import auth, campaigns, early, lifecycle, planning, prepared, results, templating, workers  # noqa: E402,F401  (routes, filters)
 
 
 def init_admin(app: Flask) -> None:

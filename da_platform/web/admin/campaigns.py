@@ -11,7 +11,7 @@ from sqlalchemy import select
 from da_platform import exports
 from da_platform.models import Campaign
 from da_platform.progress import campaign_progress
-from da_platform.web.admin import bp
+from da_platform.web.admin import bp, prepared
 from da_platform.web.admin.auth import login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, rating_counts
 from da_platform.web.database import get_session
@@ -81,6 +81,9 @@ def export(campaign_id: int, kind: str):
     item = campaign_or_404(campaign_id)
     partial = request.args.get("partial") == "1"
     session = get_session()
+    large = prepared.in_background(session, item, kind)
+    if large is not None:  # prepared off the request path
+        return prepared.download_or_status(item, kind, large)
     try:
         if kind == "ranking":
             made = exports.ranking(session, item, request.args.get("format", "csv"), partial=partial)

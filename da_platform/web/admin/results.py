@@ -1,6 +1,8 @@
 """Dashboard: rankings per subset of the questions and the inter-rater agreement of a campaign."""
 from __future__ import annotations
 
+import weakref
+
 from flask import render_template, request
 
 from analysis.agreement import LIBRARY, Agreement, agreement
@@ -10,13 +12,18 @@ from da_platform.web.admin.auth import login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404
 from da_platform.web.database import get_session
 
+_AGREEMENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per (cached) analysis: computed once
+
 
 @bp.app_template_global()
 def campaign_agreement(analysis) -> Agreement | None:
-    """Krippendorff's α among the workers who pass quality control (None without a ranking)."""
+    """Krippendorff's α among the workers who pass quality control (None without a ranking); kept
+    with the analysis, which the analysis cache reuses until a rating or decision arrives."""
     if analysis.group is None:
         return None
-    return agreement(analysis.table, analysis.group.qc.passed_workers - frozenset(analysis.excluded))
+    if analysis not in _AGREEMENTS:
+        _AGREEMENTS[analysis] = agreement(analysis.table, analysis.group.qc.passed_workers - frozenset(analysis.excluded))
+    return _AGREEMENTS[analysis]
 
 
 @bp.get("/campaigns/<int:campaign_id>/subsets")
