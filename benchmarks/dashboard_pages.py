@@ -11,7 +11,8 @@ logs in with the Flask test client and times, best of 3: the campaign page (prog
 analysis), the p-value heatmap PNG, the workers page, one worker page with its two plots; then the
 bundle, ratings and WMT exports: the export link (from ``EXPORT_BACKGROUND_FROM`` ratings on it starts
 a preparation off the request path and answers 303), the status page, the preparation itself, the
-download of the prepared file, and each export built synchronously as the CLI does. Then one more HIT is rated and the first page load after it is timed (the
+download of the prepared file, and each export built synchronously as the CLI does. Then one more HIT is
+rated and the first page load after it is timed (the
 analysis is out of date: small campaigns recompute it in the request, large ones in the background),
 with how long the background recomputation took. Target: each page under 2 s.
 """
@@ -217,7 +218,8 @@ def main() -> None:
         for kind, query in EXPORTS:  # large exports: prepared off the request path, then downloaded
             url = f"{base}/export/{kind}?{query}"
             seconds, link = timed(client, url)
-            rows.append((f"{kind} export link (status {link.status_code}" + (": preparation started)" if link.status_code == 303 else ": in the request)"), seconds,
+            how = ": preparation started)" if link.status_code == 303 else ": in the request)"
+            rows.append((f"{kind} export link (status {link.status_code}" + how, seconds,
                          len(link.data)))
             seconds, page = timed(client, f"{base}/prepared/{kind}?{query}")
             rows.append((f"{kind} status page (status {page.status_code})", seconds, len(page.data)))

@@ -151,7 +151,8 @@ def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
     assert env.client.get(url).status_code == 303
     wait(env)
     before = env.client.get(url)
-    assert before.status_code == 200 and before.data == cli_export(env, tmp_path, "ratings", "--partial", "--with-texts")
+    expected = cli_export(env, tmp_path, "ratings", "--partial", "--with-texts")
+    assert before.status_code == 200 and before.data == expected
     with env.sessions() as session:
         worker = session.scalar(select(Worker.id).where(Worker.external_id == "first"))
         session.add(ReviewDecision(campaign_id=env.campaign_id, worker_id=worker, action="exclude_data",

@@ -87,7 +87,8 @@ def prepared_export(campaign_id: int, kind: str):
     preparing = job is None or job.state in (JobState.PREPARING, JobState.SUPERSEDED)
     args = _args(wanted)
     return render_template("admin/prepared_export.html", campaign=item, wanted=wanted, job=job or status.running,
-                           waiting=job is None and status.running is not None, older=status.older, preparing=preparing, refresh=REFRESH_SECONDS,
+                           waiting=job is None and status.running is not None, older=status.older,
+                           preparing=preparing, refresh=REFRESH_SECONDS,
                            download=url_for("admin.export", campaign_id=item.id, kind=kind, **args),
                            retry=url_for("admin.prepared_export", campaign_id=item.id, kind=kind, retry="1", **args),
                            older_download=None if status.older is None else url_for(
@@ -110,4 +111,5 @@ def prepared_older(campaign_id: int, kind: str, stamp: str):
                                message="That prepared file has been replaced by a newer one.", campaign=item), 404
     name = job.name.rsplit(".", 1)
     return send_file(prepared_exports().data_path(item.id, wanted, stamp), mimetype=job.media_type,
-                     as_attachment=True, download_name=f"{name[0]}-out-of-date.{name[1]}" if len(name) == 2 else job.name)
+                     as_attachment=True,
+                     download_name=f"{name[0]}-out-of-date.{name[1]}" if len(name) == 2 else job.name)

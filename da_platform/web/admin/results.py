@@ -17,12 +17,15 @@ _AGREEMENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per (cac
 
 @bp.app_template_global()
 def campaign_agreement(analysis) -> Agreement | None:
-    """Krippendorff's α among the workers who pass quality control (None without a ranking); kept
+    """Krippendorff's α among the workers whose ratings are scored (None without a ranking); kept
     with the analysis, which the analysis cache reuses until a rating or decision arrives."""
     if analysis.group is None:
         return None
     if analysis not in _AGREEMENTS:
-        _AGREEMENTS[analysis] = agreement(analysis.table, analysis.group.qc.passed_workers - frozenset(analysis.excluded))
+        group = analysis.group  # the workers whose ratings are scored: the combined verdict's "kept"
+        kept = (frozenset(w for w, v in group.verdicts.items() if v.kept) if group.verdicts
+                else group.qc.passed_workers) - frozenset(analysis.excluded)
+        _AGREEMENTS[analysis] = agreement(analysis.table, kept)
     return _AGREEMENTS[analysis]
 
 
