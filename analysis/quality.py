@@ -213,11 +213,13 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
 
 
 def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05,
-                    scope: str = "group", check: int = BAD_REF, margin: int = 0) -> dict[str, QCReport]:
+                    scope: str = "group", check: int = BAD_REF,
+                    margin: int | Mapping[str, int] = 0) -> dict[str, QCReport]:
     """Quality control of every worker of every group of the table (``scope``: see the module docstring),
     on the pairs of ``check`` slots (an ``analysis.table`` slot-type code: BAD_REF by default, or MEANING)
     with their originals. ``margin``: the test asks that the check scores lower than its original by more
-    than this many points (0 for BAD_REF, as published; ``MEANING_MARGIN`` for meaning-change checks)."""
+    than this many points (0 for BAD_REF, as published), one number or one per worker label (missing: 0);
+    ``analysis.verdict`` sets it for meaning-change checks."""
     settings = QCSettings.for_method(method, alpha, scope)
     workers = group_by(table.group.codes, table.worker.codes)
     w_index = workers.index
@@ -267,16 +269,17 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
             n_ratings=int(n_ratings[w]), score_sd=float(sd[w]), n_hits=len(seconds),
             single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
         )
+        extra = _margin_of(margin, diagnostics["worker"])
         verdict = pooled.get(diagnostics["worker"]) or _with_margin(_verdict(
-            method, alpha, original, degraded + margin, float(sd[w]), int(n_ratings[w]),
-            group_code in groups_with_checks, SLOT_TYPES[check]), SLOT_TYPES[check], margin)
+            method, alpha, original, degraded + extra, float(sd[w]), int(n_ratings[w]),
+            group_code in groups_with_checks, SLOT_TYPES[check]), SLOT_TYPES[check], extra)
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
     return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
             for g, ws in reports.items()}
 
 
 def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with_checks: set[int],
-                     check: int = BAD_REF, margin: int = 0) -> dict:
+                     check: int = BAD_REF, margin: int | Mapping[str, int] = 0) -> dict:
     """Scope ``worker``: one verdict per worker from their pairs in every group (and their sd over all)."""
     by_worker = group_by(table.worker.codes)
     scores = table.score.astype(np.float64)
@@ -292,14 +295,19 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
     for w in range(by_worker.n):
         rows = bad[bounds[w]:bounds[w + 1]]
         own_groups = set(table.group.codes[by_worker.rows(w)].tolist())
+        extra = _margin_of(margin, table.worker.labels[table.worker.codes[by_worker.first[w]]])
         verdict = _with_margin(_verdict(method, alpha, table.score[table.original[rows]].astype(np.int64),
-                                        table.score[rows].astype(np.int64) + margin, float(sd[w]), int(n[w]),
+                                        table.score[rows].astype(np.int64) + extra, float(sd[w]), int(n[w]),
                                         bool(own_groups & groups_with_checks), SLOT_TYPES[check]),
-                               SLOT_TYPES[check], margin)
+                               SLOT_TYPES[check], extra)
         if verdict["status"] != NOT_CONTROLLED:
             verdict["reason"] += f" [pairs pooled over all groups: {len(rows)}]"
         verdicts[table.worker.labels[table.worker.codes[by_worker.first[w]]]] = verdict
     return verdicts
+
+
+def _margin_of(margin: int | Mapping[str, int], worker: str) -> int:
+    return margin if isinstance(margin, int) else int(margin.get(worker, 0))
 
 
 def _with_margin(verdict: dict, check: str, margin: int) -> dict:

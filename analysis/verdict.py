@@ -95,18 +95,31 @@ def combine(qc: WorkerQC, meaning: WorkerQC | None, signals: tuple[Signal, ...])
     return WorkerVerdict(qc.group, qc.worker, status, tuple(reasons), qc, meaning, signals)
 
 
-#: A meaning-changed answer says something false: a person marks it down by much more than a point or two,
-#: while a rater scoring by text overlap barely moves (measured: 0.7-1.4 points for overlap bots against 6-7
-#: on BAD_REF; docs/benchmarks.md). The MEANING test therefore asks for a drop of more than this many points,
-#: not just any drop (docs/quality-control.md).
-MEANING_MARGIN = 10
+#: A meaning-changed answer says something false: a person marks it down about as much as a degraded answer,
+#: while a rater scoring by text overlap barely moves (measured: 0.7-1.4 points for overlap bots against 6-7 on
+#: BAD_REF; docs/benchmarks.md). The MEANING test therefore asks for a drop of more than this share of the
+#: worker's own mean BAD_REF drop (rounded to whole points), not just any drop: a share, so that it does not
+#: depend on how much of the slider the worker uses (docs/quality-control.md).
+MEANING_MARGIN_SHARE = 0.25
+
+
+def meaning_margins(reports: Mapping[str, QCReport]) -> dict[str, int]:
+    """Worker label -> the MEANING test's margin: ``MEANING_MARGIN_SHARE`` of their mean BAD_REF drop (0 if
+    none or negative; the largest over the worker's groups)."""
+    margins: dict[str, int] = {}
+    for report in reports.values():
+        for qc in report.workers:
+            drop = qc.mean_original - qc.mean_degraded
+            margin = int(round(MEANING_MARGIN_SHARE * drop)) if math.isfinite(drop) and drop > 0 else 0
+            margins[qc.worker] = max(margins.get(qc.worker, 0), margin)
+    return margins
 
 
 def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = "wilcoxon",
                     alpha: float = 0.05, scope: str = "group") -> dict[str, dict[str, WorkerVerdict]]:
     """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``)."""
     meaning_reports = quality_control(table, method=method, alpha=alpha, scope=scope, check=MEANING,
-                                      margin=MEANING_MARGIN)
+                                      margin=meaning_margins(reports))
     signals = behaviour_signals(table)
     result: dict[str, dict[str, WorkerVerdict]] = {}
     for group, report in reports.items():

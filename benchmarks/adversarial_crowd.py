@@ -38,7 +38,7 @@ import numpy as np
 from analysis.quality import quality_control
 from analysis.ranking import rank_systems
 from analysis.table import BAD_REF, MEANING
-from analysis.verdict import MEANING_MARGIN
+from analysis.verdict import meaning_margins
 from da_platform.adversaries import KINDS
 from da_platform.demo import DemoOptions, DemoSteps, order_fact, run_demo
 
@@ -49,10 +49,10 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 def meaning_verdicts(table, group: str) -> dict[str, bool]:
     """Worker → passed the MEANING test, exactly as the platform's verdict runs it (``analysis.verdict``:
-    the MEANING copy must score more than ``MEANING_MARGIN`` points below its original)."""
+    the MEANING copy must score lower than its original by more than half the worker's BAD_REF drop)."""
     if not (table.slot_type == MEANING).any():
         return {}
-    report = quality_control(table, check=MEANING, margin=MEANING_MARGIN)[group]
+    report = quality_control(table, check=MEANING, margin=meaning_margins(quality_control(table)))[group]
     return {w.worker: w.passed for w in report.workers}
 
 

@@ -234,8 +234,12 @@ def serving(database_url: str, secret: str, images: Path) -> Iterator[str]:
 
 
 def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[str]) -> list[Fact]:
-    """Did QC catch every bad worker and keep the honest ones; is the known order recovered?"""
-    verdicts = {w.worker: w for w in group.qc.workers}
+    """Did QC catch every bad worker and keep the honest ones; is the known order recovered?
+
+    "Kept" is the combined verdict (``analysis.verdict``: checks and behaviour signals; only kept workers
+    are scored), or the BAD_REF test where there is no verdict."""
+    verdicts = {w: _Kept(v.kept) for w, v in group.verdicts.items()} or \
+        {w.worker: _Kept(w.passed) for w in group.qc.workers}
     facts = []
     bad = [w for w, kind in kinds.items() if kind in CLASSIC_BAD_KINDS and w in verdicts]
     caught = [w for w in bad if not verdicts[w].passed]
@@ -259,6 +263,11 @@ def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[st
                               f"{len(of_kind)} {kind} workers" + (f" (missed: {', '.join(missed)})" if missed else "")))
     facts.append(order_fact([s.system for s in group.system_scores], group.ranking.clusters, true_order))
     return facts
+
+
+@dataclass(frozen=True)
+class _Kept:
+    passed: bool  # the worker's ratings are scored
 
 
 def order_fact(ranked: list[str], clusters, true_order: list[str]) -> Fact:
