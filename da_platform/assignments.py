@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import overload
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -17,6 +16,7 @@ from da_platform.models import (
     Worker,
     utcnow,
 )
+from da_platform.progress import aware
 from da_platform.ratings import worker_label
 from da_platform.sources import pool
 
@@ -38,16 +38,6 @@ class InProgress:
     overdue: bool  # an own-pool HIT past the campaign's time limit (the next arrival takes it)
 
 
-@overload
-def _aware(moment: datetime) -> datetime: ...
-@overload
-def _aware(moment: datetime | None) -> datetime | None: ...
-def _aware(moment: datetime | None) -> datetime | None:
-    if moment is not None and moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment
-
-
 def assignments_in_progress(session: Session, campaign: Campaign, now: datetime | None = None) -> list[InProgress]:
     """The campaign's assignments in progress, most recently active first."""
     now = now or utcnow()
@@ -61,7 +51,7 @@ def assignments_in_progress(session: Session, campaign: Campaign, now: datetime 
     ).all()
     found = []
     for a, source, external, label, index, total, last, late in rows:
-        moments = [m for m in (_aware(last), _aware(a.current_shown_at), _aware(a.started_at)) if m is not None]
+        moments = [m for m in (aware(last), aware(a.current_shown_at), aware(a.started_at)) if m is not None]
         found.append(InProgress(a.id, a.public_id, a.worker_id, worker_label(source, external), label, index,
-                                a.next_position, total, _aware(a.started_at), max(moments), bool(late)))
+                                a.next_position, total, aware(a.started_at), max(moments), bool(late)))
     return sorted(found, key=lambda r: r.last_activity, reverse=True)

@@ -67,10 +67,10 @@ class CampaignProgress:
 
 
 @overload
-def _aware(moment: datetime) -> datetime: ...
+def aware(moment: datetime) -> datetime: ...
 @overload
-def _aware(moment: datetime | None) -> datetime | None: ...
-def _aware(moment: datetime | None) -> datetime | None:
+def aware(moment: datetime | None) -> datetime | None: ...
+def aware(moment: datetime | None) -> datetime | None:
     """SQLite returns naive datetimes; every stored time is UTC."""
     if moment is not None and moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
@@ -110,7 +110,7 @@ def campaign_progress(session: Session, campaign: Campaign, now: datetime | None
         select(func.min(Assignment.started_at), func.max(Assignment.completed_at))
         .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == campaign.id)
     ).one()
-    first, last = _aware(first), _aware(last)
+    first, last = aware(first), aware(last)
     counts = rating_counts if rating_counts is not None else ratings_by_system(session, campaign)
     by_system = tuple((s.name, int(counts.get(s.name, 0))) for s in campaign.systems)
     rate = projected = None

@@ -57,13 +57,7 @@ def read_table(path: str | Path) -> Table:
     if kind is None:
         known = ", ".join(sorted(FORMATS))
         raise InputError(f"unknown file type {path.suffix or '(none)'!r}: use one of {known}", file=file)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
-    text = decode_utf8(data, file)
-    if not text.strip():
-        raise InputError("the file is empty", file=file)
+    text = read_text(path)
     if kind == "jsonl":
         return _read_jsonl(text, file)
     return _read_delimited(text, file, kind)
@@ -71,6 +65,11 @@ def read_table(path: str | Path) -> Table:
 
 def read_json_lines(path: str | Path) -> Table:
     """Read a file as JSON lines whatever its ending (DuReader's end in ``.json``), like ``read_table``."""
+    return _read_jsonl(read_text(path), str(path))
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text: UTF-8 (see ``decode_utf8``), not empty; errors name the file, never a traceback."""
     file = str(path)
     try:
         data = Path(path).read_bytes()
@@ -79,7 +78,7 @@ def read_json_lines(path: str | Path) -> Table:
     text = decode_utf8(data, file)
     if not text.strip():
         raise InputError("the file is empty", file=file)
-    return _read_jsonl(text, file)
+    return text
 
 
 def decode_utf8(data: bytes, file: str) -> str:

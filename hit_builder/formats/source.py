@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from hit_builder.readers import Table, decode_utf8
+from hit_builder.readers import Table, read_text
 
 
 @dataclass(frozen=True)
@@ -47,13 +47,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def load_json(path: str | Path) -> Any:
     """A whole JSON file, with errors that name the file and line (never a traceback)."""
     file = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
-    text = decode_utf8(data, file)
-    if not text.strip():
-        raise InputError("the file is empty", file=file)
+    text = read_text(path)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
