@@ -27,6 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from da_platform.states import DecisionAction, DecisionStatus
+
 
 def utcnow() -> datetime:
     """Timezone-aware current time in UTC (all timestamps are server-side UTC)."""
@@ -363,12 +365,13 @@ class ReviewDecision(Base):
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaign.id", ondelete="CASCADE"), index=True)
     assignment_id: Mapped[int | None] = mapped_column(ForeignKey("assignment.id"), index=True)
     worker_id: Mapped[int | None] = mapped_column(ForeignKey("worker.id"), index=True)
-    action: Mapped[str] = mapped_column(String(30))  # approve | reject | bonus | block | exclude
+    action: Mapped[DecisionAction] = mapped_column(_enum(DecisionAction, "decision_action"))
     use_data: Mapped[bool] = mapped_column(Boolean, default=True)
     amount: Mapped[str | None] = mapped_column(String(20))  # exact decimal string, e.g. "1.50"
     reason: Mapped[str] = mapped_column(Text)
     request_token: Mapped[str] = mapped_column(String(64), unique=True)
-    status: Mapped[str] = mapped_column(String(20), default="pending")
+    status: Mapped[DecisionStatus] = mapped_column(_enum(DecisionStatus, "decision_status"),
+                                                   default=DecisionStatus.pending)
     outcome: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)

@@ -63,3 +63,70 @@ def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> 
     engine.dispose()
     assert len(stored) >= 2
     assert stored == counted
+
+
+def _at_revision(database_url: str, revision: str) -> None:
+    """Migrate a fresh database down to ``revision`` (as an older installation would be)."""
+    from alembic import command
+
+    from da_platform.db import alembic_config
+
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    with engine.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        with connection.begin():
+            config = alembic_config(database_url)
+            config.attributes["connection"] = connection
+            command.downgrade(config, revision)
+    engine.dispose()
+
+
+def _insert_decision(database_url: str, action: str, status: str) -> None:
+    engine = make_engine(database_url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("INSERT INTO test_set (id, name, created_at) VALUES (1, 't', CURRENT_TIMESTAMP)")
+        connection.exec_driver_sql(
+            "INSERT INTO campaign (id, name, test_set_id, criterion, statement, show_reference, seed, passes, "
+            "max_hits_per_worker, status, settings, created_at) "
+            "VALUES (1, 'c', 1, 'adequacy', 's', true, 1, 1, 1, 'draft', '{}', CURRENT_TIMESTAMP)")
+        connection.exec_driver_sql(
+            "INSERT INTO review_decision (campaign_id, action, use_data, reason, request_token, status, "
+            f"created_at, updated_at) VALUES (1, '{action}', true, 'r', 'tok', '{status}', "
+            "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)")
+    engine.dispose()
+
+
+def test_0008_keeps_stored_decision_states_and_reads_them_as_enums(database_url: str) -> None:
+    from sqlalchemy import select
+
+    from da_platform.db import session_factory
+    from da_platform.models import ReviewDecision
+    from da_platform.states import DecisionAction, DecisionStatus
+
+    _at_revision(database_url, "0007")
+    _insert_decision(database_url, "bonus", "sent")
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    with session_factory(engine)() as session:
+        decision = session.scalars(select(ReviewDecision)).one()
+        assert decision.action is DecisionAction.bonus
+        assert decision.status is DecisionStatus.sent
+    engine.dispose()
+
+
+def test_0008_stops_on_a_state_it_does_not_know_and_changes_nothing(database_url: str) -> None:
+    import pytest
+
+    _at_revision(database_url, "0007")
+    _insert_decision(database_url, "aprove", "done")
+    with pytest.raises(RuntimeError, match=r"review_decision id \d+: action 'aprove' is not one of approve"):
+        upgrade(database_url)
+    engine = make_engine(database_url)
+    with engine.connect() as connection:
+        version = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one()
+        action = connection.exec_driver_sql("SELECT action FROM review_decision").scalar_one()
+    engine.dispose()
+    assert (version, action) == ("0007", "aprove")
