@@ -166,7 +166,7 @@ def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *,
 # -- MTurk --------------------------------------------------------------------------------------
 
 def _mturk_options(command: Callable) -> Callable:
-    command = click.option("--endpoint-url", envvar="DA_MTURK_ENDPOINT_URL", help=ENDPOINT_HELP)(command)
+    command = click.option("--endpoint-url", help=ENDPOINT_HELP)(command)
     return click.option("--live", is_flag=True, help="Use the live marketplace (real money) instead of the sandbox.")(
         command)
 
@@ -186,6 +186,7 @@ def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_ur
             raise click.ClickException(f"this campaign was launched on {where}: "
                                        f"{'add' if launched.get('live') else 'remove'} --live")
         qualification = (settings.get("mturk") or {}).get("exclusion_qualification_id")
+    endpoint_url = endpoint_url or context.settings.mturk_endpoint_url
     return MTurk(make_boto_client(live=live, endpoint_url=endpoint_url), live=live,
                  exclusion_qualification_id=qualification)
 
@@ -413,7 +414,8 @@ def notify(context: CliContext, campaign: str, subject: str, message: str, live:
 # -- Prolific -----------------------------------------------------------------------------------
 
 def _prolific_options(command: Callable) -> Callable:
-    command = click.option("--base-url", envvar="DA_PROLIFIC_API_URL", help="Prolific API base URL.")(command)
+    command = click.option("--base-url", help="Prolific API base URL [default: $DA_PROLIFIC_API_URL, else "
+                                              "Prolific's].")(command)
     return click.option("--live", is_flag=True, help="Actually publish / pay (Prolific has no sandbox).")(command)
 
 
@@ -423,7 +425,9 @@ def _prolific(context: CliContext, campaign_id: int, base_url: str | None):
 
     with context.sessions() as session:
         settings = ProlificSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("prolific"))
-    return _provider_errors(lambda: Prolific(base_url=base_url or PROLIFIC_API, currency=settings.currency)), settings
+    base_url = base_url or context.settings.prolific_api_url or PROLIFIC_API
+    token = context.settings.prolific_api_token
+    return _provider_errors(lambda: Prolific(token, base_url=base_url, currency=settings.currency)), settings
 
 
 @click.group()
