@@ -19,6 +19,8 @@ class DecisionAction(StrState):
     bonus = "bonus"
     block = "block"
     exclude = "exclude"  # the provider's exclusion qualification after max_hits_per_worker HITs
+    use_data = "use_data"  # data only (the dashboard, once every assignment is paid for): use the ratings
+    exclude_data = "exclude_data"  # data only: leave the ratings out of every score
 
 
 class DecisionStatus(StrState):

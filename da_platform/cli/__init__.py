@@ -146,7 +146,7 @@ def where(context: CliContext) -> None:
 
 
 _COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle",
-                    "results", "reliability")
+                    "results", "reliability", "decide")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:

@@ -137,29 +137,20 @@ def _report(result) -> None:
 
 def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *, dry_run: bool,
             confirm: Callable[[Any], None] | None) -> None:
-    from da_platform.models import Campaign
-    from da_platform.operations.decisions import execute_pending
-    from da_platform.operations.review import held_for_review, plan, planned_cost, quality_by_worker, record_decisions
+    from da_platform.operations.policy_review import carry_out_review, propose_review
 
-    with context.sessions() as session:
-        campaign = get_row(session, Campaign, campaign_id)
-        qc = quality_by_worker(session, campaign, policy)
-        planned = plan(session, campaign, provider.name, policy, qc)
-        held = [(a.provider_assignment_id or a.public_id, v.reason)
-                for a, v in held_for_review(session, campaign, provider.name, policy, qc)]
-    cost = planned_cost(planned, pricing)
-    _show_plan(planned, cost)
-    for assignment, reason in held:  # behaviour alone never rejects: the researcher decides in the dashboard
+    proposal = propose_review(context.sessions, campaign_id, provider.name, policy, pricing)
+    _show_plan(proposal.planned, proposal.cost)
+    for assignment, reason in proposal.held:  # behaviour alone never rejects: the researcher decides in the dashboard
         click.echo(f"held for review (no decision sent): {assignment}: {reason}")
     if dry_run:
         click.echo("dry run: nothing was stored or sent")
         return
-    if confirm is not None and planned:
-        confirm(cost)
-    record_decisions(context.sessions, campaign_id, provider.name, policy, planned)
-    with click.progressbar(length=len(planned) or 1, label="sending decisions") as bar:
-        report = _provider_errors(lambda: execute_pending(context.sessions, campaign_id, provider, policy.messages(),
-                                                          progress=bar.update))
+    if confirm is not None and proposal.planned:
+        confirm(proposal.cost)
+    with click.progressbar(length=len(proposal.planned) or 1, label="sending decisions") as bar:
+        report = _provider_errors(lambda: carry_out_review(context.sessions, campaign_id, provider, policy,
+                                                           proposal.planned, progress=bar.update))
     _report(report)
 
 
