@@ -105,11 +105,16 @@ def env(database_url, tmp_path):
     return env
 
 
-def _take_both_ways(env, source: str) -> tuple[dict, dict]:
-    dash, cli = _campaign(env, "dash", source), _campaign(env, "cli", source)
+def _logged_in(env):
     client = env.app.test_client()
     token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/admin/login").text).group(1)
     client.post("/admin/login", data={"csrf_token": token, "username": "ana", "password": PASSWORD})
+    return client
+
+
+def _take_both_ways(env, source: str) -> tuple[dict, dict]:
+    dash, cli = _campaign(env, "dash", source), _campaign(env, "cli", source)
+    client = _logged_in(env)
     for role, action, extra in SEQUENCE:
         reason = f"{action} for {role}"
         _dashboard(client, dash, _worker_id(env, f"{role}-dash"), action, reason, extra)
@@ -159,3 +164,23 @@ def test_decide_names_what_is_wrong_and_records_nothing(env) -> None:
     assert "Traceback" not in nobody.output + no_amount.output + blank.output
     with env.sessions() as session:
         assert session.scalars(select(ReviewDecision)).all() == []
+
+
+def test_the_policy_review_of_the_own_pool_has_the_same_effect_from_the_dashboard_and_the_cli(env) -> None:
+    dash, cli = _campaign(env, "dash", "pool"), _campaign(env, "cli", "pool")
+    client = _logged_in(env)
+    url = f"/admin/campaigns/{dash}/pool-review"
+    page = client.get(url).text
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page))
+    assert client.post(url, data={**fields, "confirm": "yes"}).status_code == 303
+    result = CliRunner().invoke(main, ["pool", "review", "cli"], env={"DA_DATABASE_URL": env.url,
+                                                                      "DA_INSTANCE_PATH": None})
+    assert result.exit_code == 0, result.output
+    dashboard, command = _stored(env, dash, "dash"), _stored(env, cli, "cli")
+    assert dashboard == command
+    assert [d[:5] for d in dashboard["decisions"]] == [
+        ("keep", "approve", True, None, "done"), ("drop", "approve", True, None, "done"),
+        ("bad", "reject", False, None, "done"), ("bad", "block", False, None, "done")]
+    assert dashboard["assignments"] == [("bad", "rejected"), ("drop", "approved"), ("keep", "approved")]
+    assert dashboard["blocked"] == ["bad"]
+    assert dashboard["use"] == {"keep": True, "drop": True, "bad": False}
