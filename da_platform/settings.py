@@ -93,7 +93,7 @@ class Settings:
             image_folder=Path(images).resolve() if images else None,
             s3_bucket=get("DA_S3_BUCKET"),
             s3_endpoint_url=_optional_url("DA_S3_ENDPOINT_URL", get("DA_S3_ENDPOINT_URL")),
-            s3_prefix=env.get("DA_S3_PREFIX", DEFAULT_S3_PREFIX),
+            s3_prefix=env.get("DA_S3_PREFIX", DEFAULT_S3_PREFIX),  # empty: no prefix (not "unset")
             s3_region=get("DA_S3_REGION"),
             font_paths=tuple(p for p in (get("DA_FONT") or "").split(os.pathsep) if p),
             admin_ratelimit_storage_uri=_storage_uri(get("DA_ADMIN_RATELIMIT_STORAGE_URI")),
