@@ -32,7 +32,7 @@ from da_platform.operations.review import ReviewPolicy
 from da_platform.ratings import load_ratings, worker_label
 from da_platform.states import DecisionAction, DecisionStatus
 
-DATA_ACTIONS = ("approve", "reject", "use_data", "exclude_data")
+DATA_ACTIONS = (DecisionAction.approve, DecisionAction.reject, DecisionAction.use_data, DecisionAction.exclude_data)
 """Decisions that say whether a worker's data is used (bonus, block and exclude do not)."""
 
 

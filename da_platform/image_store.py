@@ -65,8 +65,8 @@ def open_image_storage(config: Mapping[str, Any], *, engine: Engine | None = Non
 
 
 def settings_config(settings: Any, image_folder: Path | None = None) -> dict[str, Any]:
-    """The ``open_image_storage`` keys from a :class:`da_platform.config.Settings`."""
-    folder = image_folder or settings.image_folder or settings.instance_path / "images"
+    """The ``open_image_storage`` keys from a :class:`da_platform.settings.Settings`."""
+    folder = image_folder or settings.images
     return {"IMAGE_STORE": settings.image_store, "IMAGE_FOLDER": str(folder),
             "DATABASE_URL": settings.database_url, "S3_BUCKET": settings.s3_bucket,
             "S3_ENDPOINT_URL": settings.s3_endpoint_url, "S3_PREFIX": settings.s3_prefix,

@@ -17,7 +17,7 @@ create-user``) may create a database; every other command refuses, naming the UR
 from __future__ import annotations
 
 import configparser
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +38,11 @@ class Location:
     instance_path: Path
     chosen_by: str
     project_file: Path | None = None
+
+    @property
+    def from_environment(self) -> bool:
+        """Chosen by $DA_DATABASE_URL or $DA_INSTANCE_PATH (not by a project file or the default)."""
+        return self.chosen_by in ("$DA_DATABASE_URL", "$DA_INSTANCE_PATH")
 
     @property
     def shown_url(self) -> str:
@@ -76,10 +81,11 @@ def read_project_file(path: Path) -> dict[str, str]:
     return dict(parser[SECTION])
 
 
-def locate(start: Path | None = None) -> Location:
-    """The database and instance folder by the rule of the module docstring."""
-    url = os.environ.get("DA_DATABASE_URL")
-    instance_env = os.environ.get("DA_INSTANCE_PATH")
+def locate(env: Mapping[str, str], start: Path | None = None) -> Location:
+    """The database and instance folder by the rule of the module docstring; ``env`` holds the
+    variables (``da_platform.settings.Settings.from_environ`` passes them)."""
+    url = env.get("DA_DATABASE_URL")
+    instance_env = env.get("DA_INSTANCE_PATH")
     if instance_env:
         instance = Path(instance_env).resolve()
         if url:

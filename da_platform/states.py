@@ -19,8 +19,8 @@ class DecisionAction(StrState):
     bonus = "bonus"
     block = "block"
     exclude = "exclude"  # the provider's exclusion qualification after max_hits_per_worker HITs
-    use_data = "use_data"  # a data-only decision (nothing to pay): use the worker's ratings
-    exclude_data = "exclude_data"  # a data-only decision: leave the worker's ratings out of the analysis
+    use_data = "use_data"  # data only (the dashboard, once every assignment is paid for): use the ratings
+    exclude_data = "exclude_data"  # data only: leave the ratings out of every score
 
 
 class DecisionStatus(StrState):

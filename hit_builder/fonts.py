@@ -1,8 +1,8 @@
 """The chain of fonts answers are drawn with, and the check that it covers every character.
 
 A font is named ``path`` or ``path#index`` (the face inside a ``.ttc`` collection). The chain is, in
-order of preference: the ``font_paths`` passed to the build, else ``$DA_FONT`` (paths separated by
-``os.pathsep``), else the fonts a fresh Debian/Ubuntu machine gets from ``fonts-noto-cjk`` and
+order of preference: the ``font_paths`` passed to the build (the CLI's ``--font``, else ``$DA_FONT``,
+paths separated by ``os.pathsep``), else the fonts a fresh Debian/Ubuntu machine gets from ``fonts-noto-cjk`` and
 ``fonts-dejavu-core``: Noto Sans CJK SC (Chinese, Japanese, Korean and Latin) then DejaVu Sans
 (Latin, Greek, Cyrillic, Arabic, Hebrew). Each character is drawn with the first face whose character
 map (read with fontTools) has it; a character no face has fails the build (:class:`MissingGlyphError`),
@@ -56,10 +56,9 @@ def parse_font_spec(spec: str) -> tuple[str, int]:
 
 
 def resolve_font_specs(font_paths: Sequence[str] | None = None) -> list[str]:
-    """The chain to use: ``font_paths``, else ``$DA_FONT``, else the installed default fonts."""
+    """The chain to use: ``font_paths`` (the CLI passes ``--font`` or ``$DA_FONT``), else the installed
+    default fonts."""
     explicit = list(font_paths or [])
-    if not explicit:
-        explicit = [p for p in os.environ.get("DA_FONT", "").split(os.pathsep) if p]
     if explicit:
         for spec in explicit:
             if not Path(parse_font_spec(spec)[0]).is_file():

@@ -71,13 +71,14 @@ def test_init_writes_a_project_file_found_from_subfolders(empty: Path, monkeypat
 
 def test_the_environment_wins_over_the_project_file(empty: Path, monkeypatch, tmp_path: Path) -> None:
     (empty / PROJECT_FILE).write_text("[da-platform]\ndatabase_url = sqlite:///elsewhere.sqlite\n")
-    assert locate().database_url == "sqlite:///elsewhere.sqlite"
-    monkeypatch.setenv("DA_INSTANCE_PATH", str(tmp_path / "inst"))
-    assert locate().database_url == f"sqlite:///{tmp_path / 'inst' / 'da-platform.sqlite'}"
-    assert locate().chosen_by == "$DA_INSTANCE_PATH"
-    monkeypatch.setenv("DA_DATABASE_URL", "postgresql+psycopg://ana:secret@db.example.org/da")
-    assert locate().database_url == "postgresql+psycopg://ana:secret@db.example.org/da"
-    assert locate().shown_url == "postgresql+psycopg://ana:***@db.example.org/da"
+    env: dict[str, str] = {}
+    assert locate(env).database_url == "sqlite:///elsewhere.sqlite"
+    env["DA_INSTANCE_PATH"] = str(tmp_path / "inst")
+    assert locate(env).database_url == f"sqlite:///{tmp_path / 'inst' / 'da-platform.sqlite'}"
+    assert locate(env).chosen_by == "$DA_INSTANCE_PATH"
+    env["DA_DATABASE_URL"] = "postgresql+psycopg://ana:secret@db.example.org/da"
+    assert locate(env).database_url == "postgresql+psycopg://ana:secret@db.example.org/da"
+    assert locate(env).shown_url == "postgresql+psycopg://ana:***@db.example.org/da"
 
 
 def test_a_broken_project_file_is_named(empty: Path) -> None:

@@ -187,12 +187,17 @@ def test_storage_keys_are_opaque_and_checked(tmp_path) -> None:
         storage.read("0" * 64)
 
 
-def test_font_configuration(tmp_path, monkeypatch) -> None:
+def test_font_configuration(tmp_path) -> None:
+    from pathlib import Path
+
+    from da_platform.settings import Settings
+
     dejavu = DEFAULT_FONTS[1]
-    monkeypatch.setenv("DA_FONT", dejavu)
-    assert resolve_font_specs() == [dejavu]
-    assert resolve_font_specs([DEFAULT_FONTS[0]]) == [DEFAULT_FONTS[0]]  # explicit beats $DA_FONT
-    chain = FontChain.load()
+    from_environment = list(Settings.from_environ({"DA_FONT": dejavu}, start=tmp_path).font_paths)
+    assert from_environment == [dejavu]
+    assert resolve_font_specs(from_environment) == [dejavu]
+    assert resolve_font_specs() == [s for s in DEFAULT_FONTS if Path(s.partition("#")[0]).is_file()]
+    chain = FontChain.load(from_environment)
     assert [f.name for f in chain.faces] == ["DejaVu Sans"]
     with pytest.raises(MissingGlyphError, match=r"U\+4E2D CJK UNIFIED IDEOGRAPH-4E2D"):
         chain.check("中文", "reference of question 'q1'")

@@ -9,7 +9,7 @@ from da_platform.states import DecisionAction, DecisionStatus, QCStatus
 
 # The strings written by 0.1.0 into review_decision.action / .status and into QC reports.
 STORED = {
-    DecisionAction: {"approve", "reject", "bonus", "block", "exclude"},
+    DecisionAction: {"approve", "reject", "bonus", "block", "exclude", "use_data", "exclude_data"},
     DecisionStatus: {"pending", "sent", "done", "failed"},
     QCStatus: {"passed", "failed", "too_few_pairs", "zero_variance", "not_quality_controlled"},
 }

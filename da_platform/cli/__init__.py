@@ -14,15 +14,19 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform import __version__
-from da_platform.config import Settings
+from da_platform.settings import Settings
 
 
 def _settings() -> Settings:
+    """The settings, read from the environment once per command (here and only here in the CLI)."""
+    import os
+
     from da_platform.location import LocationError
+    from da_platform.settings import SettingsError
 
     try:
-        return Settings.from_env()
-    except LocationError as error:
+        return Settings.from_environ(os.environ)
+    except (LocationError, SettingsError) as error:
         raise click.ClickException(str(error)) from None
 
 
@@ -40,13 +44,13 @@ class CliContext:
     @cached_property
     def engine(self) -> Engine:
         from da_platform.db import make_engine, upgrade
-        from da_platform.location import locate, missing_database, shown_url
+        from da_platform.location import missing_database, shown_url
 
         url = self.settings.database_url
         if not self.may_create:
             problem = missing_database(url)
             if problem is not None:
-                chosen = locate().chosen_by
+                chosen = self.settings.location.chosen_by
                 raise click.ClickException(
                     f"no da-platform database at {shown_url(url)} ({problem}; chosen by {chosen}). Run "
                     "`da-platform init` to create one here, or set $DA_DATABASE_URL / $DA_INSTANCE_PATH "
@@ -117,13 +121,11 @@ def init(context: CliContext) -> None:
     Without $DA_DATABASE_URL, $DA_INSTANCE_PATH or a da-platform.ini above, also writes
     da-platform.ini here, so that commands run in this folder or below find this database.
     """
-    import os
     from pathlib import Path
 
     from da_platform.location import find_project_file, shown_url, write_project_file
 
-    env_set = os.environ.get("DA_DATABASE_URL") or os.environ.get("DA_INSTANCE_PATH")
-    if not env_set and find_project_file() is None:
+    if not context.settings.location.from_environment and find_project_file() is None:
         click.echo(f"wrote {write_project_file(Path.cwd())}")
     context.settings.instance_path.mkdir(parents=True, exist_ok=True)
     _ = context.engine
@@ -131,28 +133,20 @@ def init(context: CliContext) -> None:
 
 
 @main.command()
-def where() -> None:
+@pass_context
+def where(context: CliContext) -> None:
     """Show which database and instance folder commands here use, and why (creates nothing)."""
     from da_platform.location import missing_database
 
-    location = _located()
+    location = context.settings.location
     problem = missing_database(location.database_url)
     click.echo(f"database: {location.shown_url}" + (f"  ({problem})" if problem else ""))
     click.echo(f"instance folder: {location.instance_path}")
     click.echo(f"chosen by: {location.chosen_by}")
 
 
-def _located():
-    from da_platform.location import LocationError, locate
-
-    try:
-        return locate()
-    except LocationError as error:
-        raise click.ClickException(str(error)) from None
-
-
 _COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle",
-                    "results", "reliability")
+                    "results", "reliability", "decide")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:

@@ -295,7 +295,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
                 criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
                 passes=passes, max_hits_per_worker=max_hits_per_worker,
-                storage=storage, font_paths=list(fonts) or context.settings.font_paths,
+                storage=storage, font_paths=list(fonts or context.settings.font_paths),
                 progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
                 worker=worker, warn=warnings.append, layout=layout, allow_missing=allow_missing,
                 style=render_style(render_name))

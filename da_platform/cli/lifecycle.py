@@ -182,7 +182,7 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
     click.echo(f"hidden from the worker: {shown.slot_type}, system {shown.system}, question {shown.question_id}"
                + (f", check of item {shown.original_position + 1}" if shown.original_position is not None else ""))
     if image_folder is not None:
-        storage = LocalImageStorage(context.settings.image_folder or context.settings.instance_path / "images")
+        storage = LocalImageStorage(context.settings.images)
         image_folder.mkdir(parents=True, exist_ok=True)
         for name, key in (("answer-a.png", shown.reference_image), ("answer-b.png", shown.candidate_image)):
             if key is not None:

@@ -137,36 +137,27 @@ def _report(result) -> None:
 
 def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *, dry_run: bool,
             confirm: Callable[[Any], None] | None) -> None:
-    from da_platform.models import Campaign
-    from da_platform.operations.decisions import execute_pending
-    from da_platform.operations.review import held_for_review, plan, planned_cost, quality_by_worker, record_decisions
+    from da_platform.operations.policy_review import carry_out_review, propose_review
 
-    with context.sessions() as session:
-        campaign = get_row(session, Campaign, campaign_id)
-        qc = quality_by_worker(session, campaign, policy)
-        planned = plan(session, campaign, provider.name, policy, qc)
-        held = [(a.provider_assignment_id or a.public_id, v.reason)
-                for a, v in held_for_review(session, campaign, provider.name, policy, qc)]
-    cost = planned_cost(planned, pricing)
-    _show_plan(planned, cost)
-    for assignment, reason in held:  # behaviour alone never rejects: the researcher decides in the dashboard
+    proposal = propose_review(context.sessions, campaign_id, provider.name, policy, pricing)
+    _show_plan(proposal.planned, proposal.cost)
+    for assignment, reason in proposal.held:  # behaviour alone never rejects: the researcher decides in the dashboard
         click.echo(f"held for review (no decision sent): {assignment}: {reason}")
     if dry_run:
         click.echo("dry run: nothing was stored or sent")
         return
-    if confirm is not None and planned:
-        confirm(cost)
-    record_decisions(context.sessions, campaign_id, provider.name, policy, planned)
-    with click.progressbar(length=len(planned) or 1, label="sending decisions") as bar:
-        report = _provider_errors(lambda: execute_pending(context.sessions, campaign_id, provider, policy.messages(),
-                                                          progress=bar.update))
+    if confirm is not None and proposal.planned:
+        confirm(proposal.cost)
+    with click.progressbar(length=len(proposal.planned) or 1, label="sending decisions") as bar:
+        report = _provider_errors(lambda: carry_out_review(context.sessions, campaign_id, provider, policy,
+                                                           proposal.planned, progress=bar.update))
     _report(report)
 
 
 # -- MTurk --------------------------------------------------------------------------------------
 
 def _mturk_options(command: Callable) -> Callable:
-    command = click.option("--endpoint-url", envvar="DA_MTURK_ENDPOINT_URL", help=ENDPOINT_HELP)(command)
+    command = click.option("--endpoint-url", help=ENDPOINT_HELP)(command)
     return click.option("--live", is_flag=True, help="Use the live marketplace (real money) instead of the sandbox.")(
         command)
 
@@ -186,6 +177,7 @@ def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_ur
             raise click.ClickException(f"this campaign was launched on {where}: "
                                        f"{'add' if launched.get('live') else 'remove'} --live")
         qualification = (settings.get("mturk") or {}).get("exclusion_qualification_id")
+    endpoint_url = endpoint_url or context.settings.mturk_endpoint_url
     return MTurk(make_boto_client(live=live, endpoint_url=endpoint_url), live=live,
                  exclusion_qualification_id=qualification)
 
@@ -413,7 +405,8 @@ def notify(context: CliContext, campaign: str, subject: str, message: str, live:
 # -- Prolific -----------------------------------------------------------------------------------
 
 def _prolific_options(command: Callable) -> Callable:
-    command = click.option("--base-url", envvar="DA_PROLIFIC_API_URL", help="Prolific API base URL.")(command)
+    command = click.option("--base-url", help="Prolific API base URL [default: $DA_PROLIFIC_API_URL, else "
+                                              "Prolific's].")(command)
     return click.option("--live", is_flag=True, help="Actually publish / pay (Prolific has no sandbox).")(command)
 
 
@@ -423,7 +416,9 @@ def _prolific(context: CliContext, campaign_id: int, base_url: str | None):
 
     with context.sessions() as session:
         settings = ProlificSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("prolific"))
-    return _provider_errors(lambda: Prolific(base_url=base_url or PROLIFIC_API, currency=settings.currency)), settings
+    base_url = base_url or context.settings.prolific_api_url or PROLIFIC_API
+    token = context.settings.prolific_api_token
+    return _provider_errors(lambda: Prolific(token, base_url=base_url, currency=settings.currency)), settings
 
 
 @click.group()

@@ -10,7 +10,6 @@ in ``config``) and run it with :func:`run_development_server`; add the option to
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,17 @@ COMMANDS: list[click.Command] = []
 
 def development_app(context: CliContext, config: dict[str, Any] | None = None):
     """The Flask app as ``serve`` runs it: migrated database, ``DA_ENV`` defaulting to development."""
+    from da_platform.settings import Environment
     from da_platform.web import create_app
 
     _ = context.engine  # creates or upgrades the schema
     return create_app(
         {
-            "ENVIRONMENT": os.environ.get("DA_ENV", "development"),
+            "ENVIRONMENT": str(context.settings.environment or Environment.development),
             "DATABASE_URL": context.settings.database_url,
             **(config or {}),
-        }
+        },
+        settings=context.settings,
     )
 
 
@@ -68,7 +69,7 @@ def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path
             raise click.UsageError("--out names the demo's folder: use it with --demo")
         demo_out = demo_folder
     if demo_out is not None:
-        app = _demo_app(demo_out, host, port)
+        app = _demo_app(demo_out, host, port, context)
     else:
         try:
             app = development_app(context)
@@ -77,7 +78,7 @@ def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path
     run_development_server(app, host, port, debug)
 
 
-def _demo_app(out: Path, host: str, port: int):
+def _demo_app(out: Path, host: str, port: int, context: CliContext):
     """The app on the demo's database, after running the demo there if needed; prints the login."""
     from da_platform.demo import DEMO_ADMIN, DEMO_CAMPAIGN, demo_server_config
     from da_platform.web import create_app
@@ -94,7 +95,7 @@ def _demo_app(out: Path, host: str, port: int):
     config, password = demo_server_config(out)
     click.echo(f"dashboard: http://{host}:{port}/admin/  (user {DEMO_ADMIN}, password {password}); "
                f"campaign {DEMO_CAMPAIGN!r}")
-    return create_app(config)
+    return create_app(config, settings=context.settings)
 
 
 @click.command()

@@ -1,5 +1,10 @@
 """Carrying out review decisions safely: pending -> sent -> done | failed, every step committed.
 
+:func:`apply_decision` is the one place where a decision takes effect, whoever took it (the
+dashboard, ``da-platform decide``, the review policy of ``mturk|prolific|pool review``) and whoever
+carries it out (a provider's answer here, or the platform itself for own-pool workers and data-only
+decisions, see ``review.store``).
+
 A decision is committed as ``pending`` before anything is sent, marked ``sent`` (and committed)
 just before its provider call, and ``done`` or ``failed`` right after. A crash therefore leaves at
 worst a ``sent`` decision whose effect is unknown; :func:`reconcile` asks the provider (assignment
@@ -29,6 +34,38 @@ PENDING, SENT, DONE, FAILED = DecisionStatus.pending, DecisionStatus.sent, Decis
 ORDER: dict[str, int] = {DecisionAction.approve: 0, DecisionAction.reject: 0, DecisionAction.bonus: 1,
                          DecisionAction.block: 2, DecisionAction.exclude: 2}
 UNVERIFIED = "unverified: "
+NO_PROVIDER = ("pool",)  # sources paid outside the platform: their decisions are carried out when recorded
+DATA_ONLY = (DecisionAction.use_data, DecisionAction.exclude_data)  # nothing to send, for any source
+OWN_POOL_OUTCOME = "own pool: no provider to call; recorded (pay outside the platform)"
+DATA_ONLY_OUTCOME = "data decision: nothing to send"
+
+
+def carried_out_here(source: str, action: str) -> str | None:
+    """The outcome of a decision nobody has to be asked about (own pool, data only), else None: a
+    provider carries it out (``execute_pending``)."""
+    if action in DATA_ONLY:
+        return DATA_ONLY_OUTCOME
+    return OWN_POOL_OUTCOME if source in NO_PROVIDER else None
+
+
+def apply_decision(session: Session, decision: ReviewDecision, status: DecisionStatus, outcome: str) -> None:
+    """Record where ``decision`` stands and, once it is done, apply its effect (caller commits):
+
+    - data: ``use_data`` is what the campaign analysis uses for the worker's ratings while the
+      decision has not failed (``da_platform.campaign_analysis``); ``reject`` always excludes;
+    - payment: ``approve`` / ``reject`` approve / reject the assignment; a ``bonus`` is the amount
+      stored with the decision (paid by the provider, or outside the platform for the own pool);
+    - ``block``: the worker gets no further work.
+    """
+    decision.status, decision.outcome, decision.updated_at = status, outcome, utcnow()
+    if status != DONE:
+        return
+    if decision.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
+        assignment = get_row(session, Assignment, decision.assignment_id)
+        approved = decision.action == DecisionAction.approve
+        assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
+    if decision.action == DecisionAction.block and decision.worker_id is not None:
+        get_row(session, Worker, decision.worker_id).blocked = True
 
 
 @dataclass(frozen=True)
@@ -92,24 +129,14 @@ def _targets(session: Session, campaign_id: int, statuses: tuple[str, ...]) -> l
     return sorted(targets, key=lambda t: (ORDER.get(t.action, 9), t.decision_id))
 
 
-def _finish(session: Session, target: _Target, status: str, outcome: str, campaign_id: int,
+def _finish(session: Session, target: _Target, status: DecisionStatus, outcome: str, campaign_id: int,
             provider: Provider) -> None:
     decision = get_row(session, ReviewDecision, target.decision_id)
-    decision.status = status
-    decision.outcome = outcome
-    decision.updated_at = utcnow()
+    apply_decision(session, decision, status, outcome)
     audit(session, f"{provider.name}.{target.action}", campaign_id=campaign_id,
           target=target.assignment_id or target.worker_id, reason=target.reason, outcome=f"{status}: {outcome}",
           details={"decision": target.decision_id, "request_token": target.token,
                    "amount": decision.amount, "live": provider.live})
-    if status != DONE:
-        return
-    if target.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
-        assignment = get_row(session, Assignment, decision.assignment_id)
-        approved = target.action == DecisionAction.approve
-        assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
-    if target.action == DecisionAction.block:
-        get_row(session, Worker, decision.worker_id).blocked = True
 
 
 def _call(provider: Provider, target: _Target, messages: WorkerMessages) -> str:

@@ -4,13 +4,12 @@ One study per campaign: participants arrive at the platform's Prolific entry URL
 ``PROLIFIC_PID``, ``STUDY_ID`` and ``SESSION_ID`` filled in by Prolific, rate one HIT and are sent
 back with the campaign's completion code; their submissions wait for our review (approve / reject
 with a category and a message of at least 100 characters) and bonuses go through a bulk bonus
-(set up, then paid). The token comes from $PROLIFIC_API_TOKEN; ``base_url`` points elsewhere for
+(set up, then paid). The token is passed in (the CLI's from $PROLIFIC_API_TOKEN); ``base_url`` points elsewhere for
 the fake. Prolific's pay endpoint is NOT idempotent, so it is never retried after it may have
 reached Prolific; reconciliation reads the submission's ``bonus_payments`` instead.
 """
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields, replace
@@ -130,7 +129,6 @@ class Prolific:
                  sleep: Callable[[float], None] = time.sleep, timeout: float = 30.0):
         import requests
 
-        token = token or os.environ.get(TOKEN_VARIABLE)
         if not token:
             raise ProviderError(f"set ${TOKEN_VARIABLE} to a Prolific API token (Settings > API tokens)")
         self.base_url = base_url.rstrip("/")

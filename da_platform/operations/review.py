@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from analysis.verdict import VerdictStatus, WorkerVerdict
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
 from da_platform.operations.audit import audit
-from da_platform.operations.decisions import PENDING, WorkerMessages
+from da_platform.operations.decisions import DONE, PENDING, WorkerMessages, apply_decision, carried_out_here
 from da_platform.operations.money import CostEstimate, amount_string, parse_amount
 from da_platform.operations.tokens import request_token
 from da_platform.rows import get_row
@@ -229,13 +229,23 @@ def held_for_review(session: Session, campaign: Campaign, provider: str, policy:
 
 
 def store(session: Session, campaign: Campaign, planned: Iterable[PlannedDecision], *, provider: str) -> int:
-    """Record planned decisions as ``pending`` with an audit row each (caller commits)."""
+    """Record planned decisions with an audit row each (caller commits): every decision of every
+    path (dashboard, ``decide``, the review policy) is recorded here.
+
+    A decision a provider carries out stays ``pending`` (``decisions.execute_pending`` sends it);
+    one nobody has to be asked about (own-pool workers, data-only decisions) takes effect at once
+    (``decisions.apply_decision``).
+    """
     count = 0
     for p in planned:
-        session.add(ReviewDecision(
+        decision = ReviewDecision(
             campaign_id=campaign.id, assignment_id=p.assignment_id, worker_id=p.worker_id, action=p.action,
             use_data=p.use_data, amount=amount_string(p.amount) if p.amount is not None else None,
-            reason=p.reason, request_token=p.request_token, status=PENDING))
+            reason=p.reason, request_token=p.request_token, status=PENDING)
+        session.add(decision)
+        here = carried_out_here(provider, p.action)
+        if here is not None:
+            apply_decision(session, decision, DONE, here)
         audit(session, f"{provider}.decide.{p.action}", campaign_id=campaign.id,
               target=p.provider_assignment_id or p.worker, reason=p.reason,
               details={"use_data": p.use_data, "amount": amount_string(p.amount) if p.amount else None,
@@ -253,7 +263,7 @@ def planned_cost(planned: list[PlannedDecision], pricing: Callable[[int, list[De
 
 def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider: str, policy: ReviewPolicy,
                      planned: list[PlannedDecision]) -> None:
-    """Commit the planned decisions as pending, with the policy, before anything is sent."""
+    """Commit the planned decisions (``store``) with the policy, before anything is sent."""
     with sessions.begin() as session:
         campaign = get_row(session, Campaign, campaign_id)
         store(session, campaign, planned, provider=provider)

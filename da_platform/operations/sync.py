@@ -124,7 +124,8 @@ def sync_campaign(sessions: sessionmaker[Session], campaign_id: int, provider: P
     if exclude_finished and provider.name == "mturk":
         with sessions.begin() as session:
             result.excluded = plan_exclusions(session, get_row(session, Campaign, campaign_id), provider.name)
-        result.reconciled.add(execute_pending(sessions, campaign_id, provider, messages, only=("exclude",)))
+        result.reconciled.add(execute_pending(sessions, campaign_id, provider, messages,
+                                              only=(DecisionAction.exclude,)))
     result.reconciled.add(reconcile(sessions, campaign_id, provider, messages,
                                     resend_unverified_bonuses=resend_unverified_bonuses))
     # Decisions stored by an interrupted review (decided, never sent) are carried out now.

@@ -10,10 +10,14 @@ researchers' dashboard at ``/admin``), registered by :func:`register_blueprints`
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
+
+if TYPE_CHECKING:
+    from da_platform.settings import Settings
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # da_platform/
 
@@ -26,8 +30,10 @@ def resource_folder(name: str) -> Path:
     raise RuntimeError(f"no {name}/ folder next to {_PACKAGE}: the installation is incomplete")
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """Build the application; configuration from the environment, overridden by ``config``."""
+def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
+    """Build the application from ``settings`` (default: read from the environment once, here),
+    overridden by ``config``."""
+    from da_platform.settings import Settings
     from da_platform.web.config import web_config
     from da_platform.web.database import DatabaseId, init_database
     from da_platform.web.i18n import init_i18n
@@ -40,7 +46,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         template_folder=str(resource_folder("templates")),
         static_folder=str(resource_folder("static")),
     )
-    app.config.from_mapping(web_config(config))
+    if settings is None:
+        settings = Settings.from_environ(os.environ)
+    app.config.from_mapping(web_config(settings, config))
     app.url_map.converters["int"] = DatabaseId  # before any route is added
     init_database(app)
     init_limits(app)

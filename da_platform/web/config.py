@@ -1,33 +1,31 @@
-"""The web application's configuration: the environment (``Settings``), then the caller's overrides."""
+"""The web application's configuration: the platform's ``Settings``, then the caller's overrides."""
 from __future__ import annotations
 
-import os
 import secrets
 import warnings
 from typing import Any
 
-from da_platform.config import Settings
+from da_platform.settings import Environment, Settings
 from da_platform.sources.mturk import MTURK_ORIGINS
 from da_platform.sources.prolific import COMPLETE_URL
 from da_platform.web.limits import limit_config
 
 # $DA_ENV: "production" (the default: a secret key is mandatory), "development" or "testing".
-RELAXED_ENVIRONMENTS = ("development", "testing")
+RELAXED_ENVIRONMENTS = (Environment.development, Environment.testing)
 
 
-def web_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Flask configuration from the environment, with ``overrides`` (tests, ``da-platform serve``) on top.
+def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Flask configuration from ``settings``, with ``overrides`` (tests, ``da-platform serve``) on top.
 
     Refuses to go on without a secret key in production; elsewhere a random one is made per process
     (links then stop working when the server restarts).
     """
-    settings = Settings.from_env()
     config: dict[str, Any] = {
-        "ENVIRONMENT": os.environ.get("DA_ENV", "production"),
+        "ENVIRONMENT": str(settings.environment or Environment.production),
         "SECRET_KEY": settings.secret_key,
         "DATABASE_URL": settings.database_url,
         "PUBLIC_URL": settings.public_url,
-        "IMAGE_FOLDER": str(settings.image_folder),
+        "IMAGE_FOLDER": str(settings.images),
         # Large exports are prepared here off the request path (da_platform/prepared_exports.py).
         "EXPORT_FOLDER": str(settings.instance_path / "exports"),
         # folder | database | s3 (da_platform/image_store.py), and the object store's bucket.
@@ -36,6 +34,8 @@ def web_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "S3_ENDPOINT_URL": settings.s3_endpoint_url,
         "S3_PREFIX": settings.s3_prefix,
         "S3_REGION": settings.s3_region,
+        # Where the dashboard's login throttle counts attempts (da_platform.web.admin).
+        "ADMIN_RATELIMIT_STORAGE_URI": settings.admin_ratelimit_storage_uri,
         # Origins that turkSubmitTo may name (tests add the fake MTurk's http://127.0.0.1:<port>).
         "MTURK_SUBMIT_ORIGINS": list(MTURK_ORIGINS),
         # Who may frame the worker pages: MTurk shows ExternalQuestions in an iframe.

@@ -13,8 +13,6 @@ Security (set up on the app by :func:`init_admin`, which ``create_app`` calls be
 """
 from __future__ import annotations
 
-import os
-
 from flask import Blueprint, Flask
 
 bp = Blueprint("admin", __name__)
@@ -30,7 +28,7 @@ def init_admin(app: Flask) -> None:
 
     app.config.setdefault("ADMIN_LOGIN_LIMIT", "5 per minute")
     app.config.setdefault("ADMIN_LOGIN_ADDRESS_LIMIT", DEFAULT_ADDRESS_LIMIT)
-    app.config.setdefault("ADMIN_RATELIMIT_STORAGE_URI", os.environ.get("DA_ADMIN_RATELIMIT_STORAGE_URI", "memory://"))
+    app.config.setdefault("ADMIN_RATELIMIT_STORAGE_URI", "memory://")  # web_config sets $DA_ADMIN_RATELIMIT_STORAGE_URI
     app.config.setdefault("ADMIN_SESSION_HOURS", 12)
     app.config.update(
         SESSION_COOKIE_NAME="da_admin",

@@ -114,7 +114,7 @@ def pool_review(campaign_id: int):
     from flask import current_app
 
     from da_platform.operations.pool_review import plan_pool, review_pool
-    from da_platform.web.admin.decisions import policy_of
+    from da_platform.operations.worker_decisions import policy_of
 
     campaign = campaign_or_404(campaign_id)
     session = get_session()

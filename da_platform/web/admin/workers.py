@@ -23,12 +23,19 @@ from da_platform.models import (
     System,
     Worker,
 )
+from da_platform.operations.worker_decisions import (
+    ACTIONS,
+    DecisionError,
+    plan,
+    policy_of,
+    recommendation,
+    record,
+)
 from da_platform.ratings import worker_label
 from da_platform.states import QCStatus
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import current_user, login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, worker_or_404
-from da_platform.web.admin.decisions import ACTIONS, DecisionError, plan, policy_of, recommendation, record
 from da_platform.web.admin.plots import scatter_png, timeline_png
 from da_platform.web.database import get_session
 

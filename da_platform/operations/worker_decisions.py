@@ -1,10 +1,12 @@
-"""Decisions taken by a researcher on the dashboard, recorded through the operations' review code.
+"""A researcher's decision on one worker, from the dashboard's buttons or ``da-platform decide``.
 
-The buttons map onto the review policy's actions (``da_platform.operations.review``): approve and
-use, approve but exclude the data, reject (excludes the data), bonus, block. Each becomes one
-``ReviewDecision`` per affected assignment, stored with its reason by ``review.store`` (which also
-writes the audit row), plus an audit row naming the researcher. Tokens are the policy's own for
-approve / reject / block, so neither the policy nor a second click can decide an assignment twice.
+The actions map onto the review policy's (``da_platform.operations.review``): approve and use,
+approve but exclude the data, reject (excludes the data), bonus, block. :func:`plan` says what one
+would record (the dashboard's confirmation page, the command's summary); :func:`record` stores each
+``ReviewDecision`` with its reason through ``review.store`` (which writes the audit row and applies
+what takes effect at once, ``decisions.apply_decision``), plus an audit row naming the researcher.
+Tokens are the policy's own for approve / reject / block, so neither the policy nor a second click
+can decide an assignment twice.
 
 MTurk and Prolific decisions are stored ``pending`` and sent by the next ``da-platform mturk review``
 (or ``prolific review``), which sends every pending decision. Own-pool workers have no provider to
@@ -21,37 +23,15 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker, utcnow
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
 from da_platform.operations.audit import audit
-from da_platform.operations.decisions import DONE, FAILED
+from da_platform.operations.decision_actions import ACTIONS, Action
+from da_platform.operations.decisions import FAILED, NO_PROVIDER
 from da_platform.operations.money import amount_string, parse_amount
 from da_platform.operations.review import PlannedDecision, ReviewPolicy, Verdict, judge, store
 from da_platform.operations.tokens import request_token
 from da_platform.ratings import worker_label
-from da_platform.rows import get_row
 from da_platform.states import DecisionAction
-
-
-@dataclass(frozen=True)
-class Action:
-    key: str
-    label: str
-    decision: str  # ReviewDecision.action
-    use_data: bool | None  # None: leaves the data decision as it is
-    explanation: str
-
-
-ACTIONS = {a.key: a for a in (
-    Action("approve_use", "Approve & use", "approve", True,
-           "Pay the reward and use the ratings (if the worker passes quality control)."),
-    Action("approve_exclude", "Approve but exclude", "approve", False,
-           "Pay the reward but leave the ratings out of every score and ranking."),
-    Action("reject", "Reject", "reject", False,
-           "Do not pay; the ratings are left out."),
-    Action("bonus", "Bonus", "bonus", None, "Pay a bonus on top of the reward (exact amount)."),
-    Action("block", "Block", "block", None, "Keep the worker from any further work in this campaign."),
-)}
-NO_PROVIDER = ("pool",)  # sources paid outside the platform: decisions are carried out at once
 
 
 class DecisionError(ValueError):
@@ -134,21 +114,21 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             amount=money, reason=reason, request_token=request_token(f"{source}-{kind}", campaign.id, *token_parts))
 
     if action.decision in (DecisionAction.approve, DecisionAction.reject):
-        decided = _decided(session, campaign, ("approve", "reject"))
+        decided = _decided(session, campaign, (DecisionAction.approve, DecisionAction.reject))
         open_ = [a for a in assignments if a.id not in decided and _awaiting(a)]
         waiting = [a for a in assignments if a.id not in decided and not _awaiting(a)]
         if waiting:
             notes.append(f"{len(waiting)} assignment(s) not finished (or not yet reported submitted): "
                          "left for a later decision")
         rows = tuple(planned(a, action.decision, bool(action.use_data), None, a.public_id) for a in open_)
-        if rows and action.decision == "reject":
+        if rows and action.decision == DecisionAction.reject:
             notes.append(rejection_notice(source))
         if rows:
             return Plan(action, worker, rows, False, tuple(notes))
         if action.decision == DecisionAction.reject:
             raise DecisionError("no finished assignment without a decision: nothing to reject (to stop using "
                                 "the data, choose 'approve but exclude')")
-        kind = "use_data" if action.use_data else "exclude_data"
+        kind = DecisionAction.use_data if action.use_data else DecisionAction.exclude_data
         notes.append("every finished assignment has a payment decision already: only the data decision is recorded")
         row = PlannedDecision(None, worker.id, worker.external_id, None, kind, bool(action.use_data), None, reason,
                               request_token(f"dashboard-{kind}", campaign.id, worker.id, nonce))
@@ -176,45 +156,24 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
 
 
 def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> list[ReviewDecision]:
-    """Store the plan's decisions with their reason (``review.store``) and an audit row for the actor.
+    """Store the plan's decisions with their reason (``review.store``: own-pool and data-only ones
+    take effect at once) and an audit row for the actor.
 
     The caller commits. A reason is required.
     """
     if not any(p.reason.strip() for p in plan_.planned):
         raise DecisionError("give a reason: it is stored with the decision")
     worker = plan_.worker
-    provider = worker.source
-    data_only = [p for p in plan_.planned if p.action in ("use_data", "exclude_data")]
-    to_store = [p for p in plan_.planned if p not in data_only]
-    # Data-only and block decisions keep the worker's current data use; block rows store use_data=True
-    # only because the column is not nullable; campaign_analysis ignores block for data use.
-    store(session, campaign, to_store, provider=provider)
-    for p in data_only:
-        session.add(ReviewDecision(campaign_id=campaign.id, worker_id=p.worker_id, action=p.action,
-                                   use_data=p.use_data, reason=p.reason, request_token=p.request_token, status=DONE,
-                                   outcome="data decision: nothing to send"))
+    # Block rows store use_data=True only because the column is not nullable; campaign_analysis
+    # ignores block for data use.
+    store(session, campaign, plan_.planned, provider=worker.source)
     session.flush()
     tokens = [p.request_token for p in plan_.planned]
     rows = list(session.scalars(select(ReviewDecision).where(ReviewDecision.request_token.in_(tokens))))
-    if provider in NO_PROVIDER:
-        for decision in rows:
-            if decision.status != DONE:
-                _carry_out(session, decision)
-    audit(session, f"dashboard.decide.{plan_.action.key}", campaign_id=campaign.id,
+    audit(session, f"decide.{plan_.action.key}", campaign_id=campaign.id,
           target=worker_label(worker.source, worker.external_id), reason=plan_.planned[0].reason,
           details={"decisions": [d.id for d in rows], "request_tokens": tokens,
                    "amount": amount_string(plan_.planned[0].amount) if plan_.planned[0].amount else None},
           actor=actor)
     return rows
 
-
-def _carry_out(session: Session, decision: ReviewDecision) -> None:
-    """An own-pool decision: nothing to send; its effect is applied here and it is marked done."""
-    if decision.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
-        assignment = get_row(session, Assignment, decision.assignment_id)
-        approved = decision.action == DecisionAction.approve
-        assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
-    if decision.action == DecisionAction.block:
-        get_row(session, Worker, decision.worker_id).blocked = True
-    decision.status, decision.updated_at = DONE, utcnow()
-    decision.outcome = "own pool: no provider to call; recorded (pay outside the platform)"
