@@ -1,7 +1,7 @@
 """The states of review decisions and quality control, as types (dependency-free: ``analysis.states`` only).
 
 ``DecisionAction`` and ``DecisionStatus`` are stored in ``review_decision.action`` / ``.status`` as
-their string values (the columns stay strings, so no migration); ``QCStatus`` is defined in
+their string values (non-native enum columns since migration 0008, which kept the values); ``QCStatus`` is defined in
 ``analysis.states`` (``analysis`` does not import ``da_platform``) and re-exported here so that the
 platform reads every state from one module. Each is a ``StrState``: a member equals its stored string,
 and ``str()`` / f-strings give the value on every supported Python.
