@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from analysis.errors import InputError
 from analysis.table import RatingsTable
+from da_core.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from analysis import csv_safety
-from analysis.errors import InputError
 from analysis.table import RatingRecord, RatingsTable, paused_gc
+from da_core.errors import InputError
 
 LONG_CSV_COLUMNS: tuple[str, ...] = RatingRecord._fields
 """group, worker, hit, system, item, slot_type, slot, original_slot, score, seconds."""

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.errors import InputError
 from analysis.table import RatingsTable
+from da_core.errors import InputError
 
 WMT15_COLUMNS = ("HITId", "WorkerId", "src", "trg", "item", "sys_id", "rid", "type", "sid", "score", "time")
 WMT15_REQUIRED = ("HITId", "WorkerId", "src", "trg", "sys_id", "type", "sid", "score")

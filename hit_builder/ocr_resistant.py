@@ -28,7 +28,7 @@ import random
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from hit_builder.errors import BuildError
+from da_core.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.render import (
     GREY_LEVELS,

@@ -2,7 +2,7 @@
 
 This module only knows file formats: bytes → UTF-8 text → one :class:`Record` per JSON object or
 table row, each with the 1-based line it starts on. What the fields mean is decided by
-:mod:`hit_builder.records`. Every problem raises :class:`~analysis.errors.InputError` naming the
+:mod:`hit_builder.records`. Every problem raises :class:`~da_core.errors.InputError` naming the
 file, the line and (where there is one) the field.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 
 #: File name endings and the format each one is read as.
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}

@@ -4,7 +4,7 @@ Answers are shown as images so that bots cannot read them and workers cannot pas
 language model. One image per text and role: the reference is drawn in grey, the candidate in black.
 
 Line breaking: at spaces for space-separated scripts and between characters for CJK/Thai (using
-:func:`analysis.text.tokenize` tokens), never before closing punctuation such as ``，`` ``。``
+:func:`da_core.text.tokenize` tokens), never before closing punctuation such as ``，`` ``。``
 ``)`` nor after opening brackets; a word wider than the line is broken between characters; ``\\n`` is
 a hard break.
 
@@ -36,8 +36,8 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
+from da_core.errors import BuildError
 from hit_builder.degrade import token_spans
-from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.storage import ImageStorage
 

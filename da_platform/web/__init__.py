@@ -18,14 +18,6 @@ from flask import Flask
 _PACKAGE = Path(__file__).resolve().parents[1]  # da_platform/
 
 
-def resource_folder(name: str) -> Path:
-    """``da_platform/<name>`` in an installed wheel, else the top-level ``<name>/`` of a source checkout."""
-    for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
-        if candidate.is_dir():
-            return candidate
-    raise RuntimeError(f"no {name}/ folder next to {_PACKAGE}: the installation is incomplete")
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the application; configuration from the environment, overridden by ``config``."""
     from da_platform.web.config import web_config
@@ -37,8 +29,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app = Flask(
         __name__,
-        template_folder=str(resource_folder("templates")),
-        static_folder=str(resource_folder("static")),
+        template_folder=str(_PACKAGE / "templates"),
+        static_folder=str(_PACKAGE / "static"),
     )
     app.config.from_mapping(web_config(config))
     app.url_map.converters["int"] = DatabaseId  # before any route is added

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 from hit_builder.readers import Table, read_text
 
 

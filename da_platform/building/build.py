@@ -24,6 +24,8 @@ from typing import cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
+from da_core.errors import BuildError
+from da_platform.building.inspection import verify_campaign
 from da_platform.models import (
     Answer,
     Campaign,
@@ -37,9 +39,7 @@ from da_platform.models import (
 )
 from hit_builder.assembly import ASSEMBLY_VERSION, assemble
 from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
-from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
-from hit_builder.inspection import verify_campaign
 from hit_builder.layouts import DEFAULT_LAYOUT, layout_named
 from hit_builder.meaning import EntityPool, change_meaning
 from hit_builder.meaning import method_description as meaning_description
