@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -299,16 +299,14 @@ def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], referenc
     donors = DonorPool(references, answers=answers_by_question)
     rng = random.Random(f"da-platform degradation v1 seed={seed}")
     degraded = {}
-    for hit in plan.hits:
-        for slot in hit.slots:
-            if slot.slot_type is SlotType.BAD_REF:
-                item = by_key[slot.item]
-                result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
-                check_scripts(item.answer, result.text, f"system {item.system.name!r}, question "
-                              f"{item.question.external_id!r}")
-                record = result.record()
-                record["donor_question_external_id"] = external.get(result.donor_question)
-                degraded[hit.index, slot.position] = (result.text, record)
+    for hit, slot in _slots_of_type(plan, SlotType.BAD_REF):
+        item = by_key[slot.item]
+        result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
+        check_scripts(item.answer, result.text, f"system {item.system.name!r}, question "
+                      f"{item.question.external_id!r}")
+        record = result.record()
+        record["donor_question_external_id"] = external.get(result.donor_question)
+        degraded[hit.index, slot.position] = (result.text, record)
     return degraded
 
 
@@ -318,15 +316,17 @@ def _meaning_changes(plan: Assembly, by_key: dict, items: list[_Item], *,
     entities = EntityPool({item.question.id: item.question.gold_entities or () for item in items})
     meaning_rng = random.Random(f"da-platform meaning v1 seed={seed}")
     changed = {}
-    for hit in plan.hits:
-        for slot in hit.slots:
-            if slot.slot_type is SlotType.MEANING:
-                item = by_key[slot.item]
-                change = change_meaning(item.answer, question=item.question.id,
-                                        gold_entities=item.question.gold_entities or (), pool=entities,
-                                        rng=meaning_rng)
-                changed[hit.index, slot.position] = (change.text, change.record())
+    for hit, slot in _slots_of_type(plan, SlotType.MEANING):
+        item = by_key[slot.item]
+        change = change_meaning(item.answer, question=item.question.id,
+                                gold_entities=item.question.gold_entities or (), pool=entities, rng=meaning_rng)
+        changed[hit.index, slot.position] = (change.text, change.record())
     return changed
+
+
+def _slots_of_type(plan: Assembly, slot_type: SlotType) -> Iterator[tuple[HitPlan, SlotPlan]]:
+    """The slots of one type, HIT by HIT in position order (the order the generators are drawn in)."""
+    return ((hit, slot) for hit in plan.hits for slot in hit.slots if slot.slot_type is slot_type)
 
 
 def _slot_texts(plan: Assembly, by_key: dict, altered: dict[tuple[int, int], tuple[str, dict]], *,
