@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from analysis.metrics.lcs import lcs_length
-from analysis.text import is_character_token, tokenize
+from da_core.text import is_character_token, tokenize
 
 OVERLAP_MEASURES: tuple[str, ...] = ("character LCS F1", "ROUGE-L", "token F1")
 
@@ -107,7 +107,7 @@ class RatingEvidence:
 
 
 def reading_units(texts: Iterable[str]) -> tuple[int, int]:
-    """(words of space-separated scripts, CJK/Thai characters) in the texts, by ``analysis.text.tokenize``."""
+    """(words of space-separated scripts, CJK/Thai characters) in the texts, by ``da_core.text.tokenize``."""
     words = characters = 0
     for text in texts:
         w, c = _units(text or "")

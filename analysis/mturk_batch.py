@@ -18,8 +18,9 @@ import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from analysis.errors import InputError
+from analysis.rating_columns import table_from_text_columns, wmt_links
 from analysis.table import RatingsTable
+from da_core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,6 @@ class ColumnSpec:
 
 def read_mturk_batch(path: str | Path, spec: ColumnSpec | None = None) -> RatingsTable:
     """Read a batch-results CSV through ``spec`` (see the module docstring)."""
-    from analysis.readers import _table_from_text_columns, _wmt_links
-
     spec = spec or ColumnSpec()
     path = Path(path)
     try:
@@ -126,9 +125,9 @@ def read_mturk_batch(path: str | Path, spec: ColumnSpec | None = None) -> Rating
             raise InputError(f"not a readable CSV file: {error}", file=str(path), line=reader.line_num) from None
         except UnicodeDecodeError as error:
             raise InputError(f"not UTF-8 text: {error}", file=str(path)) from None
-    out["original_slot"] = _wmt_links(out["worker"], out["hit"], out["group"], out["system"], out["item"],
+    out["original_slot"] = wmt_links(out["worker"], out["hit"], out["group"], out["system"], out["item"],
                                       out["slot_type"], out["slot"])
-    return _table_from_text_columns(out, str(path), first_line=2, lines=lines,
+    return table_from_text_columns(out, str(path), first_line=2, lines=lines,
                                     field_names={k: spec.answer for k in ("score", "slot_type", "slot")})
 
 

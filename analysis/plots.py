@@ -6,13 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.mathtext import plain_text
 from analysis.report import GroupAnalysis
-
-
-def plain_text(text: object) -> str:
-    """``text`` as matplotlib shows it literally: every ``$`` escaped, so names from the data are
-    never parsed as mathtext (an unbalanced ``$...`` would fail the whole plot)."""
-    return str(text).replace("$", r"\$")
 
 
 def _pyplot():

@@ -19,8 +19,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from analysis import csv_safety
-from analysis.errors import InputError
+from analysis.rating_columns import table_from_text_columns, wmt_links
 from analysis.table import RatingRecord, RatingsTable, paused_gc
+from da_core.errors import InputError
 
 LONG_CSV_COLUMNS: tuple[str, ...] = RatingRecord._fields
 """group, worker, hit, system, item, slot_type, slot, original_slot, score, seconds."""
@@ -115,7 +116,7 @@ def read_long_csv(path: str | Path) -> RatingsTable:
         raise InputError(f"expected {width} fields, found {len(row)}", file=str(path), line=i + 1)
     columns = dict(zip(header, zip(*rows[1:]))) if len(rows) > 1 else {h: () for h in header}
     del rows  # the row lists are no longer needed; the columns hold the strings
-    return _table_from_text_columns(columns, str(path), first_line=2)
+    return table_from_text_columns(columns, str(path), first_line=2)
 
 
 @_without_gc
@@ -157,7 +158,7 @@ def read_jsonl(path: str | Path) -> RatingsTable:
                     value = str(value)
                 columns[name].append(value)
             lines.append(number)
-    return _table_from_text_columns(columns, str(path), first_line=1, lines=lines)
+    return table_from_text_columns(columns, str(path), first_line=1, lines=lines)
 
 
 @_without_gc
@@ -196,49 +197,12 @@ def read_wmt(path: str | Path) -> RatingsTable:
     hit = [h if h != "NA" else k for h, k in zip(columns["HITId"], columns["hit"])]
     system = [s[1:-1] if len(s) >= 2 and s[0] == s[-1] == '"' else s for s in columns["sys_id"]]
     slot = [str(n) for n in numbers]
-    original = _wmt_links(columns["WorkerId"], hit, group, system, columns["sid"], columns["type"], slot)
+    original = wmt_links(columns["WorkerId"], hit, group, system, columns["sid"], columns["type"], slot)
     text = {"group": group, "worker": columns["WorkerId"], "hit": hit, "system": system,
             "item": columns["sid"], "slot_type": columns["type"], "slot": slot, "original_slot": original,
             "score": columns["score"], "seconds": columns["time"]}
-    return _table_from_text_columns(text, str(path), first_line=2, lines=numbers,
+    return table_from_text_columns(text, str(path), first_line=2, lines=numbers,
                                     field_names={"slot_type": "type", "item": "sid", "seconds": "time"})
-
-
-def _wmt_links(worker, hit, group, system, sid, types, slot) -> list[str]:
-    by_system: dict[tuple, str] = {}
-    by_item: dict[tuple, list[str]] = {}
-    for i, t in enumerate(types):
-        if t == "SYSTEM":
-            by_system.setdefault((group[i], worker[i], hit[i], sid[i], system[i]), slot[i])
-            by_item.setdefault((group[i], worker[i], hit[i], sid[i]), []).append(slot[i])
-    links = []
-    for i, t in enumerate(types):
-        if t == "SYSTEM":
-            links.append("")
-            continue
-        link = by_system.get((group[i], worker[i], hit[i], sid[i], system[i]))
-        if link is None:
-            candidates = by_item.get((group[i], worker[i], hit[i], sid[i]), [])
-            link = candidates[0] if len(candidates) == 1 else ""
-        links.append(link)
-    return links
-
-
-def _table_from_text_columns(columns, source: str, *, first_line: int, lines: list[int] | None = None,
-                             field_names: dict[str, str] | None = None) -> RatingsTable:
-    """Build the table; re-locate any error to the file's own line numbers and field names."""
-    try:
-        return RatingsTable.from_columns(
-            group=columns["group"], worker=columns["worker"], hit=columns["hit"], system=columns["system"],
-            item=columns["item"], slot_type=columns["slot_type"], slot=columns["slot"],
-            original_slot=columns["original_slot"], score=columns["score"],
-            seconds=columns.get("seconds"), source=source, first_line=0,
-        )
-    except InputError as error:
-        row = error.line or 0
-        line = lines[row] if lines is not None and row < len(lines) else first_line + row
-        field = (field_names or {}).get(error.field or "", error.field)
-        raise InputError(error.message, file=source, line=line, field=field) from None
 
 
 def write_long_csv(table: RatingsTable, path: str | Path) -> Path:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 
 if TYPE_CHECKING:
     from analysis.evidence import RatingEvidence

@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.errors import InputError
+from analysis.rating_columns import table_from_text_columns, wmt_links
 from analysis.table import RatingsTable
+from da_core.errors import InputError
 
 WMT15_COLUMNS = ("HITId", "WorkerId", "src", "trg", "item", "sys_id", "rid", "type", "sid", "score", "time")
 WMT15_REQUIRED = ("HITId", "WorkerId", "src", "trg", "sys_id", "type", "sid", "score")
@@ -52,8 +53,6 @@ def _unquote(value: str) -> str:
 
 def read_wmt15(path: str | Path) -> RatingsTable:
     """Read the 2015 WMT DA layout (see the module docstring)."""
-    from analysis.readers import _table_from_text_columns, _wmt_links
-
     path = Path(path)
     lines = _lines(path)
     if not lines:
@@ -88,11 +87,11 @@ def read_wmt15(path: str | Path) -> RatingsTable:
     group = [f"{s}-{t}" for s, t in zip(columns["src"], columns["trg"])]
     system = [_unquote(s) for s in columns["sys_id"]]
     slot = [str(n) for n in numbers]
-    original = _wmt_links(columns["WorkerId"], columns["HITId"], group, system, columns["sid"], columns["type"], slot)
+    original = wmt_links(columns["WorkerId"], columns["HITId"], group, system, columns["sid"], columns["type"], slot)
     text = {"group": group, "worker": columns["WorkerId"], "hit": columns["HITId"], "system": system,
             "item": columns["sid"], "slot_type": columns["type"], "slot": slot, "original_slot": original,
             "score": columns["score"], "seconds": columns["time"]}
-    return _table_from_text_columns(text, str(path), first_line=numbers[0] if numbers else 2, lines=numbers,
+    return table_from_text_columns(text, str(path), first_line=numbers[0] if numbers else 2, lines=numbers,
                                     field_names={"slot_type": "type", "item": "sid", "seconds": "time"})
 
 
@@ -135,8 +134,6 @@ def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
     Without any trk-mean-sd file the table carries the given z-scores (``given_z``; raw scores
     unknown) and no stats: item and system z-scores and the ranking can be computed, raw means cannot.
     """
-    from analysis.readers import _table_from_text_columns, _wmt_links
-
     path = Path(path)
     files = mean_sd if mean_sd is not None else mean_sd_files_beside(path)
     z_only = not files  # no trk-mean-sd file at all: analyse the given z-scores (raw scores unknown)
@@ -201,11 +198,11 @@ def read_wmt_stnd(path: str | Path, mean_sd: list[Path] | None = None
     hit = [h if h != "NA" else k for h, k in zip(columns["HITId"], columns["hit"])]
     system = [_unquote(s) for s in columns["sys_id"]]
     slot = [str(n) for n in numbers]
-    original = _wmt_links(columns["WorkerId"], hit, group, system, columns["sid"], columns["type"], slot)
+    original = wmt_links(columns["WorkerId"], hit, group, system, columns["sid"], columns["type"], slot)
     text = {"group": group, "worker": columns["WorkerId"], "hit": hit, "system": system, "item": columns["sid"],
             "slot_type": columns["type"], "slot": slot, "original_slot": original, "score": raw_scores,
             "seconds": columns["time"]}
-    table = _table_from_text_columns(text, str(path), first_line=2, lines=numbers,
+    table = table_from_text_columns(text, str(path), first_line=2, lines=numbers,
                                      field_names={"slot_type": "type", "item": "sid", "seconds": "time"})
     if z_only:
         return replace(table, given_z=np.array(given_z, dtype=np.float64)), None

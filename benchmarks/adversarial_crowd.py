@@ -144,10 +144,10 @@ def offline_overlap(args: argparse.Namespace, out: Path) -> None:
 
     from analysis.table import RatingsTable
     from da_platform.adversaries import overlap_score
+    from da_platform.building.build import build_campaign
+    from da_platform.building.sample import import_sample
     from da_platform.db import make_engine, session_factory, transaction, upgrade
     from da_platform.models import Hit, Question, Slot, System
-    from hit_builder.build import build_campaign
-    from hit_builder.sample_data import import_sample
     from hit_builder.storage import LocalImageStorage
 
     out.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from da_platform.building.build import build_campaign  # noqa: E402
 from da_platform.db import upgrade  # noqa: E402
 from da_platform.exports import bundle, ratings, wmt  # noqa: E402
 from da_platform.models import Campaign  # noqa: E402
@@ -35,7 +36,6 @@ from da_platform.prepared_exports import app_exports as prepared_exports  # noqa
 from da_platform.web import create_app  # noqa: E402
 from da_platform.web.admin.accounts import create_user  # noqa: E402
 from da_platform.web.admin.context import analysis_cache  # noqa: E402
-from hit_builder.build import build_campaign  # noqa: E402
 from hit_builder.storage import LocalImageStorage  # noqa: E402
 from tests import dashboard_factories as factories  # noqa: E402
 from tests.factories import make_test_set  # noqa: E402

@@ -87,10 +87,10 @@ def build(url: str, images: Path, places: int) -> int:
     """Sample campaign, opened, with enough places for ``places`` workers; returns the campaign id."""
     from sqlalchemy import update
 
+    from da_platform.building.build import build_campaign
+    from da_platform.building.sample import import_sample
     from da_platform.db import make_engine, session_factory, transaction
     from da_platform.models import CampaignStatus, Hit
-    from hit_builder.build import build_campaign
-    from hit_builder.sample_data import import_sample
     from hit_builder.storage import LocalImageStorage
 
     engine = make_engine(url)

@@ -35,7 +35,7 @@ from typing import Protocol
 import numpy as np
 
 from analysis.simulation import WorkerProfile, random_profile
-from analysis.text import tokenize
+from da_core.text import tokenize
 from da_platform.ocr import Reader
 
 KINDS = ("honest", "random", "constant", "bot", "ocr-overlap", "rapidocr-overlap", "ocr-overlap-paced",

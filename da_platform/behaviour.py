@@ -1,6 +1,6 @@
 """The behaviour record a worker's page sends with each rating (issue 12, contract C1), read strictly.
 
-The page's script (``static/behaviour.js``) sends one form field ``behaviour``: a JSON object of at
+The page's script (``da_platform/static/behaviour.js``) sends one form field ``behaviour``: a JSON object of at
 most ``MAX_BYTES`` bytes naming the slot it was recorded for and counting what happened while that
 item was shown (see ``FIELDS``). The server keeps only those whitelisted integers: nothing that could
 identify a person (no user agent, no address, no event positions or key values).

@@ -23,10 +23,10 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from analysis.errors import InputError
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
 from analysis.scores import ScoreSettings
 from analysis.table import RatingsTable
+from da_core.errors import InputError
 from da_platform.models import Campaign, ReviewDecision, Worker
 from da_platform.operations.review import ReviewPolicy
 from da_platform.ratings import load_ratings, worker_label

@@ -107,15 +107,16 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     from analysis.output import write_report
     from analysis.simulation import WorkerProfile
     from da_platform.adversaries import ProfileRater, make_rater
+    from da_platform.building.build import build_campaign
+    from da_platform.building.sample import import_sample
     from da_platform.campaign_analysis import CampaignAnalysis
     from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
     from da_platform.db import make_engine, session_factory, transaction, upgrade
     from da_platform.models import Campaign, CampaignStatus
     from da_platform.ratings import worker_label
     from da_platform.sources.tokens import Tokens
-    from hit_builder.build import build_campaign
     from hit_builder.ocr_resistant import render_style
-    from hit_builder.sample_data import import_sample, load_truth
+    from hit_builder.sample_data import load_truth
     from hit_builder.storage import LocalImageStorage
 
     steps = steps or DemoSteps()

@@ -49,7 +49,7 @@ def open_image_storage(config: Mapping[str, Any], *, engine: Engine | None = Non
             raise ImageStoreError("DA_IMAGE_STORE=folder needs an image folder (DA_IMAGE_FOLDER)")
         return LocalImageStorage(Path(config["IMAGE_FOLDER"]))
     if kind is ImageStore.database:
-        from hit_builder.db_storage import DatabaseImageStorage
+        from da_platform.building.db_storage import DatabaseImageStorage
 
         if engine is not None:
             return DatabaseImageStorage(engine=engine)

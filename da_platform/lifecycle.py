@@ -198,7 +198,7 @@ def delete_test_set(session: Session, test_set: TestSet, *, force: bool = False,
 def replace_answers(session: Session, system: System, path: str | Path, *, actor: str, reason: str = "") -> int:
     """Replace every answer of ``system`` with those in ``path`` (validated as ``import answers``
     validates a new system). Refused once a built campaign shows its answers. Returns the count."""
-    from hit_builder.importers import import_system_answers
+    from da_platform.building.importers import import_system_answers
 
     built = [c.name for c in _campaigns_with_system(session, system)
              if c.status != CampaignStatus.draft or session.scalar(select(Hit.id).where(Hit.campaign_id == c.id)

@@ -27,6 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from da_core.enums import AnswerType, SlotType
 from da_platform.states import DecisionAction, DecisionStatus
 
 
@@ -49,24 +50,6 @@ class Base(DeclarativeBase):
             "pk": "pk_%(table_name)s",
         }
     )
-
-
-class AnswerType(str, enum.Enum):
-    """Answer types of SPEC §1."""
-
-    description = "description"
-    yes_no = "yes_no"
-    entity = "entity"
-
-
-class SlotType(str, enum.Enum):
-    """Slot types of SPEC §1."""
-
-    SYSTEM = "SYSTEM"
-    REPEAT = "REPEAT"
-    BAD_REF = "BAD_REF"
-    REF = "REF"
-    MEANING = "MEANING"
 
 
 class CampaignStatus(str, enum.Enum):

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from analysis.ranking import Ranking, rank_systems
 from analysis.report import GroupAnalysis
-from analysis.text import is_character_script
+from da_core.text import is_character_script
 from da_platform.models import Campaign, Question
 
 BUILT_IN = ("answer_type", "yes_no_label", "script")

@@ -30,14 +30,13 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
-from da_platform.models import SlotType
-from hit_builder.errors import BuildError
+from da_core.enums import SlotType
+from da_core.errors import BuildError
+from da_core.layout import SETS_PER_HIT, SLOTS_PER_SET
 from hit_builder.layouts import CLASSIC, Layout
 
 ASSEMBLY_VERSION = 1
-SETS_PER_HIT = 10
 ORDINARY_PER_SET = 7
-SLOTS_PER_SET = 10
 ORDINARY_PER_HIT = SETS_PER_HIT * ORDINARY_PER_SET  # 70
 SLOTS_PER_HIT = SETS_PER_HIT * SLOTS_PER_SET  # 100
 CHECK_TYPES = (SlotType.BAD_REF, SlotType.REPEAT, SlotType.REF)  # first, second, third partner item

@@ -3,7 +3,7 @@
 Pure: the caller passes the answer, a :class:`DonorPool` of other questions' references and a seeded
 ``random.Random``; the same inputs and generator state give the same result.
 
-* Tokens come from :func:`analysis.text.tokenize`: whitespace words, and one token per character of
+* Tokens come from :func:`da_core.text.tokenize`: whitespace words, and one token per character of
   Chinese, Japanese and Thai. When most tokens are such characters (:func:`is_character_script`) the
   span length of the table is doubled, capped at the answer's length (so a short CJK answer is replaced
   entirely, as a 1- or 2-word answer is).
@@ -29,8 +29,8 @@ import unicodedata
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 
-from analysis.text import is_character_script, tokenize
-from hit_builder.errors import BuildError
+from da_core.errors import BuildError
+from da_core.text import is_character_script, tokenize
 
 METHOD_NAME = "span-replacement"
 METHOD_VERSION = 2  # 2: a donor span may not add a script the answer lacks
@@ -60,7 +60,7 @@ def method_description() -> dict:
         "method": METHOD_NAME,
         "version": METHOD_VERSION,
         "replaces": "the system answer (never the reference)",
-        "tokenizer": "analysis.text.tokenize (whitespace words; one token per CJK/Thai character)",
+        "tokenizer": "da_core.text.tokenize (whitespace words; one token per CJK/Thai character)",
         "span_table": [{"tokens_from": lo, "tokens_to": hi, "span": span} for lo, hi, span in SPAN_TABLE]
         + [{"tokens_from": SPAN_TABLE[-1][1] + 1, "tokens_to": None, "span": "tokens // 4"}],
         "character_script": "span doubled (capped at the answer length) when most tokens are CJK/Thai",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from hit_builder.errors import BuildError
+from da_core.errors import BuildError
 
 DEFAULT_FONTS = (
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2",  # Noto Sans CJK SC

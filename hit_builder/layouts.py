@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from da_platform.models import SlotType
-
-SETS_PER_HIT = 10
-SLOTS_PER_SET = 10
+from da_core.enums import SlotType
+from da_core.layout import SETS_PER_HIT, SLOTS_PER_SET
 
 
 @dataclass(frozen=True)

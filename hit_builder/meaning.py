@@ -30,8 +30,8 @@ import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from analysis.text import is_character_script
-from hit_builder.errors import BuildError
+from da_core.errors import BuildError
+from da_core.text import is_character_script
 
 METHOD_NAME = "meaning-change"
 METHOD_VERSION = 1

@@ -28,10 +28,11 @@ import random
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from hit_builder.errors import BuildError
+from da_core.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.render import (
     GREY_LEVELS,
+    Renderer,
     RenderStyle,
     Role,
     complex_script,
@@ -63,6 +64,10 @@ class HardenedStyle(RenderStyle):
     def describe(self) -> dict:
         return {**asdict(self), "png": f"{GREY_LEVELS}-level greyscale, 4 bits per pixel",
                 "renderer": "hit_builder.ocr_resistant"}
+
+    def draw(self, renderer: Renderer, text: str, role: Role | str, where: str = "text") -> bytes:
+        """:meth:`Renderer.render` of this style (so that ``render`` needs no import of this module)."""
+        return render_hardened(renderer, text, role, where)
 
 
 def render_style(name: str) -> RenderStyle:
@@ -216,8 +221,6 @@ def _texture(image, rng: random.Random, style: HardenedStyle, chain: FontChain, 
 
 @lru_cache(maxsize=8)
 def _wrapper_cached(specs: tuple[str, ...], width: int, padding: int, size: int):
-    from hit_builder.render import Renderer
-
     return Renderer(FontChain.load(list(specs)), RenderStyle(width=width, font_size=size, padding=padding),
                     shaping=False)
 

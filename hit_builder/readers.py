@@ -2,7 +2,7 @@
 
 This module only knows file formats: bytes → UTF-8 text → one :class:`Record` per JSON object or
 table row, each with the 1-based line it starts on. What the fields mean is decided by
-:mod:`hit_builder.records`. Every problem raises :class:`~analysis.errors.InputError` naming the
+:mod:`hit_builder.records`. Every problem raises :class:`~da_core.errors.InputError` naming the
 file, the line and (where there is one) the field.
 """
 from __future__ import annotations
@@ -11,11 +11,12 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 
 #: File name endings and the format each one is read as.
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
@@ -117,17 +118,7 @@ def _read_jsonl(text: str, file: str) -> Table:
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            value = json.loads(raw, object_pairs_hook=_reject_duplicate_keys(file, number))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=file, line=number) from None
-        except InputError:  # from the duplicate-key hook
-            raise
-        except RecursionError:
-            raise InputError("not valid here: the JSON is nested too deeply", file=file, line=number) from None
-        except ValueError:  # Python refuses integers of more than 4,300 digits
-            raise InputError("not valid here: a number in it has too many digits (ids are best quoted as text)",
-                             file=file, line=number) from None
+        value = parse_json(raw, file, line=number, object_pairs_hook=_reject_duplicate_keys(file, number))
         if not isinstance(value, dict):
             raise InputError(
                 f"each line must be one JSON object {{...}}, not a JSON {type(value).__name__}",
@@ -140,27 +131,58 @@ def _read_jsonl(text: str, file: str) -> Table:
     return Table(file, "jsonl", tuple(fields), tuple(records))
 
 
-def _check_text(record: dict[str, Any], file: str, line: int) -> None:
-    """Refuse a lone surrogate (a ``\\ud800`` escape): valid JSON, but no character, so no database or
-    UTF-8 file can store it. Walks the nesting without recursion."""
-    pending: list[tuple[str | None, Any]] = [(None, record)]
+def parse_json(text: str, file: str, *, line: int | None = None,
+               object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """One JSON value (a whole file, or the ``line`` of a JSON-lines file) with errors that name the file and
+    line, never a traceback: invalid JSON, nesting too deep for Python, integers of more than 4,300 digits."""
+    try:
+        return json.loads(text, object_pairs_hook=object_pairs_hook)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=file,
+                         line=exc.lineno if line is None else line) from None
+    except InputError:  # from the hook (a duplicate key)
+        raise
+    except RecursionError:
+        raise InputError("not valid here: the JSON is nested too deeply", file=file, line=line) from None
+    except ValueError:  # Python refuses integers of more than 4,300 digits
+        raise InputError("not valid here: a number in it has too many digits (ids are best quoted as text)",
+                         file=file, line=line) from None
+
+
+LONE_SURROGATE = "a \\u escape names half of a character (a lone surrogate such as \\ud800), which is not text"
+
+
+def lone_surrogate(value: Any) -> tuple[str, str | None, str] | None:
+    """The first lone surrogate (a ``\\ud800`` escape: valid JSON, but no character, so no database or UTF-8
+    file can store it) in a JSON value, as (JSON path, top-level key it is under, the text holding it); a key
+    is checked at its object's path. None if there is none. Walks the nesting without recursion."""
+    pending: list[tuple[str, str | None, Any]] = [("", None, value)]
     while pending:
-        field, value = pending.pop()
+        path, top, item = pending.pop()
         texts: tuple[str, ...]
-        if isinstance(value, str):
-            texts = (value,)
-        elif isinstance(value, dict):
-            texts = tuple(value)
-            pending.extend((field if field is not None else key, item) for key, item in value.items())
-        elif isinstance(value, list):
+        if isinstance(item, str):
+            texts = (item,)
+        elif isinstance(item, dict):
+            texts = tuple(item)
+            pending.extend((f"{path}.{key}" if path else str(key), key if top is None else top, child)
+                           for key, child in item.items())
+        elif isinstance(item, list):
             texts = ()
-            pending.extend((field, item) for item in value)
+            pending.extend((f"{path}[{k}]", top, child) for k, child in enumerate(item))
         else:
             continue
         for text in texts:
             if _SURROGATE.search(text):
-                raise InputError("a \\u escape names half of a character (a lone surrogate such as \\ud800), "
-                                 "which is not text", file=file, line=line, field=field or text)
+                return path, top, text
+    return None
+
+
+def _check_text(record: dict[str, Any], file: str, line: int) -> None:
+    """Refuse a lone surrogate in a record, naming the record's field that holds it (or the key itself)."""
+    found = lone_surrogate(record)
+    if found is not None:
+        _path, top, text = found
+        raise InputError(LONE_SURROGATE, file=file, line=line, field=top or text)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -1,6 +1,6 @@
 """Answers too long to read in reasonable time: found at import and build, reported with their ids.
 
-Reading time is estimated from :func:`analysis.text.tokenize` tokens: a word at ``WORDS_PER_MINUTE``,
+Reading time is estimated from :func:`da_core.text.tokenize` tokens: a word at ``WORDS_PER_MINUTE``,
 a CJK/Thai character at ``CHARACTERS_PER_MINUTE`` (careful reading, as a rater reads). An item whose
 answer takes longer than ``LIMIT_SECONDS`` is too long for a task of 100 items in about 20 minutes.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from analysis.text import is_character_token, tokenize
+from da_core.text import is_character_token, tokenize
 
 WORDS_PER_MINUTE = 200
 CHARACTERS_PER_MINUTE = 400

@@ -1,9 +1,9 @@
 """What the fields of a test-set file and of a system-answers file mean, and checks on each value.
 
 Turns a :class:`~hit_builder.readers.Table` into typed records, or raises
-:class:`~analysis.errors.InputError` at the first bad value (file, line, field). The database is
+:class:`~da_core.errors.InputError` at the first bad value (file, line, field). The database is
 not touched here; checks that need it (unknown question ids, names already taken) live in
-:mod:`hit_builder.importers`.
+:mod:`da_platform.building.importers`.
 
 Text policy: every text value is Unicode-normalised to NFC (so that text composed in different
 ways compares, scores and renders as the same text), surrounding whitespace is stripped, and
@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
-from da_platform.models import AnswerType
+from da_core.enums import AnswerType
 from hit_builder.readers import Record, Table
 
 #: Longest id and name the database stores.

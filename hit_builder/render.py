@@ -4,7 +4,7 @@ Answers are shown as images so that bots cannot read them and workers cannot pas
 language model. One image per text and role: the reference is drawn in grey, the candidate in black.
 
 Line breaking: at spaces for space-separated scripts and between characters for CJK/Thai (using
-:func:`analysis.text.tokenize` tokens), never before closing punctuation such as ``，`` ``。``
+:func:`da_core.text.tokenize` tokens), never before closing punctuation such as ``，`` ``。``
 ``)`` nor after opening brackets; a word wider than the line is broken between characters; ``\\n`` is
 a hard break.
 
@@ -36,8 +36,8 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
+from da_core.errors import BuildError
 from hit_builder.degrade import token_spans
-from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.storage import ImageStorage
 
@@ -278,10 +278,9 @@ class Renderer:
     # -- drawing ---------------------------------------------------------------------------------
     def render(self, text: str, role: Role | str, where: str = "text") -> bytes:
         """The PNG image of ``text`` in the colour of ``role``."""
-        if getattr(self.style, "ocr_resistant", False):  # hook: build --render hardened
-            from hit_builder.ocr_resistant import render_hardened
-
-            return render_hardened(self, text, role, where)
+        draw = getattr(self.style, "draw", None)  # a style that draws its own images: build --render hardened
+        if draw is not None:
+            return draw(self, text, role, where)
         from PIL import Image, ImageDraw
 
         self.chain.check(text, where)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hit_builder.errors import BuildError
+from da_core.errors import BuildError
 
 EXAMPLE_FIELDS = ("question", "reference", "good", "bad")
 # Shipped examples for the built-in languages and criteria. Adequacy: a good answer and a fluent but
@@ -99,7 +99,7 @@ def worker_settings(options: WorkerPageOptions, *, show_reference: bool, render:
     ``render(text, role, where)`` draws and stores an image and returns its storage key (the
     campaign's renderer and storage).
     """
-    from da_platform.web.i18n import check_lang, shipped
+    from da_core.languages import check_lang, shipped
 
     lang = check_lang(options.lang)
     warnings = []

@@ -1,6 +1,6 @@
 """Print the import arrows between the project's packages, read from the source (AST), not by importing.
 
-    python scripts/import_graph.py              # da_platform, hit_builder, analysis
+    python scripts/import_graph.py              # da_platform, hit_builder, analysis, da_core
     python scripts/import_graph.py --depth 2    # their sub-packages/modules too (da_platform.web, ...)
     python scripts/import_graph.py --cycles     # also list the cycles between the nodes shown
 
@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("da_platform", "hit_builder", "analysis")
+PACKAGES = ("da_platform", "hit_builder", "analysis", "da_core")
 
 
 def module_name(path: Path) -> str:

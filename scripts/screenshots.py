@@ -2,7 +2,7 @@
 
     python scripts/screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
 
-Builds three campaigns of the showcase test set (hit_builder/sample_data/showcase.py) with the real
+Builds three campaigns of the showcase test set (da_platform/building/showcase.py) with the real
 builder into a temporary SQLite database, serves the app on 127.0.0.1 and drives Chromium through
 Playwright: the instructions, a practice item, the first item and (for the long answers) the end of
 the page. Nothing leaves the machine; rerunning gives the same pictures for the same fonts.
@@ -22,9 +22,9 @@ SCREENS = {  # name: (viewport, device scale factor)
 
 
 def build(sessions, storage, *, name: str, lang: str, long: bool) -> int:
+    from da_platform.building.build import build_campaign
+    from da_platform.building.showcase import make_showcase
     from da_platform.models import CampaignStatus
-    from hit_builder.build import build_campaign
-    from hit_builder.sample_data.showcase import make_showcase
     from hit_builder.worker_settings import WorkerPageOptions
 
     chinese = lang == "zh-Hans"

@@ -1,6 +1,6 @@
 """Campaigns with ratings for the dashboard and export tests.
 
-Campaigns are built by the real builder (``hit_builder.build.build_campaign``) from a small test set
+Campaigns are built by the real builder (``da_platform.building.build.build_campaign``) from a small test set
 made with ``tests.factories``; ratings are stored directly with the models, as the worker flow
 stores them (in slot order, with server times chosen here, so time on item and completion times
 are known). Systems have a known quality order.
@@ -14,8 +14,8 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
+from da_platform.building.build import build_campaign
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, SlotType, Worker
-from hit_builder.build import build_campaign
 from hit_builder.storage import LocalImageStorage
 from tests.factories import make_test_set
 

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from analysis.errors import InputError
 from analysis.output import latex_table, markdown_table, write_report, write_wmt_files
 from analysis.readers import (
     LONG_CSV_COLUMNS,
@@ -23,6 +22,7 @@ from analysis.readers import (
 from analysis.report import analyze
 from analysis.simulation import honest_and_bad_crowd, simulate_campaign
 from analysis.table import RatingsTable
+from da_core.errors import InputError
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,11 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from analysis.simulation import WorkerProfile, slot_quality
+from da_platform.building.build import build_campaign
+from da_platform.building.sample import import_sample
 from da_platform.cli import main
 from da_platform.models import Assignment, Campaign, Rating, Worker
-from hit_builder.build import build_campaign
-from hit_builder.sample_data import import_sample, load_truth
+from hit_builder.sample_data import load_truth
 from hit_builder.storage import LocalImageStorage
 
 

@@ -1,4 +1,4 @@
-"""The page's behaviour record (static/behaviour.js, contract C1) in real Chromium: pointer, keyboard and
+"""The page's behaviour record (da_platform/static/behaviour.js, contract C1) in real Chromium: pointer, keyboard and
 touch each produce their record; a script that sets the value without events produces none."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The worker's screen in Chromium: image sharpness and size, long answers, Chinese pages, practice.
 
 Campaigns are built by the real builder (real answer images) from the showcase test set
-(hit_builder/sample_data/showcase.py) and served on 127.0.0.1.
+(da_platform/building/showcase.py) and served on 127.0.0.1.
 """
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from PIL import Image
 from sqlalchemy import func, select
 
 from da_platform import models
+from da_platform.building.build import build_campaign
+from da_platform.building.showcase import make_showcase
 from da_platform.db import upgrade
 from da_platform.models import Answer, Assignment, CampaignStatus, Question, Rating, Reference, System
 from da_platform.sources.pool import mint_invites
 from da_platform.web.i18n import SHIPPED, _read_po
-from hit_builder.build import build_campaign
-from hit_builder.sample_data.showcase import make_showcase
 from hit_builder.worker_settings import WorkerPageOptions
 from tests.fakes.server import serve_wsgi
 from tests.test_browser_worker import browser, move_by_keyboard  # noqa: F401 (the browser fixture)

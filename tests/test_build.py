@@ -8,11 +8,11 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from da_core.errors import BuildError
+from da_platform.building.build import ADEQUACY_STATEMENT, FLUENCY_STATEMENT, build_campaign
+from da_platform.building.inspection import verify_campaign
 from da_platform.db import make_engine, session_factory, upgrade
 from da_platform.models import Answer, Campaign, CampaignStatus, Hit, Slot, SlotType, System
-from hit_builder.build import ADEQUACY_STATEMENT, FLUENCY_STATEMENT, build_campaign
-from hit_builder.errors import BuildError
-from hit_builder.inspection import verify_campaign
 from hit_builder.storage import LocalImageStorage
 from tests.factories import make_test_set
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from analysis.text import tokenize
+from da_core.text import tokenize
 from hit_builder.degrade import (
     DegradationError,
     DonorPool,

@@ -108,8 +108,8 @@ def test_ratings_with_texts_and_a_self_contained_bundle(sessions, tmp_path):
     import zipfile
 
     from analysis.readers import read_long_csv
+    from da_platform.building.importers import import_system_answers, import_test_set
     from da_platform.models import Slot
-    from hit_builder.importers import import_system_answers, import_test_set
 
     campaign_id = _campaign(sessions, tmp_path, rated_hits=4)
     with sessions() as session:

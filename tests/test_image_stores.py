@@ -17,15 +17,15 @@ from click.testing import CliRunner
 from PIL import Image
 from sqlalchemy import delete, func, select
 
+from da_platform.building.build import build_campaign
+from da_platform.building.db_storage import DatabaseImageStorage
+from da_platform.building.sample import import_sample
 from da_platform.cli import main
 from da_platform.db import make_engine, session_factory, transaction, upgrade
 from da_platform.image_store import ImageStoreError, open_image_storage
 from da_platform.models import Campaign, Hit, ImageBlob, Slot
 from da_platform.sources.pool import mint_invites
-from hit_builder.build import build_campaign
-from hit_builder.db_storage import DatabaseImageStorage
 from hit_builder.s3_storage import S3ImageStorage
-from hit_builder.sample_data import import_sample
 from hit_builder.storage import ImageStorage, LocalImageStorage, content_key
 from tests.web_factories import make_campaign, make_web_env, png
 

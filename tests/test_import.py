@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 from da_platform import models
+from da_platform.building.importers import import_second_reference_as_human, import_system_answers, import_test_set
 from da_platform.models import AnswerType, Question, System
-from hit_builder.importers import import_second_reference_as_human, import_system_answers, import_test_set
 
 TABLES = ("test_set", "question", "reference", "system", "answer")
 

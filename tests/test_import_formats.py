@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from sqlalchemy import select
 from test_import import database_snapshot
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 from da_platform import models
 from da_platform.cli import main
 from da_platform.models import Answer, Question, System

@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from da_core.errors import BuildError
+from da_platform.building.build import build_campaign
+from da_platform.building.inspection import verify_campaign
 from da_platform.cli import main
 from da_platform.db import make_engine, session_factory, upgrade
 from da_platform.exports import degradations
 from da_platform.models import Campaign, Hit, Slot, SlotType
 from hit_builder.assembly import AssemblyError, assemble, partner_set, verify_hit
-from hit_builder.build import build_campaign
-from hit_builder.errors import BuildError
-from hit_builder.inspection import verify_campaign
 from hit_builder.layouts import CLASSIC, HARDENED
 from hit_builder.storage import LocalImageStorage
 from tests.factories import make_test_set

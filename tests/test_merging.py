@@ -7,10 +7,10 @@ from collections import Counter
 
 from sqlalchemy import select
 
+from da_platform.building.build import build_campaign
 from da_platform.campaign_analysis import CampaignAnalysis
 from da_platform.models import Hit, Question, Rating, Slot, SlotType, System
 from da_platform.ratings import load_ratings
-from hit_builder.build import build_campaign
 from hit_builder.merging import merge_identical
 from hit_builder.storage import LocalImageStorage
 from tests import dashboard_factories

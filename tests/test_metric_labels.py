@@ -12,13 +12,13 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from analysis.metrics import AdaptedBleu, AdaptedRougeL, QuestionInfo, RougeL
-from da_platform.cli import main
-from da_platform.models import Answer, Question, Reference, System
-from hit_builder.importers import (
+from da_platform.building.importers import (
     import_second_reference_as_human,
     import_system_answers,
     import_test_set,
 )
+from da_platform.cli import main
+from da_platform.models import Answer, Question, Reference, System
 from hit_builder.readers import read_table
 from hit_builder.records import parse_answers, parse_test_set
 
@@ -94,7 +94,7 @@ def test_labels_in_csv_one_per_reference_or_one_for_all(tmp_path):
 def test_bad_labels_name_file_line_and_field(tmp_path, row, message):
     base = {"id": "q", "question": "?", "references": ["r1", "r2"], "answer_type": "yes_no"}
     path = _jsonl(tmp_path / "bad.jsonl", [{"id": "ok", "question": "?", "references": ["r"]}, {**base, **row}])
-    from analysis.errors import InputError
+    from da_core.errors import InputError
 
     with pytest.raises(InputError) as error:
         parse_test_set(read_table(path))
@@ -102,7 +102,7 @@ def test_bad_labels_name_file_line_and_field(tmp_path, row, message):
 
 
 def test_bad_answer_label_is_located(tmp_path):
-    from analysis.errors import InputError
+    from da_core.errors import InputError
 
     path = _jsonl(tmp_path / "s.jsonl", [{"id": "q", "answer": "a", "yes_no": "perhaps"}])
     with pytest.raises(InputError, match=r"s\.jsonl:1: field 'yes_no': unknown yes/no label 'perhaps'"):

@@ -160,7 +160,7 @@ def test_corpus_bleu_with_a_varying_number_of_references_matches_sacrebleu():
 
 
 def test_bleu_mixed_languages_use_platform_tokens():
-    # One corpus mixing English and Chinese: both are tokenised by analysis.text.tokenize.
+    # One corpus mixing English and Chinese: both are tokenised by da_core.text.tokenize.
     assert Bleu1().sentence_score("北京 is 首都", ["北京 is the 首都"]) == pytest.approx(
         _unsmoothed("北 京 is 首 都", ["北 京 is the 首 都"], order=1, tokenize="none"))
 

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.metrics import AdaptedRougeL, Bleu4, QuestionInfo, RougeL
+from da_platform.building.importers import import_second_reference_as_human, import_system_answers, import_test_set
 from da_platform.cli import main
-from hit_builder.importers import import_second_reference_as_human, import_system_answers, import_test_set
 
 TEST_SET = [
     {"id": "q1", "question": "Is it safe to eat raw eggs?", "answer_type": "yes_no", "yes_no": "yes",

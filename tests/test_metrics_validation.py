@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from analysis.errors import InputError
 from analysis.metrics.human_scores import read_human_scores
 from analysis.metrics.validation import validate_metrics, write_validation
+from da_core.errors import InputError
 from tests.conftest import WMT21
 
 

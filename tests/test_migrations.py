@@ -34,10 +34,10 @@ def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> 
     from alembic import command
     from sqlalchemy import func, select
 
+    from da_platform.building.build import build_campaign
+    from da_platform.building.sample import import_sample
     from da_platform.db import alembic_config, session_factory, transaction
     from da_platform.models import Hit, Slot
-    from hit_builder.build import build_campaign
-    from hit_builder.sample_data import import_sample
     from hit_builder.storage import LocalImageStorage
 
     engine = make_engine(database_url)

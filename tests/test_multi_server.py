@@ -25,11 +25,11 @@ import requests
 from PIL import Image
 from sqlalchemy import func, select
 
+from da_platform.building.db_storage import DatabaseImageStorage
 from da_platform.db import make_engine, session_factory
 from da_platform.models import Assignment, AssignmentStatus, Rating, Slot
 from da_platform.sources.pool import mint_invites
 from da_platform.sources.tokens import Tokens
-from hit_builder.db_storage import DatabaseImageStorage
 from tests.web_factories import make_campaign
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]

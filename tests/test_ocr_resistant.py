@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from da_core.errors import BuildError
 from da_platform.ocr import (
     TesseractReader,
     character_error_rate,
     levenshtein,
     normalise,
 )
-from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.ocr_resistant import (
     HardenedStyle,

@@ -26,6 +26,7 @@ def test_wheel_carries_templates_static_migrations_and_sample_data(tmp_path: Pat
         "hit_builder/sample_data/test_set.jsonl",
         "hit_builder/sample_data/truth.json",
         "analysis/report.py",
+        "da_core/errors.py",
         "da_platform/web/translations/worker.pot",  # read at run time: a fresh install needs no compile step
         "da_platform/web/translations/zh-Hans.po",
     }

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analysis.errors import InputError
 from analysis.mturk_batch import ColumnSpec, read_mturk_batch
 from analysis.readers import (
     guess_format,
@@ -25,6 +24,7 @@ from analysis.report import analyze
 from analysis.scores import ScoreSettings
 from analysis.table import SLOT_TYPES
 from analysis.wmt_formats import STND_COLUMNS, read_mean_sd, read_wmt15, read_wmt_stnd
+from da_core.errors import InputError
 from da_platform.cli import main
 from tests.conftest import WMT21
 

@@ -9,8 +9,9 @@ from sacrebleu.metrics import CHRF
 from sqlalchemy.orm import Session
 
 from analysis.correlation import correlate
-from analysis.text import is_character_script
-from hit_builder.sample_data import generate, import_sample, load_truth, sample_data_dir
+from da_core.text import is_character_script
+from da_platform.building.sample import import_sample
+from hit_builder.sample_data import generate, load_truth, sample_data_dir
 
 TRUTH = load_truth()
 QUESTIONS = [json.loads(line) for line in (sample_data_dir() / "test_set.jsonl").read_text("utf-8").splitlines()]

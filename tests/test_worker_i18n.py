@@ -13,13 +13,13 @@ from babel.messages.pofile import read_po, write_po
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
+from da_core.errors import BuildError
+from da_platform.building.build import build_campaign
+from da_platform.building.showcase import make_showcase
 from da_platform.cli import main
 from da_platform.models import Campaign, CampaignStatus
 from da_platform.sources.pool import mint_invites
 from da_platform.web.i18n import SHIPPED, TEMPLATE, CatalogueError, load_catalogue, message_ids
-from hit_builder.build import build_campaign
-from hit_builder.errors import BuildError
-from hit_builder.sample_data.showcase import make_showcase
 from hit_builder.worker_settings import WorkerPageOptions
 from tests.web_factories import make_web_env
 
@@ -60,8 +60,8 @@ def test_every_worker_facing_error_is_in_the_catalogue() -> None:
     modules = [ROOT / "da_platform" / "web" / "worker.py", ROOT / "da_platform" / "web" / "flow.py",
                *sorted((ROOT / "da_platform" / "sources").glob("*.py"))]
     messages = set().union(*(_literal_messages(m) for m in modules))
+    from da_platform.building.build import ADEQUACY_STATEMENT, FLUENCY_STATEMENT
     from da_platform.web.flow import TIMED_OUT
-    from hit_builder.build import ADEQUACY_STATEMENT, FLUENCY_STATEMENT
 
     messages |= {TIMED_OUT, ADEQUACY_STATEMENT, FLUENCY_STATEMENT}
     assert len(messages) >= 15

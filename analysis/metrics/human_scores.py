@@ -10,7 +10,7 @@ import csv
 import math
 from pathlib import Path
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 
 _WMT_COLUMNS = ("SYS", "Z.SCR")
 

@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from analysis import csv_safety
-from analysis.errors import InputError
 from analysis.metrics.adapted import infer_yes_no_label
 from analysis.metrics.base import Metric, MetricScore, QuestionInfo
+from da_core.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@
 - ``chars``: every character of the text with its whitespace removed, in every script (what the
   official MRC2018 scorer does; meaningful for Chinese, not for English).
 
-Degradation (SPEC §3) keeps its own whitespace tokens (``analysis.text.tokenize``).
+Degradation (SPEC §3) keeps its own whitespace tokens (``da_core.text.tokenize``).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import regex
 
-from analysis.text import CHARACTER_RANGES
+from da_core.text import CHARACTER_RANGES
 
 _HAS_CHARACTER = regex.compile(f"[{CHARACTER_RANGES}]")
 _WORD = regex.compile(r"\d+(?:[.,]\d+)+|[\p{L}\p{N}\p{M}_]+|[^\p{L}\p{N}\p{M}_\s]")

@@ -164,7 +164,7 @@ def plot_williams_heatmap(result: ValidationResult, path: str | Path) -> Path:
     import numpy as np
 
     metrics = result.metrics
-    from analysis.plots import plain_text
+    from analysis.mathtext import plain_text
 
     labels = [plain_text(result.labels.get(m, m)) for m in metrics]
     k = len(metrics)

@@ -74,8 +74,8 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
     writes JSON, CSV, Markdown, LaTeX, WMT-format files and plots to --out. A campaign is analysed
     exactly as the dashboard and the exports show it.
     """
-    from analysis.errors import InputError
     from analysis.output import text_table, write_report
+    from da_core.errors import InputError
 
     if (campaign_name is None) == (ratings_file is None):
         raise click.UsageError("give exactly one of --campaign NAME or --ratings FILE")

@@ -32,7 +32,7 @@ def _run_import(context: CliContext, work: Callable[[Session], list[str]]) -> No
 
     An InputError becomes a CLI error (file:line: field: message) and nothing is imported.
     """
-    from analysis.errors import InputError
+    from da_core.errors import InputError
     from da_platform.db import transaction
 
     context.may_create = True  # importing is how a project's data begins
@@ -91,7 +91,7 @@ def _format_option(command):
 @pass_context
 def import_test_set_command(context: CliContext, file: Path, name: str | None, file_format: str) -> None:
     """Import a test set: questions with references and optional context, answer type, labels, entities."""
-    from hit_builder.importers import import_test_set
+    from da_platform.building.importers import import_test_set
 
     def work(session: Session) -> list[str]:
         notes: list[str] = []
@@ -116,7 +116,7 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
 
     All FILES are imported together or, if any has an error, none.
     """
-    from hit_builder.importers import import_system_answers
+    from da_platform.building.importers import import_system_answers
 
     if system is not None and len(files) > 1:
         raise click.UsageError("--system names the system of a single file; give one file or leave it out")
@@ -151,7 +151,7 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
 
     The first reference stays the one shown to workers as "Answer A".
     """
-    from hit_builder.importers import (
+    from da_platform.building.importers import (
         identical_to_first_reference,
         import_second_reference_as_human,
     )
@@ -176,7 +176,8 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
 @pass_context
 def import_sample_command(context: CliContext, name: str, human: bool) -> None:
     """Import the bundled synthetic sample: a QA test set and systems of known quality."""
-    from hit_builder.sample_data import import_sample, sample_data_dir
+    from da_platform.building.sample import import_sample
+    from hit_builder.sample_data import sample_data_dir
 
     def work(session: Session) -> list[str]:
         test_set = import_sample(session, name=name, human=human)
@@ -259,11 +260,10 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
 
     Everything is checked before anything is stored: on any error nothing is built.
     """
-    from analysis.errors import InputError
+    from da_core.errors import BuildError, InputError
+    from da_platform.building.build import build_campaign
     from da_platform.db import transaction
     from da_platform.image_store import ImageStoreError, open_image_storage, settings_config
-    from hit_builder.build import build_campaign
-    from hit_builder.errors import BuildError
     from hit_builder.ocr_resistant import render_style
     from hit_builder.worker_settings import WorkerPageOptions, read_example
 
@@ -323,7 +323,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
 
 
 def _read_text(path: Path) -> str:
-    from hit_builder.errors import BuildError
+    from da_core.errors import BuildError
 
     try:
         return path.read_text(encoding="utf-8")
@@ -361,8 +361,8 @@ def _table(headers: list[str], rows: Sequence[Sequence[object]]) -> str:
 @pass_context
 def inspect_command(context: CliContext, campaign_name: str, hit_index: int | None) -> None:
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
-    from hit_builder.errors import BuildError
-    from hit_builder.inspection import campaign_summary, hit_composition, verify_campaign
+    from da_core.errors import BuildError
+    from da_platform.building.inspection import campaign_summary, hit_composition, verify_campaign
     from hit_builder.layouts import layout_named
 
     with context.sessions() as session:

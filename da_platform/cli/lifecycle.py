@@ -20,7 +20,7 @@ _force = click.option("--force", is_flag=True, help="Delete even what holds rati
 
 def _changing(context: CliContext, work) -> None:
     """Run ``work(session)`` in one transaction; a LifecycleError or InputError becomes a CLI error."""
-    from analysis.errors import InputError
+    from da_core.errors import InputError
     from da_platform.db import transaction
     from da_platform.lifecycle import LifecycleError
 

@@ -139,8 +139,8 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
                         guess_labels: bool = False):
     """Test set and answer files in the import formats (hit_builder readers), scored without a database."""
-    from analysis.errors import InputError
     from analysis.metrics.scoring import QuestionEntry, system_corpus
+    from da_core.errors import InputError
     from hit_builder.formats import read_answers_input, read_test_set_input
     from hit_builder.records import parse_answers, parse_test_set
 
@@ -274,10 +274,10 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     Prints Pearson r, Spearman ρ and Kendall τ per metric (best r first), and writes that table with
     a heatmap of Williams-test p-values for every ordered pair of metrics.
     """
-    from analysis.errors import InputError
     from analysis.metrics.human_scores import read_human_scores
     from analysis.metrics.scoring import read_metric_scores, read_metric_signatures
     from analysis.metrics.validation import validate_metrics, write_validation
+    from da_core.errors import InputError
 
     if (campaign is None) == (human_scores is None):
         raise click.ClickException("give either --campaign NAME or --human-scores FILE")

@@ -48,9 +48,9 @@ def reliability(context: CliContext, campaigns: tuple[str, ...], ratings_files: 
     both runs rated, with confidence intervals (Fisher z), and writes reliability.csv (system, z in
     each run), reliability.json and reliability.png (scatter plot with the line y = x).
     """
-    from analysis.errors import InputError
     from analysis.plots import replication_scatter
     from analysis.reliability import replication_intervals, self_replication
+    from da_core.errors import InputError
 
     runs = [("campaign", c) for c in campaigns] + [("ratings", str(f)) for f in ratings_files]
     if len(runs) != 2:

@@ -34,7 +34,7 @@ def _analysis(context: CliContext, session, name: str):
 def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path | None, column: str | None,
             out: Path | None) -> None:
     """Rank the systems within each subset of the questions (QC and z-scores from the whole campaign)."""
-    from analysis.errors import InputError
+    from da_core.errors import InputError
     from da_platform.sources.invite_labels import csv_cell
     from da_platform.subsets import file_values, question_values, subset_rankings
 

@@ -176,7 +176,7 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
 
 def _labels(labels: tuple[str, ...], labels_file: Path | None, count: int) -> list[str]:
     """The names given with --label / --labels (checked), or [] for anonymous links."""
-    from analysis.errors import InputError
+    from da_core.errors import InputError
     from da_platform.sources.invite_labels import check_labels, read_labels
 
     if labels and labels_file:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 from da_platform.models import Worker
 from da_platform.sources.pool import ARRIVAL_PATH, PoolSource
 from da_platform.sources.tokens import Tokens

@@ -22,14 +22,6 @@ if TYPE_CHECKING:
 _PACKAGE = Path(__file__).resolve().parents[1]  # da_platform/
 
 
-def resource_folder(name: str) -> Path:
-    """``da_platform/<name>`` in an installed wheel, else the top-level ``<name>/`` of a source checkout."""
-    for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
-        if candidate.is_dir():
-            return candidate
-    raise RuntimeError(f"no {name}/ folder next to {_PACKAGE}: the installation is incomplete")
-
-
 def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
     """Build the application from ``settings`` (default: read from the environment once, here),
     overridden by ``config``."""
@@ -43,8 +35,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
     app = Flask(
         __name__,
-        template_folder=str(resource_folder("templates")),
-        static_folder=str(resource_folder("static")),
+        template_folder=str(_PACKAGE / "templates"),
+        static_folder=str(_PACKAGE / "static"),
     )
     if settings is None:
         settings = Settings.from_environ(os.environ)

@@ -26,35 +26,12 @@ from pathlib import Path
 from flask import Flask
 from markupsafe import Markup, escape
 
-from hit_builder.errors import BuildError
+from da_core.languages import DEFAULT_LANG, SHIPPED_LANGUAGES, CatalogueError, text_direction
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 TEMPLATE = TRANSLATIONS / "worker.pot"
-DEFAULT_LANG = "en"
-SHIPPED = {"en": None, "zh-Hans": TRANSLATIONS / "zh-Hans.po"}
-RTL_LANGUAGES = frozenset({"ar", "arc", "ckb", "dv", "fa", "he", "iw", "ku", "ps", "sd", "syr", "ug", "ur", "yi"})
-_TAG = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
+SHIPPED = {lang: None if lang == DEFAULT_LANG else TRANSLATIONS / f"{lang}.po" for lang in SHIPPED_LANGUAGES}
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-
-
-class CatalogueError(BuildError):
-    """A message catalogue that cannot be used (unreadable, incomplete, unknown placeholder)."""
-
-
-def check_lang(lang: str) -> str:
-    """A well-formed BCP 47 tag (``en``, ``zh-Hans``, ``pt-BR``), or a clear error."""
-    if not isinstance(lang, str) or not _TAG.match(lang.strip()):
-        raise CatalogueError(f"--lang {lang!r} is not a language tag such as en, zh-Hans or pt-BR")
-    return lang.strip()
-
-
-def text_direction(lang: str) -> str:
-    """``rtl`` for right-to-left languages, else ``ltr``."""
-    return "rtl" if lang.split("-")[0].lower() in RTL_LANGUAGES else "ltr"
-
-
-def shipped(lang: str) -> bool:
-    return lang in SHIPPED
 
 
 def _read_po(path: Path) -> list[tuple[str, str, int]]:

@@ -2,7 +2,7 @@
 
 The worker pages translate these when they show them (``translate(message)``): a message that is not
 listed here is shown in English. ``scripts/extract_messages.py`` collects every ``N_("...")`` below
-and every ``_("...")`` of ``templates/worker/`` into ``da_platform/web/translations/worker.pot``;
+and every ``_("...")`` of ``da_platform/templates/worker/`` into ``da_platform/web/translations/worker.pot``;
 tests/test_worker_i18n.py checks that each error message of the worker pages is listed.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ def N_(message: str) -> str:  # noqa: N802 (the gettext convention for "mark onl
 
 
 MESSAGES = (
-    # Statements of the built-in criteria (hit_builder.build).
+    # Statements of the built-in criteria (da_platform.building.build).
     N_("Answer B answers the question as adequately as Answer A."),
     N_("The response answers the question fluently."),
     # Screen parts built in Python (da_platform.web.worker).

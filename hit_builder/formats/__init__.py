@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 from hit_builder.formats import dureader, msmarco, squad
 from hit_builder.readers import FORMATS as PLATFORM_ENDINGS
 from hit_builder.readers import Table, read_table

@@ -8,15 +8,13 @@ for a whole-JSON file, which has no line per record.
 """
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
-from hit_builder.readers import Table, read_text
+from da_core.errors import InputError
+from hit_builder.readers import LONE_SURROGATE, Table, lone_surrogate, parse_json, read_text
 
 
 @dataclass(frozen=True)
@@ -41,44 +39,14 @@ class SourceTable(Table):
         return InputError(message, file=self.file, line=line, field=source_field)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def load_json(path: str | Path) -> Any:
     """A whole JSON file, with errors that name the file and line (never a traceback)."""
     file = str(path)
-    text = read_text(path)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno) from None
-    except RecursionError:
-        raise InputError("not valid here: the JSON is nested too deeply", file=file) from None
-    except ValueError:  # integers of more than 4,300 digits
-        raise InputError("not valid here: a number in it has too many digits", file=file) from None
-    _reject_surrogates(document, file)
+    document = parse_json(read_text(path), file)
+    found = lone_surrogate(document)
+    if found is not None:
+        raise InputError(LONE_SURROGATE, file=file, field=found[0] or None)
     return document
-
-
-def _reject_surrogates(document: Any, file: str) -> None:
-    """A ``\\ud800`` escape is valid JSON but no character: refuse it (walks without recursion)."""
-    pending: list[tuple[str, Any]] = [("", document)]
-    while pending:
-        path, value = pending.pop()
-        if isinstance(value, str):
-            texts: tuple[str, ...] = (value,)
-        elif isinstance(value, dict):
-            texts = tuple(value)
-            pending.extend((f"{path}.{key}" if path else str(key), item) for key, item in value.items())
-        elif isinstance(value, list):
-            texts = ()
-            pending.extend((f"{path}[{k}]", item) for k, item in enumerate(value))
-        else:
-            continue
-        for text in texts:
-            if _SURROGATE.search(text):
-                raise InputError("a \\u escape names half of a character (a lone surrogate), which is not text",
-                                 file=file, field=path or None)
 
 
 def json_type(value: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 from hit_builder.formats.source import SourceTable, distinct, json_type, load_json
 from hit_builder.readers import Record
 

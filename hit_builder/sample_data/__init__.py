@@ -7,13 +7,8 @@ quality (0-100) of every (system, question) answer.
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
-
-from sqlalchemy.orm import Session
-
-from da_platform.models import TestSet
 
 HUMAN = "HUMAN"
 
@@ -29,38 +24,3 @@ def load_truth() -> dict[str, Any]:
     return json.loads((sample_data_dir() / "truth.json").read_text(encoding="utf-8"))
 
 
-def import_sample(session: Session, *, name: str = "sample", human: bool = True,
-                  questions: int | None = None) -> TestSet:
-    """Import the sample test set as ``name`` with all its systems (and HUMAN from the second references).
-
-    ``questions`` keeps only the first that many questions (and their answers): a smaller sample.
-    """
-    from hit_builder.importers import (
-        import_second_reference_as_human,
-        import_system_answers,
-        import_test_set,
-    )
-
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = sample_data_dir() if questions is None else _first_questions(Path(scratch), questions)
-        test_set = import_test_set(session, folder / "test_set.jsonl", name=name)
-        for system, info in load_truth()["systems"].items():
-            if info["file"] is not None:
-                import_system_answers(session, test_set, folder / info["file"], system=system)
-    if human:
-        import_second_reference_as_human(session, test_set, name=HUMAN)
-    return test_set
-
-
-def _first_questions(folder: Path, questions: int) -> Path:
-    """Copies of the sample files in ``folder`` holding only the first ``questions`` questions."""
-    source = sample_data_dir()
-    lines = (source / "test_set.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[:questions]
-    (folder / "test_set.jsonl").write_text("".join(lines), encoding="utf-8")
-    kept = {json.loads(line)["id"] for line in lines}
-    for info in load_truth()["systems"].values():
-        if info["file"] is not None:
-            answers = (source / info["file"]).read_text(encoding="utf-8").splitlines(keepends=True)
-            (folder / info["file"]).write_text(
-                "".join(line for line in answers if json.loads(line)["id"] in kept), encoding="utf-8")
-    return folder

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from analysis.text import detokenize, tokenize
+from da_core.text import detokenize, tokenize
 from hit_builder.sample_data.topics import LANGUAGES, TOPICS, Language, Point, Topic
 
 SEED = 20240611

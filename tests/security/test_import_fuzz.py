@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from sqlalchemy import select, text
 from test_import import BASE_TEST_SET
 
-from analysis.errors import InputError
+from da_core.errors import InputError
 from da_platform import models
+from da_platform.building.importers import import_system_answers, import_test_set
 from da_platform.db import make_engine, session_factory, transaction, upgrade
-from hit_builder.importers import import_system_answers, import_test_set
 
 TABLES = ("test_set", "question", "reference", "system", "answer")
 FIELDS = ["id", "question", "references", "answer_type", "yes_no", "context", "entities", "answer", "system"]

@@ -1,4 +1,4 @@
-"""The one error type for bad input anywhere in the platform: it says what was wrong and where."""
+"""The errors every layer raises: bad input (located by file, line, field) and a campaign that cannot be built."""
 from __future__ import annotations
 
 
@@ -24,3 +24,7 @@ class InputError(ValueError):
         if self.field:
             prefix = f"{prefix}: field '{self.field}'" if prefix else f"field '{self.field}'"
         return f"{prefix}: " if prefix else ""
+
+
+class BuildError(ValueError):
+    """The campaign cannot be built; the message says what to change (text, font, size of the test set)."""

@@ -2,7 +2,7 @@
 
 Each function reads and checks a whole file first and adds nothing unless every record is good,
 so a caller that runs it inside :func:`da_platform.db.transaction` leaves the database exactly as
-it was on any :class:`~analysis.errors.InputError`. Rows are inserted (bulk, flushed), not committed;
+it was on any :class:`~da_core.errors.InputError`. Rows are inserted (bulk, flushed), not committed;
 the returned objects load their questions and answers lazily.
 
 File formats and field names: ``docs/input-formats.md``.

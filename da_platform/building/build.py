@@ -17,13 +17,15 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import cast
 
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
+from da_core.errors import BuildError
+from da_platform.building.inspection import verify_campaign
 from da_platform.models import (
     Answer,
     Campaign,
@@ -35,15 +37,14 @@ from da_platform.models import (
     System,
     TestSet,
 )
-from hit_builder.assembly import ASSEMBLY_VERSION, assemble
+from hit_builder.assembly import ASSEMBLY_VERSION, Assembly, HitPlan, SlotPlan, assemble
 from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
-from hit_builder.errors import BuildError
 from hit_builder.fonts import FontChain
-from hit_builder.inspection import verify_campaign
-from hit_builder.layouts import DEFAULT_LAYOUT, layout_named
+from hit_builder.layouts import DEFAULT_LAYOUT, Layout, layout_named
 from hit_builder.meaning import EntityPool, change_meaning
 from hit_builder.meaning import method_description as meaning_description
-from hit_builder.reading import long_answers
+from hit_builder.merging import MergePlan
+from hit_builder.reading import LongAnswers, long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
 from hit_builder.worker_settings import WorkerPageOptions, worker_settings
@@ -178,6 +179,74 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``settings["worker"]``); ``warn`` receives warnings (answers too long to read, no example).
     """
+    request = _checked_request(session, name=name, test_set=test_set, max_hits_per_worker=max_hits_per_worker,
+                               layout=layout, criterion=criterion, statement=statement,
+                               show_reference=show_reference)
+    imported = _import_items(session, request.test_set, systems, allow_missing=allow_missing,
+                             merge_identical=merge_identical)
+    chain = FontChain.load(font_paths)
+    renderer = Renderer(chain, style)
+    assembled = _assemble(imported, request, seed=seed, passes=passes)
+    images = _render(assembled, imported.items, request, chain=chain, renderer=renderer, storage=storage,
+                     worker=worker, criterion=criterion, processes=processes, progress=progress, warn=warn)
+    settings = _settings(request, imported, assembled, images, seed=seed, passes=passes, style=style,
+                         chain=chain, renderer=renderer, salt=id_salt or secrets.token_hex(32))
+    campaign = _store(session, request, imported.systems, assembled, images, settings, criterion=criterion,
+                      seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker)
+    verify_campaign(session, campaign)  # what was stored, read back
+    campaign.status = CampaignStatus.built
+    session.flush()
+    return campaign
+
+
+@dataclass(frozen=True)
+class _Request:
+    """The checked arguments of a build."""
+
+    name: str
+    test_set: TestSet
+    layout: Layout
+    statement: str
+    show_reference: bool
+
+
+@dataclass(frozen=True)
+class _Imported:
+    """What is rated: the chosen systems, their (system, question) items and the references."""
+
+    systems: list[System]
+    items: list[_Item]
+    references: dict[int, str]
+    abstentions: dict[str, list[str]] | None
+    merged: MergePlan[_Item] | None
+
+
+# One slot as stored: its HIT and plan, its item, the candidate and reference texts, the check's record.
+_Row = tuple[HitPlan, SlotPlan, _Item, str, str | None, dict | None]
+
+
+@dataclass(frozen=True)
+class _Assembled:
+    """The HITs, what every slot shows, and the distinct texts to draw (text, role) -> where it comes from."""
+
+    plan: Assembly
+    rows: list[_Row]
+    jobs: dict[tuple[str, Role], str]
+
+
+@dataclass(frozen=True)
+class _Images:
+    """The storage keys of the drawn texts and the worker pages' settings (with their example images)."""
+
+    image_of: dict[tuple[str, Role], str]
+    count: int
+    worker_page: dict
+    reading: LongAnswers
+
+
+def _checked_request(session: Session, *, name: str, test_set: TestSet | str, max_hits_per_worker: int,
+                     layout: str, criterion: str, statement: str | None, show_reference: bool | None) -> _Request:
+    """The arguments checked before any work: a new name, a known test set, layout and criterion."""
     if not name or not name.strip():
         raise BuildError("the campaign needs a name")
     name = name.strip()
@@ -195,18 +264,34 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     except ValueError as error:
         raise BuildError(str(error)) from None
     statement, show_reference = resolve_criterion(criterion, statement, show_reference)
+    return _Request(name, test_set, hit_layout, statement, show_reference)
+
+
+def _import_items(session: Session, test_set: TestSet, systems: Sequence[System | str] | None, *,
+                  allow_missing: bool, merge_identical: bool) -> _Imported:
+    """Step 1: the items to rate, read from the database (identical answers merged if asked)."""
     chosen = _resolve_systems(session, test_set, systems)
     abstentions: dict[str, list[str]] | None = {} if allow_missing else None
     items, references = _load_items(session, test_set, chosen, abstentions)
     merged = _merged(items) if merge_identical else None
-    items = merged.kept if merged is not None else items
-    chain = FontChain.load(font_paths)
-    renderer = Renderer(chain, style)
+    return _Imported(chosen, merged.kept if merged is not None else items, references, abstentions, merged)
 
-    # 1. Assembly (verifies every HIT) and degradation of the BAD_REF answers.
+
+def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int) -> _Assembled:
+    """Step 2: HITs (each verified by ``assemble``), the altered answers of the checks, every slot's texts."""
+    items = imported.items
     keys = [(item.system.id, item.question.id) for item in items]
     by_key = {key: item for key, item in zip(keys, items)}
-    plan = assemble(keys, seed=seed, passes=passes, layout=hit_layout)
+    plan = assemble(keys, seed=seed, passes=passes, layout=request.layout)
+    altered = _degraded_answers(plan, by_key, items, imported.references, seed=seed)
+    altered.update(_meaning_changes(plan, by_key, items, seed=seed))
+    rows, jobs = _slot_texts(plan, by_key, altered, show_reference=request.show_reference)
+    return _Assembled(plan, rows, jobs)
+
+
+def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *,
+                      seed: int) -> dict[tuple[int, int], tuple[str, dict]]:
+    """The BAD_REF answers (SPEC §3) by (HIT index, position), with the record of how each was degraded."""
     external = {item.question.id: item.question.external_id for item in items}
     answers_by_question: dict[int, list[str]] = {}
     for item in items:
@@ -214,41 +299,51 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     donors = DonorPool(references, answers=answers_by_question)
     rng = random.Random(f"da-platform degradation v1 seed={seed}")
     degraded = {}
-    for hit in plan.hits:
-        for slot in hit.slots:
-            if slot.slot_type is SlotType.BAD_REF:
-                item = by_key[slot.item]
-                result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
-                check_scripts(item.answer, result.text, f"system {item.system.name!r}, question "
-                              f"{item.question.external_id!r}")
-                record = result.record()
-                record["donor_question_external_id"] = external.get(result.donor_question)
-                degraded[hit.index, slot.position] = (result.text, record)
-    # Meaning-change checks (hardened layout), recorded like the degradations.
+    for hit, slot in _slots_of_type(plan, SlotType.BAD_REF):
+        item = by_key[slot.item]
+        result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
+        check_scripts(item.answer, result.text, f"system {item.system.name!r}, question "
+                      f"{item.question.external_id!r}")
+        record = result.record()
+        record["donor_question_external_id"] = external.get(result.donor_question)
+        degraded[hit.index, slot.position] = (result.text, record)
+    return degraded
+
+
+def _meaning_changes(plan: Assembly, by_key: dict, items: list[_Item], *,
+                     seed: int) -> dict[tuple[int, int], tuple[str, dict]]:
+    """The MEANING check answers (hardened layout) by (HIT index, position), recorded like degradations."""
     entities = EntityPool({item.question.id: item.question.gold_entities or () for item in items})
     meaning_rng = random.Random(f"da-platform meaning v1 seed={seed}")
-    for hit in plan.hits:
-        for slot in hit.slots:
-            if slot.slot_type is SlotType.MEANING:
-                item = by_key[slot.item]
-                change = change_meaning(item.answer, question=item.question.id,
-                                        gold_entities=item.question.gold_entities or (), pool=entities,
-                                        rng=meaning_rng)
-                degraded[hit.index, slot.position] = (change.text, change.record())
+    changed = {}
+    for hit, slot in _slots_of_type(plan, SlotType.MEANING):
+        item = by_key[slot.item]
+        change = change_meaning(item.answer, question=item.question.id,
+                                gold_entities=item.question.gold_entities or (), pool=entities, rng=meaning_rng)
+        changed[hit.index, slot.position] = (change.text, change.record())
+    return changed
 
-    # 2. What every slot shows, and the distinct images to render.
+
+def _slots_of_type(plan: Assembly, slot_type: SlotType) -> Iterator[tuple[HitPlan, SlotPlan]]:
+    """The slots of one type, HIT by HIT in position order (the order the generators are drawn in)."""
+    return ((hit, slot) for hit in plan.hits for slot in hit.slots if slot.slot_type is slot_type)
+
+
+def _slot_texts(plan: Assembly, by_key: dict, altered: dict[tuple[int, int], tuple[str, dict]], *,
+                show_reference: bool) -> tuple[list[_Row], dict[tuple[str, Role], str]]:
+    """What every slot shows, and the distinct images to render (each with where its text comes from)."""
     jobs: dict[tuple[str, Role], str] = {}
-    rows = []
+    rows: list[_Row] = []
     for hit in plan.hits:
         for slot in hit.slots:
             item = by_key[slot.item]
             where = f"system {item.system.name!r}, question {item.question.external_id!r}"
             record = None
             if slot.slot_type is SlotType.BAD_REF:
-                candidate, record = degraded[hit.index, slot.position]
+                candidate, record = altered[hit.index, slot.position]
                 candidate_where = f"degraded answer of {where}"
             elif slot.slot_type is SlotType.MEANING:
-                candidate, record = degraded[hit.index, slot.position]
+                candidate, record = altered[hit.index, slot.position]
                 candidate_where = f"meaning-changed answer of {where}"
             elif slot.slot_type is SlotType.REF:
                 candidate, candidate_where = item.reference, f"reference of question {item.question.external_id!r}"
@@ -259,18 +354,25 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             if reference is not None:
                 jobs.setdefault((reference, Role.reference), f"reference of question {item.question.external_id!r}")
             rows.append((hit, slot, item, candidate, reference, record))
+    return rows, jobs
 
-    # 3. Fonts and shaping are checked for every text before the long part starts.
+
+def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, chain: FontChain,
+            renderer: Renderer, storage: ImageStorage, worker: WorkerPageOptions, criterion: str,
+            processes: int | None, progress: Progress | None, warn: Callable[[str], None] | None) -> _Images:
+    """Step 3: check fonts and shaping for every text first, then the worker pages' images and settings,
+    the long-answer warning, and all answer images (in parallel)."""
+    jobs = assembled.jobs
     chain.check_all((text, where) for (text, _role), where in jobs.items())
     for (text, _role), where in jobs.items():
         check_shaping(text, where, available=renderer.shaping)
-    # 3b. The worker pages: example and practice images, drawn like the answers; long answers.
+
     def render_one(text: str, role: str, where: str) -> str:
         chain.check(text, where)
         check_shaping(text, where, available=renderer.shaping)
         return storage.put(renderer.render(text, role, where))
 
-    worker_page, warnings = worker_settings(worker, show_reference=show_reference, render=render_one,
+    worker_page, warnings = worker_settings(worker, show_reference=request.show_reference, render=render_one,
                                            criterion=criterion)
     reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
     if reading.warning():
@@ -283,45 +385,56 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     image_keys = render_many(renderer, job_list, storage, processes=processes,
                              progress=(lambda done, total: progress("render", done, total)) if progress else None)
     image_of = {(text, role): key for (text, role, _), key in zip(job_list, image_keys)}
+    return _Images(image_of, len(job_list), worker_page, reading)
 
-    # 4. Persist: the campaign, then HITs and slots in bulk (ordinary slots first, then the checks
-    #    that point at them).
-    salt = id_salt or secrets.token_hex(32)
+
+def _settings(request: _Request, imported: _Imported, assembled: _Assembled, images: _Images, *, seed: int,
+              passes: int, style: RenderStyle, chain: FontChain, renderer: Renderer, salt: str) -> dict:
+    """``Campaign.settings``: how the campaign was built, enough to reproduce and report it."""
     import PIL
 
+    plan, hit_layout, merged = assembled.plan, request.layout, imported.merged
+    return {
+        "assembly": {"version": ASSEMBLY_VERSION, "seed": seed, "passes": passes, "items": plan.items,
+                     "hits": len(plan.hits), "hits_per_pass": plan.hits_per_pass,
+                     "fill_per_pass": plan.fill_per_pass,
+                     "item_order": "system name, then question id; shuffled per pass with the seed"},
+        "degradation": {**method_description(), "seed": seed},
+        "layout": hit_layout.name,
+        "layout_description": hit_layout.describe(),
+        **({"meaning": {**meaning_description(), "seed": seed}}
+           if SlotType.MEANING in hit_layout.check_types else {}),
+        "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
+                   "raqm": renderer.shaping, "images": images.count},
+        "systems": [s.name for s in imported.systems],
+        **({"abstentions": imported.abstentions} if imported.abstentions else {}),
+        **({"identical_answers": merged.describe()} if merged is not None else {}),
+        "worker": images.worker_page,
+        "long_answers": images.reading.record(),
+        "id_salt": salt,
+        "ids": f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
+    }
+
+
+def _store(session: Session, request: _Request, systems: list[System], assembled: _Assembled, images: _Images,
+           settings: dict, *, criterion: str, seed: int, passes: int, max_hits_per_worker: int) -> Campaign:
+    """Step 4: the campaign, then HITs and slots in bulk (ordinary slots first, then the checks that point
+    at them); flushed, not committed."""
+    name = request.name
     campaign = Campaign(
-        name=name, test_set_id=test_set.id, criterion=criterion, statement=statement,
-        show_reference=show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
-        status=CampaignStatus.draft,
-        settings={
-            "assembly": {"version": ASSEMBLY_VERSION, "seed": seed, "passes": passes, "items": plan.items,
-                         "hits": len(plan.hits), "hits_per_pass": plan.hits_per_pass,
-                         "fill_per_pass": plan.fill_per_pass,
-                         "item_order": "system name, then question id; shuffled per pass with the seed"},
-            "degradation": {**method_description(), "seed": seed},
-            "layout": hit_layout.name,
-            "layout_description": hit_layout.describe(),
-            **({"meaning": {**meaning_description(), "seed": seed}}
-               if SlotType.MEANING in hit_layout.check_types else {}),
-            "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
-                       "raqm": renderer.shaping, "images": len(job_list)},
-            "systems": [s.name for s in chosen],
-            **({"abstentions": abstentions} if abstentions else {}),
-            **({"identical_answers": merged.describe()} if merged is not None else {}),
-            "worker": worker_page,
-            "long_answers": reading.record(),
-            "id_salt": salt,
-            "ids": f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
-        },
+        name=name, test_set_id=request.test_set.id, criterion=criterion, statement=request.statement,
+        show_reference=request.show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
+        status=CampaignStatus.draft, settings=settings,
     )
-    campaign.systems = chosen
+    campaign.systems = systems
     session.add(campaign)
     session.flush()
-    ids = OpaqueIds(salt)
+    ids = OpaqueIds(settings["id_salt"])
+    image_of = images.image_of
     # Core inserts (executemany, no RETURNING: row-at-a-time on SQLite), ids read back in one query.
     session.execute(insert(cast(Table, Hit.__table__)), [
         {"campaign_id": campaign.id, "index": hit.index, "public_id": ids(name, "hit", hit.index),
-         "max_assignments": 1, "slot_count": len(hit.slots)} for hit in plan.hits])
+         "max_assignments": 1, "slot_count": len(hit.slots)} for hit in assembled.plan.hits])
     hit_ids = dict(session.execute(select(Hit.index, Hit.id).where(Hit.campaign_id == campaign.id)).all())
 
     def slot_row(hit, slot, item, candidate, reference, record) -> dict:
@@ -335,6 +448,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
             "degradation": record,
         }
 
+    rows = assembled.rows
     session.execute(insert(cast(Table, Slot.__table__)),
                     [slot_row(*r) for r in rows if r[1].slot_type is SlotType.SYSTEM])
     slot_id = {(index, position): id_ for index, position, id_ in session.execute(
@@ -346,9 +460,4 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
         if slot.slot_type is not SlotType.SYSTEM:
             checks.append({**slot_row(*row), "original_slot_id": slot_id[hit.index, slot.original_position]})
     session.execute(insert(cast(Table, Slot.__table__)), checks)
-
-    # 5. Verify what was stored, then mark the campaign built.
-    verify_campaign(session, campaign)
-    campaign.status = CampaignStatus.built
-    session.flush()
     return campaign
