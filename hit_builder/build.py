@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -205,7 +205,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
 
     # 1. Assembly (verifies every HIT) and degradation of the BAD_REF answers.
     keys = [(item.system.id, item.question.id) for item in items]
-    by_key = {key: item for key, item in zip(keys, items)}
+    by_key: dict[Hashable, _Item] = {key: item for key, item in zip(keys, items)}  # assembly's slot.item
     plan = assemble(keys, seed=seed, passes=passes, layout=hit_layout)
     external = {item.question.id: item.question.external_id for item in items}
     answers_by_question: dict[int, list[str]] = {}
@@ -221,9 +221,9 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                 result = degrade(item.answer, question=item.question.id, donors=donors, rng=rng)
                 check_scripts(item.answer, result.text, f"system {item.system.name!r}, question "
                               f"{item.question.external_id!r}")
-                record = result.record()
-                record["donor_question_external_id"] = external.get(result.donor_question)
-                degraded[hit.index, slot.position] = (result.text, record)
+                details = result.record()
+                details["donor_question_external_id"] = external.get(result.donor_question)
+                degraded[hit.index, slot.position] = (result.text, details)
     # Meaning-change checks (hardened layout), recorded like the degradations.
     entities = EntityPool({item.question.id: item.question.gold_entities or () for item in items})
     meaning_rng = random.Random(f"da-platform meaning v1 seed={seed}")
@@ -273,8 +273,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     worker_page, warnings = worker_settings(worker, show_reference=show_reference, render=render_one,
                                            criterion=criterion)
     reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
-    if reading.warning():
-        warnings.append(reading.warning())
+    if reading_warning := reading.warning():
+        warnings.append(reading_warning)
     for warning in warnings:
         if warn:
             warn(warning)
@@ -344,6 +344,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     for row in rows:
         hit, slot = row[0], row[1]
         if slot.slot_type is not SlotType.SYSTEM:
+            assert slot.original_position is not None  # every check has its original (assembly verifies it)
             checks.append({**slot_row(*row), "original_slot_id": slot_id[hit.index, slot.original_position]})
     session.execute(insert(cast(Table, Slot.__table__)), checks)
 
