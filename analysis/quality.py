@@ -34,13 +34,14 @@ pre-screened professionals); every worker there is reported as ``not_quality_con
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
 
-from analysis.grouping import group_by
+from analysis.grouping import Grouping, group_by
 from analysis.states import QCStatus
 from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, SLOT_TYPES, RatingsTable
 
@@ -222,53 +223,15 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     ``analysis.verdict`` sets it for meaning-change checks."""
     settings = QCSettings.for_method(method, alpha, scope)
     workers = group_by(table.group.codes, table.worker.codes)
-    w_index = workers.index
-    scores = table.score.astype(np.float64)
-    n_ratings = workers.counts()
-    mean = workers.means(scores)
-    sq = np.bincount(w_index, weights=(scores - mean[w_index]) ** 2, minlength=workers.n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sd = np.sqrt(sq / (n_ratings - 1))
-
-    def pairs_of(slot_type: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        rows = np.flatnonzero((table.slot_type == slot_type) & (table.original != NO_LINK))
-        rows = rows[np.argsort(w_index[rows], kind="stable")]
-        return w_index[rows], table.score[table.original[rows]].astype(np.int64), table.score[rows].astype(np.int64)
-
-    bad_w, bad_orig, bad_score = pairs_of(check)
-    rep_w, rep_orig, rep_score = pairs_of(REPEAT)
-    bad_bounds = np.searchsorted(bad_w, np.arange(workers.n + 1))
-    rep_bounds = np.searchsorted(rep_w, np.arange(workers.n + 1))
-    ref_rows = table.slot_type == REF
-    n_ref = np.bincount(w_index[ref_rows], minlength=workers.n)
-    ref_sum = np.bincount(w_index[ref_rows], weights=scores[ref_rows], minlength=workers.n)
-    runs = _longest_runs(table, workers)
-    hits = group_by(w_index, table.hit.codes)
-    hit_seconds = hits.sums(table.seconds)
-    hit_owner = w_index[hits.first]
-    hit_order = np.argsort(hit_owner, kind="stable")
-    hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
+    n_ratings, sd = _spread(workers, table.score.astype(np.float64))
+    checks = _Pairs.of_type(table, workers, check)
     groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
     pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check, margin) if scope == "worker" else {}
 
     reports: dict[str, list[WorkerQC]] = {}
-    for w in range(workers.n):
-        row = workers.first[w]
-        group_code = int(table.group.codes[row])
-        b0, b1 = bad_bounds[w], bad_bounds[w + 1]
-        r0, r1 = rep_bounds[w], rep_bounds[w + 1]
-        original, degraded = bad_orig[b0:b1], bad_score[b0:b1]
-        rep_a, rep_b = rep_orig[r0:r1], rep_score[r0:r1]
-        seconds = tuple(float(s) for s in hit_seconds[hit_order[hit_bounds[w]:hit_bounds[w + 1]]])
-        diagnostics = dict(
-            group=table.group.labels[group_code], worker=table.worker.labels[table.worker.codes[row]],
-            method=method, n_pairs=int(b1 - b0), n_nonzero_pairs=int(np.count_nonzero(original - degraded)),
-            mean_original=_mean(original), mean_degraded=_mean(degraded), n_repeat_pairs=int(r1 - r0),
-            repeat_mean_abs_diff=_mean(np.abs(rep_a - rep_b)), repeat_correlation=_correlation(rep_a, rep_b),
-            n_ref=int(n_ref[w]), mean_ref=float(ref_sum[w] / n_ref[w]) if n_ref[w] else math.nan,
-            n_ratings=int(n_ratings[w]), score_sd=float(sd[w]), n_hits=len(seconds),
-            single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
-        )
+    for w, diagnostics in enumerate(_diagnostics(table, workers, method, checks, n_ratings, sd)):
+        group_code = int(table.group.codes[workers.first[w]])
+        original, degraded = checks.of(w)
         extra = _margin_of(margin, diagnostics["worker"])
         verdict = pooled.get(diagnostics["worker"]) or _with_margin(_verdict(
             method, alpha, original, degraded + extra, float(sd[w]), int(n_ratings[w]),
@@ -278,30 +241,82 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
             for g, ws in reports.items()}
 
 
+def _spread(workers: Grouping, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ratings per worker and the sample standard deviation of their scores (NaN for one rating)."""
+    n_ratings = workers.counts()
+    mean = workers.means(scores)
+    sq = np.bincount(workers.index, weights=(scores - mean[workers.index]) ** 2, minlength=workers.n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(sq / (n_ratings - 1))
+    return n_ratings, sd
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Each worker's pairs of one check type: the original's score and the check's, by worker index."""
+
+    original: np.ndarray
+    score: np.ndarray
+    bounds: np.ndarray  # worker w's pairs are [bounds[w], bounds[w + 1])
+
+    @classmethod
+    def of_type(cls, table: RatingsTable, workers: Grouping, slot_type: int) -> _Pairs:
+        rows = np.flatnonzero((table.slot_type == slot_type) & (table.original != NO_LINK))
+        rows = rows[np.argsort(workers.index[rows], kind="stable")]
+        return cls(table.score[table.original[rows]].astype(np.int64), table.score[rows].astype(np.int64),
+                   np.searchsorted(workers.index[rows], np.arange(workers.n + 1)))
+
+    def of(self, w: int) -> tuple[np.ndarray, np.ndarray]:
+        start, end = self.bounds[w], self.bounds[w + 1]
+        return self.original[start:end], self.score[start:end]
+
+
+def _diagnostics(table: RatingsTable, workers: Grouping, method: str, checks: _Pairs, n_ratings: np.ndarray,
+                 sd: np.ndarray) -> Iterator[dict[str, Any]]:
+    """What quality control reports of each worker besides the verdict (``WorkerQC``), in worker order."""
+    w_index = workers.index
+    repeats = _Pairs.of_type(table, workers, REPEAT)
+    ref_rows = table.slot_type == REF
+    n_ref = np.bincount(w_index[ref_rows], minlength=workers.n)
+    ref_sum = np.bincount(w_index[ref_rows], weights=table.score.astype(np.float64)[ref_rows], minlength=workers.n)
+    runs = _longest_runs(table, workers)
+    hits = group_by(w_index, table.hit.codes)
+    hit_seconds = hits.sums(table.seconds)
+    hit_owner = w_index[hits.first]
+    hit_order = np.argsort(hit_owner, kind="stable")
+    hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
+    for w in range(workers.n):
+        row = workers.first[w]
+        original, degraded = checks.of(w)
+        rep_a, rep_b = repeats.of(w)
+        seconds = tuple(float(s) for s in hit_seconds[hit_order[hit_bounds[w]:hit_bounds[w + 1]]])
+        yield dict(
+            group=table.group.labels[table.group.codes[row]], worker=table.worker.labels[table.worker.codes[row]],
+            method=method, n_pairs=len(original), n_nonzero_pairs=int(np.count_nonzero(original - degraded)),
+            mean_original=_mean(original), mean_degraded=_mean(degraded), n_repeat_pairs=len(rep_a),
+            repeat_mean_abs_diff=_mean(np.abs(rep_a - rep_b)), repeat_correlation=_correlation(rep_a, rep_b),
+            n_ref=int(n_ref[w]), mean_ref=float(ref_sum[w] / n_ref[w]) if n_ref[w] else math.nan,
+            n_ratings=int(n_ratings[w]), score_sd=float(sd[w]), n_hits=len(seconds),
+            single_hit=len(seconds) == 1, hit_seconds=seconds, longest_identical_run=int(runs[w]),
+        )
+
+
 def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with_checks: set[int],
                      check: int = BAD_REF, margin: int | Mapping[str, int] = 0) -> dict:
     """Scope ``worker``: one verdict per worker from their pairs in every group (and their sd over all)."""
     by_worker = group_by(table.worker.codes)
-    scores = table.score.astype(np.float64)
-    n = by_worker.counts()
-    mean = by_worker.means(scores)
-    sq = np.bincount(by_worker.index, weights=(scores - mean[by_worker.index]) ** 2, minlength=by_worker.n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sd = np.sqrt(sq / (n - 1))
-    bad = np.flatnonzero((table.slot_type == check) & (table.original != NO_LINK))
-    bad = bad[np.argsort(by_worker.index[bad], kind="stable")]
-    bounds = np.searchsorted(by_worker.index[bad], np.arange(by_worker.n + 1))
+    n, sd = _spread(by_worker, table.score.astype(np.float64))
+    checks = _Pairs.of_type(table, by_worker, check)
     verdicts = {}
     for w in range(by_worker.n):
-        rows = bad[bounds[w]:bounds[w + 1]]
+        original, degraded = checks.of(w)
         own_groups = set(table.group.codes[by_worker.rows(w)].tolist())
         extra = _margin_of(margin, table.worker.labels[table.worker.codes[by_worker.first[w]]])
-        verdict = _with_margin(_verdict(method, alpha, table.score[table.original[rows]].astype(np.int64),
-                                        table.score[rows].astype(np.int64) + extra, float(sd[w]), int(n[w]),
+        verdict = _with_margin(_verdict(method, alpha, original, degraded + extra, float(sd[w]), int(n[w]),
                                         bool(own_groups & groups_with_checks), SLOT_TYPES[check]),
                                SLOT_TYPES[check], extra)
         if verdict["status"] != NOT_CONTROLLED:
-            verdict["reason"] += f" [pairs pooled over all groups: {len(rows)}]"
+            verdict["reason"] += f" [pairs pooled over all groups: {len(original)}]"
         verdicts[table.worker.labels[table.worker.codes[by_worker.first[w]]]] = verdict
     return verdicts
 
@@ -381,7 +396,7 @@ def _correlation(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(x, y)) / math.sqrt(sxx * syy)
 
 
-def _longest_runs(table: RatingsTable, workers) -> np.ndarray:
+def _longest_runs(table: RatingsTable, workers: Grouping) -> np.ndarray:
     """Longest run of identical consecutive scores per worker, within a HIT, in rating order."""
     if len(table) == 0:
         return np.zeros(0, dtype=np.int64)

@@ -130,24 +130,7 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
                          "them; they are normally already filtered (use --qc none)")
     qc_alpha = alpha if qc_alpha is None else qc_alpha
     score_settings = scores or ScoreSettings(z_digits=z_digits)
-    exclusions: list[Exclusion] = []
-    if excluded:
-        present = [label for label in table.worker.labels if label in excluded]
-        if present:
-            drop = np.array([label in excluded for label in table.worker.labels], dtype=bool)
-            pairs = group_by(table.group.codes, table.worker.codes)
-            for row in pairs.first.tolist():
-                worker = table.worker.labels[table.worker.codes[row]]
-                if worker in excluded:
-                    exclusions.append(Exclusion(table.group.labels[table.group.codes[row]], worker,
-                                                EXCLUDED_BY_DECISION, excluded[worker]))
-            all_groups = table.groups()
-            table = table.select(~drop[table.worker.codes])
-            gone = [g for g in all_groups if g not in table.groups()]
-        else:
-            gone = []
-    else:
-        gone = []
+    table, exclusions, gone = _without_excluded(table, excluded or {})
     reports = quality_control(table, method=qc_method, alpha=qc_alpha, scope=qc_scope)
     if qc_method == "none":  # the ratings are already filtered: no checks, no behaviour signals
         verdicts: dict = {}
@@ -163,28 +146,61 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
         if not report.applicable:
             why = "quality control off" if qc_method == "none" else "no BAD_REF checks, so no quality control"
             warnings.append(f"{group}: {why}; all {len(report.workers)} workers' ratings are used")
-        group_verdicts = verdicts.get(group, {})
-        for qc in report.workers:
-            verdict = group_verdicts.get(qc.worker)
-            if not qc.passed:
-                exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC, qc.reason))
-            elif verdict is not None and not verdict.kept:
-                exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC,
-                                            f"{verdict.status.value}: {'; '.join(verdict.reasons)}"))
-        for standardised in group_scores.workers:
-            if standardised.reason.startswith("standard deviation 0") and not standardised.included:
-                exclusions.append(Exclusion(group, standardised.worker, EXCLUDED_BY_SD, standardised.reason))
+        exclusions += _group_exclusions(group, report, verdicts.get(group, {}), group_scores)
         if not group_scores.systems:
             warnings.append(f"{group}: no ratings left after quality control; nothing to rank")
-        items = group_scores.items
-        keep = ~np.isnan(items.z)
-        order = np.argsort(items.system[keep], kind="stable")
-        names, starts = np.unique(items.system[keep][order], return_index=True)
-        splits = np.split(items.z[keep][order], starts[1:])
-        item_z = dict(zip(names.tolist(), splits))
-        system_z = {s.system: s.z for s in group_scores.systems if s.system in item_z}
-        ranking = rank_systems(item_z, system_z, alpha=alpha)
+        ranking = _rank(group_scores, alpha)
         groups[group] = GroupAnalysis(group, report, group_scores, ranking, verdicts.get(group, {}))
     settings = AnalysisSettings(QCSettings.for_method(qc_method, qc_alpha, qc_scope), alpha,
                                 score_settings.z_digits, score_settings)
     return AnalysisResult(settings, groups, tuple(warnings), tuple(exclusions))
+
+
+def _without_excluded(table: RatingsTable, excluded: Mapping[str, str]
+                      ) -> tuple[RatingsTable, list[Exclusion], list[str]]:
+    """The table without the workers a decision excluded, their exclusions (one per group and worker),
+    and the groups left with no worker at all."""
+    present = [label for label in table.worker.labels if label in excluded]
+    if not present:
+        return table, [], []
+    exclusions: list[Exclusion] = []
+    drop = np.array([label in excluded for label in table.worker.labels], dtype=bool)
+    pairs = group_by(table.group.codes, table.worker.codes)
+    for row in pairs.first.tolist():
+        worker = table.worker.labels[table.worker.codes[row]]
+        if worker in excluded:
+            exclusions.append(Exclusion(table.group.labels[table.group.codes[row]], worker,
+                                        EXCLUDED_BY_DECISION, excluded[worker]))
+    all_groups = table.groups()
+    table = table.select(~drop[table.worker.codes])
+    gone = [g for g in all_groups if g not in table.groups()]
+    return table, exclusions, gone
+
+
+def _group_exclusions(group: str, report: QCReport, verdicts: Mapping[str, WorkerVerdict],
+                      scores: GroupScores) -> list[Exclusion]:
+    """The group's workers left out by quality control (their checks or the combined verdict) or sd 0."""
+    exclusions: list[Exclusion] = []
+    for qc in report.workers:
+        verdict = verdicts.get(qc.worker)
+        if not qc.passed:
+            exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC, qc.reason))
+        elif verdict is not None and not verdict.kept:
+            exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC,
+                                        f"{verdict.status.value}: {'; '.join(verdict.reasons)}"))
+    for standardised in scores.workers:
+        if standardised.reason.startswith("standard deviation 0") and not standardised.included:
+            exclusions.append(Exclusion(group, standardised.worker, EXCLUDED_BY_SD, standardised.reason))
+    return exclusions
+
+
+def _rank(scores: GroupScores, alpha: float) -> Ranking:
+    """The group's ranking: the systems' z-scores and the pairwise tests on their item z-scores."""
+    items = scores.items
+    keep = ~np.isnan(items.z)
+    order = np.argsort(items.system[keep], kind="stable")
+    names, starts = np.unique(items.system[keep][order], return_index=True)
+    splits = np.split(items.z[keep][order], starts[1:])
+    item_z = dict(zip(names.tolist(), splits))
+    system_z = {s.system: s.z for s in scores.systems if s.system in item_z}
+    return rank_systems(item_z, system_z, alpha=alpha)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.grouping import group_by
+from analysis.grouping import Grouping, group_by
 from analysis.summation import canonical_means, canonical_sums, r_means, segment_fsums, significant
 from analysis.table import REPEAT, SYSTEM, RatingsTable
 
@@ -125,20 +125,48 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
     release published them (``ad-*-trk-mean-sd.txt``): z is then computed with those.
     """
     settings = settings or ScoreSettings(z_digits=z_digits)
-    digits = settings.z_digits
     workers = group_by(table.group.codes, table.worker.codes)
+    group_of_worker = table.group.codes[workers.first]
+    worker_name = [table.worker.labels[c] for c in table.worker.codes[workers.first]]
+    if table.given_z is not None:
+        return _scores_of_given_z(table, passed, settings, workers, group_of_worker, worker_name)
     scores = table.score.astype(np.int64)
+    basis = _worker_basis(table, workers, scores, group_of_worker, worker_name, settings.z_digits, worker_stats)
+    included, in_z, standardisation = _worker_inclusion(table, passed, settings, basis, group_of_worker,
+                                                        worker_name)
+    rows = np.flatnonzero(included[workers.index] & _scored_types(table))
+    w_rows = workers.index[rows]
+    items = group_by(table.group.codes[rows], table.system.codes[rows], table.item.codes[rows])
+    z_row = in_z[w_rows]
+    if settings.numeric == "wmt":
+        item_raw, item_z = _item_means_wmt(items, scores[rows], basis, w_rows, z_row)
+    else:
+        item_raw, item_z = _item_means_exact(items, scores[rows], basis, w_rows, z_row)
+    item_z = np.where(np.bincount(items.index[z_row], minlength=items.n) > 0, item_z, np.nan)
+    return _group_scores(table, settings, rows[items.first], items.counts(), item_raw, item_z, standardisation)
+
+
+@dataclass(frozen=True)
+class _WorkerBasis:
+    """Per (group, worker): ratings ``n``, integer sum of scores ``total``, and the mean and sd z uses."""
+
+    n: np.ndarray
+    total: np.ndarray
+    mean: np.ndarray
+    sd: np.ndarray
+    exact: bool  # mean = total / n (neither given nor rounded): deviations are summed in integers
+
+
+def _worker_basis(table: RatingsTable, workers: Grouping, scores: np.ndarray, group_of_worker: np.ndarray,
+                  worker_name: list[str], digits: int | None,
+                  worker_stats: Mapping[tuple[str, str], tuple[float, float]] | None) -> _WorkerBasis:
+    """Each worker's mean and sample sd from integer sums, or as given (``worker_stats``), or rounded."""
     n = workers.counts()
     total = np.bincount(workers.index, weights=scores, minlength=workers.n).astype(np.int64)
     squares = np.bincount(workers.index, weights=scores * scores, minlength=workers.n).astype(np.int64)
     mean = np.array([t / k for t, k in zip(total.tolist(), n.tolist())], dtype=np.float64)
     sd = np.array([math.sqrt((k * q - t * t) / (k * (k - 1))) if k > 1 else math.nan
                    for t, q, k in zip(total.tolist(), squares.tolist(), n.tolist())], dtype=np.float64)
-    group_of_worker = table.group.codes[workers.first]
-    worker_name = [table.worker.labels[c] for c in table.worker.codes[workers.first]]
-    if table.given_z is not None:
-        return _scores_of_given_z(table, passed, settings, workers, group_of_worker, worker_name)
-    given = worker_stats is not None
     if worker_stats is not None:
         for w in range(workers.n):
             key = (table.group.labels[group_of_worker[w]], worker_name[w])
@@ -147,15 +175,21 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
             mean[w], sd[w] = worker_stats[key]
     elif digits is not None:
         mean, sd = significant(mean, digits), significant(sd, digits)
+    return _WorkerBasis(n, total, mean, sd, exact=worker_stats is None and digits is None)
 
-    included = np.zeros(workers.n, dtype=bool)  # counted at all
-    in_z = np.zeros(workers.n, dtype=bool)  # counted in z-scores
+
+def _worker_inclusion(table: RatingsTable, passed: Mapping[str, frozenset[str]] | None, settings: ScoreSettings,
+                      basis: _WorkerBasis, group_of_worker: np.ndarray, worker_name: list[str]
+                      ) -> tuple[np.ndarray, np.ndarray, dict[int, list[WorkerStandardisation]]]:
+    """Per worker: counted at all, counted in z-scores, and the record of why (by group code)."""
+    included = np.zeros(len(worker_name), dtype=bool)  # counted at all
+    in_z = np.zeros(len(worker_name), dtype=bool)  # counted in z-scores
     standardisation: dict[int, list[WorkerStandardisation]] = {}
-    for w in range(workers.n):
+    for w, name in enumerate(worker_name):
         group = table.group.labels[group_of_worker[w]]
-        if passed is not None and worker_name[w] not in passed.get(group, frozenset()):
+        if passed is not None and name not in passed.get(group, frozenset()):
             ok, z_ok, reason = False, False, "did not pass quality control"
-        elif sd[w] > 0:
+        elif basis.sd[w] > 0:
             ok, z_ok, reason = True, True, "included"
         elif settings.sd_zero == "exclude":
             ok, z_ok, reason = False, False, "standard deviation 0 (or a single rating): excluded"
@@ -165,57 +199,66 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
             ok, z_ok, reason = True, False, "standard deviation 0: counted in raw scores only (WMT21 rule)"
         included[w], in_z[w] = ok, z_ok
         standardisation.setdefault(int(group_of_worker[w]), []).append(
-            WorkerStandardisation(worker_name[w], int(n[w]), float(mean[w]), float(sd[w]), ok, reason))
+            WorkerStandardisation(name, int(basis.n[w]), float(basis.mean[w]), float(basis.sd[w]), ok, reason))
+    return included, in_z, standardisation
 
-    counted = included[workers.index] & ((table.slot_type == SYSTEM) | (table.slot_type == REPEAT))
-    rows = np.flatnonzero(counted)
-    w_rows = workers.index[rows]
-    items = group_by(table.group.codes[rows], table.system.codes[rows], table.item.codes[rows])
-    item_rows = rows[items.first]
-    item_n = items.counts()
-    z_row = in_z[w_rows]
-    item_z_n = np.bincount(items.index[z_row], minlength=items.n)
-    positive = sd[w_rows] > 0
-    if settings.numeric == "wmt":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z = np.where(positive, (scores[rows] - mean[w_rows]) / sd[w_rows], 0.0)
-        z = significant(z, 15)
-        item_raw = significant(r_means(items.index, scores[rows].astype(np.float64), items.n), 15)
-        item_z = significant(r_means(items.index[z_row], z[z_row], items.n), 15)
+
+def _scored_types(table: RatingsTable) -> np.ndarray:
+    """Rows whose slot type counts in scores: ``SYSTEM`` and ``REPEAT``."""
+    return (table.slot_type == SYSTEM) | (table.slot_type == REPEAT)
+
+
+def _item_means_wmt(items: Grouping, scores: np.ndarray, basis: _WorkerBasis, w_rows: np.ndarray,
+                    z_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Item raw and z means of the counted rows as WMT's scripts print them (z and means at 15 digits)."""
+    positive = basis.sd[w_rows] > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(positive, (scores - basis.mean[w_rows]) / basis.sd[w_rows], 0.0)
+    z = significant(z, 15)
+    item_raw = significant(r_means(items.index, scores.astype(np.float64), items.n), 15)
+    item_z = significant(r_means(items.index[z_row], z[z_row], items.n), 15)
+    return item_raw, item_z
+
+
+def _item_means_exact(items: Grouping, scores: np.ndarray, basis: _WorkerBasis, w_rows: np.ndarray,
+                      z_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Item raw means (integer sums: exact) and z means of the counted rows, one correctly rounded term
+    per (item, worker): the worker's summed deviations over the item, exact in integers (or from the
+    given/rounded mean), divided by the worker's sd."""
+    item_raw = items.sums(scores.astype(np.float64)) / items.counts()
+    n_workers = len(basis.n)
+    key = items.index[z_row].astype(np.int64) * n_workers + w_rows[z_row]
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]]) if len(key) else key
+    p_item, p_worker = sorted_key[starts] // n_workers, sorted_key[starts] % n_workers
+    k = np.diff(np.r_[starts, len(key)])
+    s = np.add.reduceat(scores[z_row][order], starts) if len(key) else key
+    if basis.exact:
+        deviation = (basis.n[p_worker] * s - k * basis.total[p_worker]) / basis.n[p_worker]
     else:
-        item_raw = items.sums(scores[rows].astype(np.float64)) / item_n  # integer sums: exact
-        # One term per (item, worker): the worker's summed deviations over the item, exact in integers
-        # (or from the given/rounded mean), divided by the worker's sd.
-        key = items.index[z_row].astype(np.int64) * workers.n + w_rows[z_row]
-        order = np.argsort(key, kind="stable")
-        sorted_key = key[order]
-        starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]]) if len(key) else key
-        p_item, p_worker = sorted_key[starts] // workers.n, sorted_key[starts] % workers.n
-        k = np.diff(np.r_[starts, len(key)])
-        s = np.add.reduceat(scores[rows[z_row]][order], starts) if len(key) else key
-        if given or digits is not None:
-            deviation = s - k * mean[p_worker]
-        else:
-            deviation = (n[p_worker] * s - k * total[p_worker]) / n[p_worker]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            term = np.where(sd[p_worker] > 0, deviation / sd[p_worker], 0.0)
-            item_z = np.zeros(items.n)
-            if len(term):  # p_item is sorted: the terms of one item are consecutive
-                first = np.flatnonzero(np.r_[True, p_item[1:] != p_item[:-1]])
-                item_z[p_item[first]] = segment_fsums(term, first)
-            item_z = item_z / item_z_n
-    item_z = np.where(item_z_n > 0, item_z, np.nan)
+        deviation = s - k * basis.mean[p_worker]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term = np.where(basis.sd[p_worker] > 0, deviation / basis.sd[p_worker], 0.0)
+        item_z = np.zeros(items.n)
+        if len(term):  # p_item is sorted: the terms of one item are consecutive
+            first = np.flatnonzero(np.r_[True, p_item[1:] != p_item[:-1]])
+            item_z[p_item[first]] = segment_fsums(term, first)
+        item_z = item_z / np.bincount(items.index[z_row], minlength=items.n)
+    return item_raw, item_z
+
+
+def _group_scores(table: RatingsTable, settings: ScoreSettings, item_rows: np.ndarray, item_n: np.ndarray,
+                  item_raw: np.ndarray, item_z: np.ndarray,
+                  standardisation: dict[int, list[WorkerStandardisation]]) -> dict[str, GroupScores]:
+    """System scores (means of their item scores), ranked best first, with the item scores, per group."""
     item_group = table.group.codes[item_rows]
     item_system = table.system.codes[item_rows]
-
     systems = group_by(item_group, item_system)
     has_z = ~np.isnan(item_z)
-    if settings.numeric == "wmt":
-        sys_raw = r_means(systems.index, item_raw, systems.n)
-        sys_z = r_means(systems.index[has_z], item_z[has_z], systems.n)
-    else:
-        sys_raw = canonical_means(systems.index, item_raw, systems.n)
-        sys_z = canonical_means(systems.index[has_z], item_z[has_z], systems.n)
+    mean = r_means if settings.numeric == "wmt" else canonical_means
+    sys_raw = mean(systems.index, item_raw, systems.n)
+    sys_z = mean(systems.index[has_z], item_z[has_z], systems.n)
     sys_items = systems.counts()
     sys_ratings = systems.sums(item_n.astype(np.float64)).astype(np.int64)
     sys_group = item_group[systems.first]
@@ -242,7 +285,7 @@ def compute_scores(table: RatingsTable, passed: Mapping[str, frozenset[str]] | N
 
 
 def _scores_of_given_z(table: RatingsTable, passed: Mapping[str, frozenset[str]] | None,
-                       settings: ScoreSettings, workers, group_of_worker: np.ndarray,
+                       settings: ScoreSettings, workers: Grouping, group_of_worker: np.ndarray,
                        worker_name: list[str]) -> dict[str, GroupScores]:
     """Scores of a table whose z-scores are given (raw scores unknown: NaN): item and system z only."""
     included = np.array([passed is None or worker_name[w] in passed.get(table.group.labels[group_of_worker[w]],
@@ -254,8 +297,7 @@ def _scores_of_given_z(table: RatingsTable, passed: Mapping[str, frozenset[str]]
         reason = "z-scores given by the source" if included[w] else "did not pass quality control"
         standardisation.setdefault(int(group_of_worker[w]), []).append(
             WorkerStandardisation(worker_name[w], int(n[w]), math.nan, math.nan, bool(included[w]), reason))
-    counted = included[workers.index] & ((table.slot_type == SYSTEM) | (table.slot_type == REPEAT))
-    rows = np.flatnonzero(counted)
+    rows = np.flatnonzero(included[workers.index] & _scored_types(table))
     items = group_by(table.group.codes[rows], table.system.codes[rows], table.item.codes[rows])
     item_rows = rows[items.first]
     item_n = items.counts()

@@ -120,7 +120,32 @@ def simulate_campaign(system_quality: Mapping[str, float], workers: Mapping[str,
     item_quality = np.clip(np.repeat([float(system_quality[s]) for s in systems], n_questions)
                            + rng.normal(0, item_sd, n_items), 0, 100)
     names = list(workers)
-    n_hits = len(names) * hits_per_worker
+    hits = _plan_hits(rng, n_items, len(names) * hits_per_worker)
+    quality = item_quality[hits.item]
+    quality = np.where(hits.types == 2, degraded_quality(quality), quality)
+    quality = np.where(hits.types == 3, REFERENCE_QUALITY, quality)
+    score = np.empty(quality.shape, dtype=np.int64)
+    for w, name in enumerate(names):
+        rated = slice(w * hits_per_worker, (w + 1) * hits_per_worker)
+        score[rated] = workers[name].rate_many(quality[rated], rng)
+    table = _ratings_table(hits, score, rng, names=names, hits_per_worker=hits_per_worker, systems=systems,
+                           n_questions=n_questions, group=group)
+    return SimulatedCampaign(table, dict(system_quality), dict(workers))
+
+
+@dataclass(frozen=True)
+class _PlannedHits:
+    """Every HIT's 100 slots in display order (arrays of shape (HITs, 100))."""
+
+    item: np.ndarray  # index of the (system, question) item shown
+    types: np.ndarray  # slot-type codes of analysis.table: SYSTEM, REPEAT, BAD_REF or REF
+    origin: np.ndarray  # a check's original: its position among the HIT's 70 ordinary slots (-1: none)
+    own_pos: np.ndarray  # an ordinary slot's position among the 70 (-1 for a check)
+
+
+def _plan_hits(rng: np.random.Generator, n_items: int, n_hits: int) -> _PlannedHits:
+    """Ordinary items in passes, cut into HITs of 10 sets of 7, each set with three checks of set (i + 5)
+    mod 10, every set shuffled."""
     per_pass = math.ceil(n_items / (HIT_SETS * SET_SIZE))
     order = np.concatenate([_one_pass(rng, n_items, per_pass) for _ in range(math.ceil(n_hits / per_pass))])
     ordinary = order.reshape(-1, HIT_SETS, SET_SIZE)[:n_hits]  # (hits, sets, 7) item indices
@@ -139,34 +164,32 @@ def simulate_campaign(system_quality: Mapping[str, float], workers: Mapping[str,
     shuffle = np.argsort(rng.random(item.shape), axis=2)
     item, types, origin, own_pos = (np.take_along_axis(a, shuffle, axis=2).reshape(n_hits, -1)
                                     for a in (item, types, origin, own_pos))
+    return _PlannedHits(item, types, origin, own_pos)
 
-    quality = item_quality[item]
-    quality = np.where(types == 2, degraded_quality(quality), quality)
-    quality = np.where(types == 3, REFERENCE_QUALITY, quality)
-    score = np.empty(quality.shape, dtype=np.int64)
-    for w, name in enumerate(names):
-        hits = slice(w * hits_per_worker, (w + 1) * hits_per_worker)
-        score[hits] = workers[name].rate_many(quality[hits], rng)
 
+def _ratings_table(hits: _PlannedHits, score: np.ndarray, rng: np.random.Generator, *, names: list[str],
+                   hits_per_worker: int, systems: list[str], n_questions: int, group: str) -> RatingsTable:
+    """The ratings as a table: slot ids ``h<HIT>-<position>`` (checks 100 + their display position),
+    checks linked to their originals, times on item drawn log-normal around 8 s."""
+    n_hits = len(hits.item)
     hit_index = np.repeat(np.arange(n_hits), HIT_SETS * (SET_SIZE + CHECKS_PER_SET))
-    flat_own = own_pos.ravel()
-    flat_origin = origin.ravel()
+    flat_own = hits.own_pos.ravel()
+    flat_origin = hits.origin.ravel()
     slot_labels = [f"h{h}-{p}" for h, p in zip(hit_index.tolist(), np.where(flat_own >= 0, flat_own,
                    np.tile(np.arange(100, 100 + HIT_SETS * (SET_SIZE + CHECKS_PER_SET)), n_hits)).tolist())]
     original = ["" if o < 0 else f"h{h}-{o}" for h, o in zip(hit_index.tolist(), flat_origin.tolist())]
-    flat_item = item.ravel()
+    flat_item = hits.item.ravel()
     question_labels = [f"q{i:05d}" for i in range(n_questions)]
-    table = RatingsTable.from_columns(
+    return RatingsTable.from_columns(
         group=[group] * len(flat_item),
         worker=[names[h // hits_per_worker] for h in hit_index.tolist()],
         hit=[f"hit{h:06d}" for h in hit_index.tolist()],
         system=[systems[i // n_questions] for i in flat_item.tolist()],
         item=[question_labels[i % n_questions] for i in flat_item.tolist()],
-        slot_type=[SLOT_TYPES[t] for t in types.ravel().tolist()],
+        slot_type=[SLOT_TYPES[t] for t in hits.types.ravel().tolist()],
         slot=slot_labels, original_slot=original, score=score.ravel(),
         seconds=np.round(rng.lognormal(math.log(8), 0.5, len(flat_item)), 3),
     )
-    return SimulatedCampaign(table, dict(system_quality), dict(workers))
 
 
 def _one_pass(rng: np.random.Generator, n_items: int, hits: int) -> np.ndarray:

@@ -14,7 +14,7 @@ import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -171,9 +171,9 @@ class RatingsTable:
     def from_records(cls, records: Iterable[RatingRecord], *, source: str | None = None) -> RatingsTable:
         """Build a table from ``RatingRecord`` tuples."""
         rows = list(records)
-        if not rows:
-            return cls.from_columns(**{f: [] for f in RatingRecord._fields})
-        columns = dict(zip(RatingRecord._fields, map(list, zip(*rows))))
+        # Columns of different element types, keyed by from_columns' parameter names.
+        columns: dict[str, Any] = ({name: [] for name in RatingRecord._fields} if not rows
+                                   else dict(zip(RatingRecord._fields, map(list, zip(*rows)))))
         return cls.from_columns(**columns, source=source)
 
     def records(self) -> Iterable[RatingRecord]:
@@ -237,9 +237,9 @@ def _integer_scores(values: Sequence[int] | np.ndarray, source: str | None, firs
     return scores
 
 
-def _is_integer_text(value: object) -> bool:
+def _is_integer_text(value: Any) -> bool:
     try:
-        number = float(value)  # type: ignore[arg-type]
+        number = float(value)
     except (TypeError, ValueError):
         return False
     return number == number and number == round(number)

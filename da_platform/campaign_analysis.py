@@ -36,6 +36,10 @@ DATA_ACTIONS = (DecisionAction.approve, DecisionAction.reject, DecisionAction.us
 """Decisions that say whether a worker's data is used (bonus, block and exclude do not)."""
 
 
+class NotRankedError(LookupError):
+    """A campaign's ranking was asked for where there is none (callers check ``CampaignAnalysis.ranked``)."""
+
+
 @dataclass(frozen=True)
 class DataUse:
     """The latest data decision about one worker in one campaign."""
@@ -51,17 +55,17 @@ class DataUse:
 def data_use(session: Session, campaign: Campaign) -> dict[str, DataUse]:
     """Each decided worker's latest data decision, by analysis label."""
     rows = session.execute(
-        select(ReviewDecision, Worker.source, Worker.external_id)
+        select(ReviewDecision, Worker.id, Worker.source, Worker.external_id)
         .join(Worker, Worker.id == ReviewDecision.worker_id)
         .where(ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(DATA_ACTIONS),
                ReviewDecision.status != DecisionStatus.failed)
         .order_by(ReviewDecision.id)
     ).all()
     latest: dict[str, DataUse] = {}
-    for decision, source, external in rows:
+    for decision, worker_id, source, external in rows:
         label = worker_label(source, external)
         use = bool(decision.use_data) and decision.action != DecisionAction.reject
-        latest[label] = DataUse(decision.worker_id, label, use, decision.action, decision.reason,
+        latest[label] = DataUse(worker_id, label, use, decision.action, decision.reason,
                                 decision.created_at)
     return latest
 
@@ -144,6 +148,20 @@ class CampaignAnalysis:
     def ranked(self) -> bool:
         """Whether there is a ranking to show: at least one system kept after quality control."""
         return self.group is not None and len(self.group.ranking.systems) > 0
+
+    @property
+    def ranked_result(self) -> AnalysisResult:
+        """:attr:`result` of a campaign that is :attr:`ranked` (check that first); else :class:`NotRankedError`."""
+        if self.result is None or not self.ranked:
+            raise NotRankedError(f"campaign {self.campaign_name!r} has no ranking")
+        return self.result
+
+    @property
+    def ranked_group(self) -> GroupAnalysis:
+        """:attr:`group` of a campaign that is :attr:`ranked` (check that first); else :class:`NotRankedError`."""
+        if self.group is None or not self.ranked:
+            raise NotRankedError(f"campaign {self.campaign_name!r} has no ranking")
+        return self.group
 
     @cached_property
     def worker_qc(self) -> dict:

@@ -13,12 +13,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from analysis.report import AnalysisResult, GroupAnalysis
 from da_platform.adversaries import KIND_DESCRIPTIONS, KINDS
 from da_platform.rows import get_row
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from da_platform.crowd import SimulatedWorker, SlotOracle, WorkerOutcome
 
 DEMO_CAMPAIGN = "demo"
 # The demo's kinds of simulated worker (da_platform.adversaries), and what each does.
@@ -105,19 +111,12 @@ class DemoSteps:
 def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcome:
     """Run the whole simulated campaign and return what it found."""
     from analysis.output import write_report
-    from analysis.simulation import WorkerProfile
-    from da_platform.adversaries import ProfileRater, make_rater
-    from da_platform.building.build import build_campaign
-    from da_platform.building.sample import import_sample
     from da_platform.campaign_analysis import CampaignAnalysis
-    from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
-    from da_platform.db import make_engine, session_factory, transaction, upgrade
-    from da_platform.models import Campaign, CampaignStatus
+    from da_platform.crowd import SlotOracle
+    from da_platform.db import make_engine, session_factory, upgrade
+    from da_platform.models import Campaign
     from da_platform.ratings import worker_label
-    from da_platform.sources.tokens import Tokens
-    from hit_builder.ocr_resistant import render_style
     from hit_builder.sample_data import load_truth
-    from hit_builder.storage import LocalImageStorage
 
     steps = steps or DemoSteps()
     unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}
@@ -133,47 +132,14 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     truth = load_truth()
 
     started = time.perf_counter()
-    steps.step("importing the bundled sample data")
-    with transaction(sessions) as session:
-        test_set = import_sample(session, questions=options.questions)
-        n_questions = len(test_set.questions)
-        n_systems = len(test_set.systems)
-    steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
-    with transaction(sessions) as session:
-        campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
-                                  seed=options.seed, passes=options.passes,
-                                  max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
-                                  storage=LocalImageStorage(images), progress=steps.stage_bars(),
-                                  layout=options.layout, style=render_style(options.render))
-        steps.done()
-        campaign.status = CampaignStatus.running
-        campaign_id, n_hits = campaign.id, len(campaign.hits)
+    campaign_id, n_hits = _import_and_build(sessions, options, images, steps)
     seconds["import and build"] = time.perf_counter() - started
 
     with sessions() as session:
         oracle = SlotOracle.from_database(session, campaign_id, truth["quality"])
     crowd_kinds = _crowd_plan(options, n_hits)
-    secret = secrets.token_hex(32)
-    tokens = Tokens(secret)
-    expires = int(time.time() + 86400)
-    rng = np.random.default_rng(options.seed)
     started = time.perf_counter()
-    with serving(url, secret, images) as base_url:
-        steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
-        workers = []
-        for number, (name, kind) in enumerate(crowd_kinds.items()):
-            # Every n-th honest worker is on a phone (no draw from rng: the scores stay those of the seed).
-            touch = options.phone_share > 0 and number % max(1, round(1 / options.phone_share)) == 0
-            rater = make_rater(kind, rng, touch=touch)
-            workers.append(SimulatedWorker(
-                name=name, profile=rater.profile if isinstance(rater, ProfileRater) else WorkerProfile(),
-                invite_url=f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}",
-                max_hits=options.bad_hits if kind != "honest" else options.hits_per_worker, rater=rater))
-        advance = steps.bar("rating through the worker pages", n_hits * 100)
-        outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
-                             fetch_images=options.fetch_images, on_rating=lambda: advance(1),
-                             time_scale=options.time_scale)
-        steps.done()
+    outcomes = _rate_through_pages(options, steps, url, images, campaign_id, n_hits * 100, crowd_kinds, oracle)
     seconds["crowd"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -193,6 +159,74 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
                        ratings=sum(o.ratings for o in outcomes), workers=labels,
                        hits_rated=sum(o.hits for o in outcomes),  # one assignment per HIT
                        result=result, report_files=report_files, facts=facts, seconds=seconds)
+
+
+def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, images: Path,
+                      steps: DemoSteps) -> tuple[int, int]:
+    """Import the bundled sample and build the demo campaign, running; returns (campaign id, HITs)."""
+    from da_platform.building.build import build_campaign
+    from da_platform.building.sample import import_sample
+    from da_platform.db import transaction
+    from da_platform.models import CampaignStatus
+    from hit_builder.ocr_resistant import render_style
+    from hit_builder.storage import LocalImageStorage
+
+    steps.step("importing the bundled sample data")
+    with transaction(sessions) as session:
+        test_set = import_sample(session, questions=options.questions)
+        n_questions = len(test_set.questions)
+        n_systems = len(test_set.systems)
+    steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
+    with transaction(sessions) as session:
+        campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
+                                  seed=options.seed, passes=options.passes,
+                                  max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
+                                  storage=LocalImageStorage(images), progress=steps.stage_bars(),
+                                  layout=options.layout, style=render_style(options.render))
+        steps.done()
+        campaign.status = CampaignStatus.running
+        return campaign.id, len(campaign.hits)
+
+
+def _rate_through_pages(options: DemoOptions, steps: DemoSteps, url: str, images: Path, campaign_id: int,
+                        slots: int, crowd_kinds: dict[str, str], oracle: SlotOracle) -> list[WorkerOutcome]:
+    """Serve the worker pages and let the simulated crowd rate all ``slots`` through them over HTTP."""
+    from da_platform.crowd import run_crowd
+    from da_platform.sources.tokens import Tokens
+
+    secret = secrets.token_hex(32)
+    tokens = Tokens(secret)
+    expires = int(time.time() + 86400)
+    with serving(url, secret, images) as base_url:
+        steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
+        workers = _simulated_workers(options, crowd_kinds,
+                                     lambda name: f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}")
+        advance = steps.bar("rating through the worker pages", slots)
+        outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
+                             fetch_images=options.fetch_images, on_rating=lambda: advance(1),
+                             time_scale=options.time_scale)
+        steps.done()
+    return outcomes
+
+
+def _simulated_workers(options: DemoOptions, crowd_kinds: dict[str, str],
+                       invite_url: Callable[[str], str]) -> list[SimulatedWorker]:
+    """One simulated worker per planned name, rating as its kind (drawn from the seed's generator)."""
+    from analysis.simulation import WorkerProfile
+    from da_platform.adversaries import ProfileRater, make_rater
+    from da_platform.crowd import SimulatedWorker
+
+    rng = np.random.default_rng(options.seed)
+    workers = []
+    for number, (name, kind) in enumerate(crowd_kinds.items()):
+        # Every n-th honest worker is on a phone (no draw from rng: the scores stay those of the seed).
+        touch = options.phone_share > 0 and number % max(1, round(1 / options.phone_share)) == 0
+        rater = make_rater(kind, rng, touch=touch)
+        workers.append(SimulatedWorker(
+            name=name, profile=rater.profile if isinstance(rater, ProfileRater) else WorkerProfile(),
+            invite_url=invite_url(name),
+            max_hits=options.bad_hits if kind != "honest" else options.hits_per_worker, rater=rater))
+    return workers
 
 
 def fresh_workspace(out: Path) -> tuple[Path, Path]:

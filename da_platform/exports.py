@@ -102,7 +102,7 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
     if fmt not in RANKING_FORMATS:
         raise ExportError(f"unknown ranking format {fmt!r}; expected one of {', '.join(RANKING_FORMATS)}")
     ctx = _context(session, campaign, partial=partial, need_ranking=True)
-    result = ctx.analysis.result
+    result = ctx.analysis.ranked_result
     if fmt == "csv":
         content = _marked(ctx, _written(lambda p: write_system_csv(result, p), "ranking.csv"))
     elif fmt == "json":
@@ -111,7 +111,7 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
         content = (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode()
     else:
         note = "" if not ctx.partial else f"% {ctx.progress.describe()}: provisional ranking\n"
-        content = (note + latex_table(ctx.analysis.group)).encode()
+        content = (note + latex_table(ctx.analysis.ranked_group)).encode()
     return ExportFile(f"{ctx.stem}-ranking.{RANKING_SUFFIX[fmt]}", content, RANKING_FORMATS[fmt])
 
 
@@ -166,7 +166,7 @@ def wmt(session: Session, campaign: Campaign, *, partial: bool = False) -> Expor
     from analysis.output import write_wmt_files
 
     ctx = _context(session, campaign, partial=partial, need_ranking=True)
-    files = _folder_files(lambda folder: write_wmt_files(ctx.analysis.result, folder))
+    files = _folder_files(lambda folder: write_wmt_files(ctx.analysis.ranked_result, folder))
     return ExportFile(f"{ctx.stem}-wmt.zip", _zip(files), "application/zip")
 
 
@@ -275,8 +275,8 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
     step(BUNDLE_STEPS[4])
     files["ratings-with-texts.csv"] = with_texts(session, campaign, files["ratings.csv"])
     step(BUNDLE_STEPS[5])
-    if analysis.result is not None:
-        results = _folder_files(lambda folder: write_report(analysis.result, folder, plots=False))
+    if (result := analysis.result) is not None:
+        results = _folder_files(lambda folder: write_report(result, folder, plots=False))
         files.update({f"results/{name}": content for name, content in results.items()})
     manifest = {
         "campaign": campaign.name,

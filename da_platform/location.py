@@ -125,7 +125,7 @@ def missing_database(url: str) -> str | None:
     """Why the database at ``url`` cannot be used without creating it, or None when it exists
     with the platform's schema. Creates nothing."""
     from sqlalchemy import inspect
-    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         if not Path(url.removeprefix("sqlite:///")).is_file():
@@ -140,7 +140,8 @@ def missing_database(url: str) -> str | None:
             if not inspect(connection).has_table("alembic_version"):
                 return "the database has no da-platform tables"
     except SQLAlchemyError as error:
-        return f"cannot connect: {str(error.orig or error).strip().splitlines()[0]}"
+        cause = error.orig if isinstance(error, DBAPIError) else None  # the driver's own message, when there is one
+        return f"cannot connect: {str(cause or error).strip().splitlines()[0]}"
     finally:
         engine.dispose()
     return None

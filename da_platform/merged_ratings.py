@@ -24,8 +24,9 @@ def also_rated(settings: dict[str, Any] | None) -> dict[tuple[str, str], list[st
     return {(g["question"], g["rated_as"]): list(g["also"]) for g in record.get("groups", [])}
 
 
-def expand(columns: dict[str, list], settings: dict[str, Any] | None) -> dict[str, list]:
-    """The ratings columns plus the copies for merged systems (unchanged without merging)."""
+def expand(columns: dict[str, Any], settings: dict[str, Any] | None) -> dict[str, Any]:
+    """The ratings columns (lists, by ``RatingsTable.from_columns``' parameter names) plus the copies
+    for merged systems (unchanged without merging)."""
     groups = also_rated(settings)
     if not groups:
         return columns

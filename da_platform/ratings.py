@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -51,7 +52,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     rows = [r for r in rows if r.original_slot_id is None or (r.assignment_id, r.original_slot_id) in rated]
     seconds = [(r.rated_at - r.shown_at).total_seconds() if r.shown_at is not None and r.rated_at is not None
                else math.nan for r in rows]
-    columns = dict(
+    columns: dict[str, Any] = dict(  # columns of different element types, by from_columns' parameter names
         group=[campaign.name] * len(rows),
         worker=[worker_label(r.source, r[1]) for r in rows],
         hit=[r.public_id for r in rows],

@@ -28,6 +28,7 @@ import random
 import unicodedata
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
+from typing import TypeVar
 
 from da_core.errors import BuildError
 from da_core.text import is_character_script, tokenize
@@ -114,12 +115,15 @@ class _Donor:
     source: str = "reference"
 
 
+Key = TypeVar("Key", bound=Hashable)
+"""A question's key in a :class:`DonorPool` (any hashable id; one kind per pool)."""
+
+
 class DonorPool:
     """References of the test set's questions (and, as a fallback, system answers to them), indexed
     for drawing a donor of a given length."""
 
-    def __init__(self, references: Mapping[Hashable, str],
-                 answers: Mapping[Hashable, Iterable[str]] | None = None) -> None:
+    def __init__(self, references: Mapping[Key, str], answers: Mapping[Key, Iterable[str]] | None = None) -> None:
         groups: dict[tuple[str, bool], list[_Donor]] = {(source, script): [] for source in ("reference", "answer")
                                                          for script in (True, False)}
         texts = [(key, text, "reference") for key, text in references.items()]

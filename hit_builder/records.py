@@ -139,7 +139,7 @@ class _Fields:
         for position, item in enumerate(items, start=1):
             if not item:
                 raise self.error(f"item {position} of the list is empty", field)
-        return items
+        return tuple(item for item in items if item)  # all non-empty (checked above): the filter types them str
 
     @overload
     def _clean(self, value: str, field: str, *, required: Literal[True]) -> str: ...

@@ -167,6 +167,8 @@ class Renderer:
             face = self.chain.face_of(character)
             if face is None:
                 self.chain.check(text, "text to render")
+                # check() raised unless the character is a layout one (tab, line break): laid out, never drawn
+                raise ValueError(f"{character!r} cannot be drawn as text (in {text!r})")
             if runs and runs[-1][0] == face:
                 runs[-1] = (face, runs[-1][1] + character)
             else:
@@ -357,6 +359,8 @@ def _init_worker(font_specs: list[str], style: RenderStyle, shaping: bool, stora
 
 
 def _render_chunk(jobs: list[tuple[str, str, str]]) -> list[str]:
+    if _worker is None:
+        raise RuntimeError("_render_chunk runs in render_many's worker (set by _init_worker), not on its own")
     renderer, storage = _worker
     return storage.put_many([renderer.render(text, role, where) for text, role, where in jobs])
 
@@ -382,12 +386,12 @@ def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]],
     total = len(jobs)
     if processes is None:
         processes = (os.cpu_count() or 1) if total >= PARALLEL_THRESHOLD else 1
-    jobs = [(text, Role(role).value, where) for text, role, where in jobs]
+    normalized = [(text, Role(role).value, where) for text, role, where in jobs]
     keys: list[str] = []
     if progress:
         progress(0, total)
     chunk = 250
-    chunks = [jobs[i:i + chunk] for i in range(0, total, chunk)]
+    chunks = [normalized[i:i + chunk] for i in range(0, total, chunk)]
     if processes <= 1:
         global _worker
         _worker = (renderer, storage)
@@ -402,8 +406,8 @@ def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]],
     context = multiprocessing.get_context(_start_method())
     with context.Pool(processes, _init_worker,
                       (renderer.chain.specs, renderer.style, renderer.shaping, storage)) as pool:
-        for part in pool.imap(_render_chunk, chunks):
-            keys += part
+        for rendered in pool.imap(_render_chunk, chunks):
+            keys += rendered
             if progress:
                 progress(len(keys), total)
     return keys

@@ -39,8 +39,8 @@ class S3ImageStorage:
                 "region": self.region}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["bucket"], endpoint_url=state["endpoint_url"], prefix=state["prefix"],
-                      region=state["region"])
+        S3ImageStorage.__init__(self, state["bucket"], endpoint_url=state["endpoint_url"], prefix=state["prefix"],
+                                region=state["region"])
 
     def client(self) -> Any:
         """This process's boto3 S3 client."""

@@ -198,8 +198,10 @@ class AdaptedBleu(_Adapted):
         from sacrebleu.metrics import BLEU
 
         order = self.max_order
-        result = BLEU.compute_bleu(list(stats[2:2 + order]), list(stats[2 + order:]), int(stats[0]), int(stats[1]),
-                                   smooth_method=self.smooth, max_ngram_order=order)
+        # compute_bleu annotates the n-gram counts as List[int]; the bonus makes them fractional, which its
+        # arithmetic (divisions and logarithms only) takes as they are.
+        result = BLEU.compute_bleu(list(stats[2:2 + order]), list(stats[2 + order:]),  # type: ignore[arg-type]
+                                   int(stats[0]), int(stats[1]), smooth_method=self.smooth, max_ngram_order=order)
         return unit_score(result.score)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str],

@@ -90,7 +90,9 @@ class Bleu(Metric):
         # sacrebleu takes reference streams; None pads segments with fewer references.
         streams = [[self.prepare(references[k]) if k < len(references) else None
                     for references in references_lists] for k in range(width)]
-        result = self._bleu.corpus_score([self.prepare(h) for h in hypotheses], streams)
+        # sacrebleu documents None for a missing reference (metrics/base.py, _extract_corpus_statistics)
+        # but annotates the streams as Sequence[Sequence[str]].
+        result = self._bleu.corpus_score([self.prepare(h) for h in hypotheses], streams)  # type: ignore[arg-type]
         details = {f"precision_{n + 1}": p / 100 for n, p in enumerate(result.precisions)}
         details.update(brevity_penalty=result.bp, hypothesis_length=result.sys_len,
                        reference_length=result.ref_len)

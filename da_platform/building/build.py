@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -292,7 +292,7 @@ def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int)
 def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *,
                       seed: int) -> dict[tuple[int, int], tuple[str, dict]]:
     """The BAD_REF answers (SPEC §3) by (HIT index, position), with the record of how each was degraded."""
-    external = {item.question.id: item.question.external_id for item in items}
+    external: dict[Hashable, str] = {item.question.id: item.question.external_id for item in items}
     answers_by_question: dict[int, list[str]] = {}
     for item in items:
         answers_by_question.setdefault(item.question.id, []).append(item.answer)
@@ -375,8 +375,8 @@ def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, cha
     worker_page, warnings = worker_settings(worker, show_reference=request.show_reference, render=render_one,
                                            criterion=criterion)
     reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
-    if reading.warning():
-        warnings.append(reading.warning())
+    if reading_warning := reading.warning():
+        warnings.append(reading_warning)
     for warning in warnings:
         if warn:
             warn(warning)
@@ -458,6 +458,7 @@ def _store(session: Session, request: _Request, systems: list[System], assembled
     for row in rows:
         hit, slot = row[0], row[1]
         if slot.slot_type is not SlotType.SYSTEM:
+            assert slot.original_position is not None  # every check has its original (assembly verifies it)
             checks.append({**slot_row(*row), "original_slot_id": slot_id[hit.index, slot.original_position]})
     session.execute(insert(cast(Table, Slot.__table__)), checks)
     return campaign

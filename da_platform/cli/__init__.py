@@ -82,7 +82,7 @@ def creates_database(command):
 
 def database_name(session: Session) -> str:
     """The URL of the session's database (password hidden), for messages."""
-    return session.get_bind().url.render_as_string(hide_password=True)
+    return session.get_bind().engine.url.render_as_string(hide_password=True)
 
 
 def find_campaign(session: Session, name: str):

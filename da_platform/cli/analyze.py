@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from da_platform.cli import CliContext, find_campaign, pass_context
 
 if TYPE_CHECKING:
     from analysis.report import AnalysisResult
+    from da_platform.campaign_analysis import AnalysisOptions
 
 FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
 
@@ -74,7 +76,6 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
     writes JSON, CSV, Markdown, LaTeX, WMT-format files and plots to --out. A campaign is analysed
     exactly as the dashboard and the exports show it.
     """
-    from analysis.output import text_table, write_report
     from da_core.errors import InputError
 
     if (campaign_name is None) == (ratings_file is None):
@@ -86,44 +87,79 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
     options = analysis_options(qc_method, qc_alpha, qc_scope, alpha, z_digits, wmt_compat, sd_zero)
     try:
         if ratings_file is not None:
-            from analysis.readers import read_ratings_with_stats
-
-            table, worker_stats = read_ratings_with_stats(ratings_file, file_format, mturk_spec=mturk_spec,
-                                                          mean_sd=list(mean_sd_files) or None)
-            name = ratings_file.stem
-            if len(table) == 0:
-                raise click.ClickException(f"no ratings in {name}")
-            if table.given_z is not None:  # z-scores only (a good-stnd table without its trk-mean-sd files)
-                if qc_method not in (None, "none"):
-                    raise click.UsageError(f"{ratings_file} holds z-scores only: quality control cannot run "
-                                           "(use --qc none, or give the trk-mean-sd files with --mean-sd)")
-                options = replace(options, qc_method="none")
-                click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
-                           "no quality control (the table is already filtered)", err=True)
-
-            def run() -> AnalysisResult | None:
-                return _run_file(table, options, worker_stats)
+            name, options, run = _file_analysis(ratings_file, file_format, mturk_spec, mean_sd_files, qc_method,
+                                                options)
         else:
             assert campaign_name is not None  # exactly one of the two was given
-            campaign = _load_campaign_analysis(context, campaign_name, options)
-            name = campaign_name
-            if len(campaign.table) == 0:
-                raise click.ClickException(f"no ratings in {name}")
-
-            def run() -> AnalysisResult | None:
-                return campaign.result
+            name, run = _campaign_analysis(context, campaign_name, options)
     except (InputError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     out_dir = out_dir or Path(f"analysis-{name}")
+    result, written = _analyse_and_write(run, out_dir, plots, plot_formats or ("png",))
+    if result is None:
+        raise click.ClickException(f"no ratings of {name} are left after the review decisions")
+    _print_groups(result)
+    _print_exclusions(result)
+    if fluency_campaign is not None:
+        _print_fluency_tie_break(context, result, fluency_campaign, options)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(f"\nwrote {len(written)} files to {out_dir}/ (analysis.json, system-scores.csv, qc-workers.csv, "
+               f"ranking-*.md/.tex{', plots' if plots else ''}, wmt/)")
+
+
+def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path | None,
+                   mean_sd_files: tuple[Path, ...], qc_method: str | None, options: AnalysisOptions
+                   ) -> tuple[str, AnalysisOptions, Callable[[], AnalysisResult | None]]:
+    """Read a ratings file: its name, the options (no QC for z-scores only) and the analysis to run;
+    ``qc_method`` is the one asked for on the command line (None: not asked)."""
+    from analysis.readers import read_ratings_with_stats
+
+    table, worker_stats = read_ratings_with_stats(ratings_file, file_format, mturk_spec=mturk_spec,
+                                                  mean_sd=list(mean_sd_files) or None)
+    name = ratings_file.stem
+    if len(table) == 0:
+        raise click.ClickException(f"no ratings in {name}")
+    if table.given_z is not None:  # z-scores only (a good-stnd table without its trk-mean-sd files)
+        if qc_method not in (None, "none"):
+            raise click.UsageError(f"{ratings_file} holds z-scores only: quality control cannot run "
+                                   "(use --qc none, or give the trk-mean-sd files with --mean-sd)")
+        options = replace(options, qc_method="none")
+        click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
+                   "no quality control (the table is already filtered)", err=True)
+    return name, options, lambda: _run_file(table, options, worker_stats)
+
+
+def _campaign_analysis(context: CliContext, campaign_name: str, options: AnalysisOptions
+                       ) -> tuple[str, Callable[[], AnalysisResult | None]]:
+    """A campaign's analysis as the dashboard shows it: its name and the analysis to run."""
+    campaign = _load_campaign_analysis(context, campaign_name, options)
+    if len(campaign.table) == 0:
+        raise click.ClickException(f"no ratings in {campaign_name}")
+    return campaign_name, lambda: campaign.result
+
+
+def _analyse_and_write(run: Callable[[], AnalysisResult | None], out_dir: Path, plots: bool,
+                       plot_formats: tuple[str, ...]) -> tuple[AnalysisResult | None, list[Path]]:
+    """Run the analysis and write the report files, with a progress bar of the two steps on stderr."""
+    from analysis.output import write_report
+
     steps = ["quality control, scores and ranking", "report files"]
+    result: AnalysisResult | None = None
+    written: list[Path] = []
     with click.progressbar(steps, label="analysing", item_show_func=lambda s: s or "", file=sys.stderr) as bar:
         for step in bar:
             if step == steps[0]:
                 result = run()
             elif result is not None:
-                written = write_report(result, out_dir, plots=plots, plot_formats=plot_formats or ("png",))
-    if result is None:
-        raise click.ClickException(f"no ratings of {name} are left after the review decisions")
+                written = write_report(result, out_dir, plots=plots, plot_formats=plot_formats)
+    return result, written
+
+
+def _print_groups(result: AnalysisResult) -> None:
+    """Each group's ranking table, its quality-control summary and the combined verdicts."""
+    from analysis.output import text_table
+
     for group, group_result in result.groups.items():
         click.echo(f"\n{group}")
         click.echo(text_table(group_result), nl=False)
@@ -133,13 +169,6 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
         click.echo(f"QC ({qc.method}, {qc.pass_rule} with alpha {qc.alpha}, scope {qc.scope}): "
                    f"{len(report.workers)} workers: {summary}")
         _print_verdicts(group_result.verdicts)
-    _print_exclusions(result)
-    if fluency_campaign is not None:
-        _print_fluency_tie_break(context, result, fluency_campaign, options)
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"\nwrote {len(written)} files to {out_dir}/ (analysis.json, system-scores.csv, qc-workers.csv, "
-               f"ranking-*.md/.tex{', plots' if plots else ''}, wmt/)")
 
 
 def _print_verdicts(verdicts) -> None:

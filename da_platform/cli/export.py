@@ -67,7 +67,7 @@ def _bundle_with_progress(session, campaign, **options):
             bar.update(index - bar.pos, step)
 
         made = exports.bundle(session, campaign, progress=progress, **options)
-        bar.update(bar.length - bar.pos, "done")
+        bar.update(len(exports.BUNDLE_STEPS) - bar.pos, "done")
     return made
 
 

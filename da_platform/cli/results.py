@@ -52,7 +52,7 @@ def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path |
                 values = file_values(metadata, column)
         except InputError as error:
             raise click.ClickException(str(error)) from None
-    rankings = subset_rankings(analysis.group, values, alpha=analysis.result.settings.alpha)
+    rankings = subset_rankings(analysis.ranked_group, values, alpha=analysis.ranked_result.settings.alpha)
     rows = []
     for subset in rankings:
         click.echo(f"\n{by or column} = {subset.value}: {subset.questions} questions")

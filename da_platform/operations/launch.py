@@ -131,11 +131,17 @@ def prolific_entry_url(public_url: str, secret_key: str | None, campaign_id: int
     return require_public_https(study_url(Tokens(secret_key), public_url, campaign_id), what="Prolific study URL")
 
 
+def _completion_code(campaign: Campaign) -> str:
+    """The code Prolific shows a worker who finished; a :class:`LaunchError` when the campaign has none."""
+    if not campaign.completion_code:
+        raise LaunchError(f"campaign {campaign.name!r} has no completion code (Prolific needs one)")
+    return campaign.completion_code
+
+
 def plan_prolific(session: Session, campaign: Campaign, settings: ProlificSettings, *, public_url: str,
                   secret_key: str | None, expected_bonus: Decimal = Decimal("0.00")) -> LaunchPlan:
     _check(campaign, session, "prolific")
-    if not campaign.completion_code:
-        raise LaunchError(f"campaign {campaign.name!r} has no completion code (Prolific needs one)")
+    _completion_code(campaign)
     hits = list(session.scalars(select(Hit).where(Hit.campaign_id == campaign.id)))
     places = len(hits) * settings.places_per_hit
     cost = rate_cost(assignments=places, reward=settings.reward, fee_rate=settings.fee_rate,
@@ -152,7 +158,7 @@ def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific:
     with sessions() as session:
         campaign = get_row(session, Campaign, campaign_id)
         plan = plan_prolific(session, campaign, settings, public_url=public_url, secret_key=secret_key)
-        body = settings.study_body(entry_url=plan.url, completion_code=campaign.completion_code,
+        body = settings.study_body(entry_url=plan.url, completion_code=_completion_code(campaign),
                                    places=plan.assignments,
                                    internal_name=f"da-platform {campaign.name} ({campaign.id})")
     study_id = settings.study_id or prolific.create_study(body)

@@ -6,6 +6,7 @@ qualification; at least $0.01 per assignment or bonus.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
@@ -95,7 +96,7 @@ def mturk_cost(
     assignments: int,
     assignments_per_hit: int,
     reward: Decimal,
-    bonuses: list[Decimal] = (),  # type: ignore[assignment]
+    bonuses: Sequence[Decimal] = (),
     masters: bool = False,
 ) -> CostEstimate:
     """Total MTurk cost of ``assignments`` paid assignments (reward + fees) plus the given bonuses."""
@@ -110,7 +111,7 @@ def mturk_cost(
 
 
 def rate_cost(
-    *, assignments: int, reward: Decimal, bonuses: list[Decimal] = (), fee_rate: Decimal,  # type: ignore[assignment]
+    *, assignments: int, reward: Decimal, bonuses: Sequence[Decimal] = (), fee_rate: Decimal,
     currency: str,
 ) -> CostEstimate:
     """Cost with one proportional fee on rewards and bonuses (Prolific's service fee)."""

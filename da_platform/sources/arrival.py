@@ -95,10 +95,9 @@ _REPLACE_PROVIDER_ID = update(_A).where(_A.c.id == bindparam("assignment_id")).v
 def _worker_upsert(dialect: str):
     """INSERT the worker or touch the existing row, returning (id, blocked): one statement that also
     locks the row until the transaction ends (PostgreSQL: ON CONFLICT DO UPDATE takes the row lock)."""
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     statement = insert(_W).values(source=bindparam("source"), external_id=bindparam("external_id"),
                                   blocked=literal(False), created_at=bindparam("now"))
     return statement.on_conflict_do_update(

@@ -47,8 +47,11 @@ def begin_write(target: Session | Connection) -> None:
     Call it first in a transaction, before anything is read or written.
     """
     connection = target.connection() if isinstance(target, Session) else target
-    if connection.dialect.name == "sqlite" and not connection.connection.dbapi_connection.in_transaction:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    if connection.dialect.name == "sqlite":
+        driver = connection.connection.dbapi_connection
+        assert driver is not None  # None only once the connection is closed or invalidated, not while in use
+        if not driver.in_transaction:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def new_public_id() -> str:
@@ -106,11 +109,11 @@ def hand_out(
     """
     begin_write(session)
     postgres = session.get_bind().dialect.name == "postgresql"
-    taken = session.scalar(
+    taken = session.execute(
         select(func.count(Assignment.id))
         .join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id)
-    )  # every status, abandoned included: timing HITs out must not lift the cap
+    ).scalar_one()  # every status, abandoned included: timing HITs out must not lift the cap
     if taken >= campaign.max_hits_per_worker:
         raise ArrivalRefused("You have already done as many of these tasks as one person may.", status=409)
 
@@ -181,10 +184,9 @@ def _worker(session: Session, source: str, external_id: str) -> Worker:
     """The worker row, created if new (safe against a concurrent first arrival of the same person),
     and locked until the transaction ends (PostgreSQL ``FOR UPDATE``; SQLite is serialised already)."""
     dialect = session.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     session.execute(
         insert(Worker)
         .values(source=source, external_id=external_id, blocked=False, created_at=utcnow())

@@ -16,7 +16,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement, CursorResult, and_, select, update
 from sqlalchemy.orm import Session
@@ -44,14 +44,14 @@ def overdue(campaign: Campaign, now: datetime) -> ColumnElement[bool]:
 
 
 def is_overdue(source: str, status: AssignmentStatus, started_at: datetime | None,
-               settings: Mapping[str, object] | None, now: datetime) -> bool:
+               settings: Mapping[str, Any] | None, now: datetime) -> bool:
     """Whether one assignment is an own-pool HIT still unfinished after its campaign's time limit
     (the same condition as :func:`overdue`, for a row already read; naive times are UTC)."""
     if source != PoolSource.name or status != AssignmentStatus.in_progress or started_at is None:
         return False
     if started_at.tzinfo is None:
         started_at = started_at.replace(tzinfo=timezone.utc)
-    minutes = float((settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))  # type: ignore[arg-type]
+    minutes = float((settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))
     return started_at < now - timedelta(minutes=minutes)
 
 

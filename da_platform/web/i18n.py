@@ -146,6 +146,7 @@ def init_i18n(app: Flask) -> None:
         return gettext(singular if count == 1 else plural)
 
     app.jinja_env.add_extension("jinja2.ext.i18n")
+    # install_gettext_callables is added by the jinja2.ext.i18n extension: Environment's type does not have it.
     app.jinja_env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
     app.jinja_env.globals["worker_language"] = current_language
     app.jinja_env.globals["translate"] = lambda text: current_language().text(text)  # data: no formatting

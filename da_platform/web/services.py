@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flask import Flask, current_app
 
 from da_platform.sources import MTurkSource, PoolSource, ProlificSource, Tokens, WorkerSource
 
+if TYPE_CHECKING:
+    from hit_builder.storage import ImageStorage
+
 
 @dataclass(frozen=True)
 class Services:
     tokens: Tokens
-    storage: object  # hit_builder.storage.ImageStorage
+    storage: ImageStorage
     sources: dict[str, WorkerSource]
 
 

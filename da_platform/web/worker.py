@@ -17,6 +17,8 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
 """
 from __future__ import annotations
 
+from typing import Literal
+
 from flask import Blueprint, Response, abort, current_app, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
@@ -300,12 +302,12 @@ def rate_and_next(token: str):
 
 
 @bp.get("/a/<token>/image/<slot_id>/<any(reference, candidate):role>")
-def image(token: str, slot_id: str, role: str):
+def image(token: str, slot_id: str, role: Literal["reference", "candidate"]):  # the route's any() converter
     public_id = _assignment_public_id(token)
 
     def find() -> str | None:
         with autocommit_connection() as connection:
-            return current_image_key(connection, public_id, slot_id, role)  # type: ignore[arg-type]
+            return current_image_key(connection, public_id, slot_id, role)
 
     key = once_more_if_disconnected(find)
     if key is None:
@@ -338,8 +340,9 @@ def done(token: str):
         completion = source.completion(assignment, campaign, receipt)
     except ArrivalRefused as refusal:
         raise WorkerPageError(refusal.message, refusal.status) from None
-    if completion.kind == "redirect":
-        return redirect(completion.url, 302)
-    if completion.kind == "post":
+    if completion.kind in ("redirect", "post"):
+        assert completion.url is not None  # a redirect and a POST always have their target (sources.base)
+        if completion.kind == "redirect":
+            return redirect(completion.url, 302)
         g.csp_form_targets = [origin_of(completion.url)]
     return render_template("worker/done.html", completion=completion, ratings=assignment.next_position)

@@ -44,6 +44,14 @@ def current_user() -> AdminUser | None:
     return g.admin_user
 
 
+def logged_in_user() -> AdminUser:
+    """The researcher of a ``login_required`` view (a :class:`RuntimeError` in a view without the guard)."""
+    user = current_user()
+    if user is None:
+        raise RuntimeError("no researcher is logged in: the view needs @login_required")
+    return user
+
+
 def login_required(view: Callable) -> Callable:
     """Redirect to the login page (with ``next``) unless a researcher is logged in."""
     @wraps(view)

@@ -51,9 +51,10 @@ def campaign(campaign_id: int):
     progress = campaign_progress(get_session(), item, rating_counts=rating_counts(item))
     rows = planning = planning_error = None
     if analysis.ranked:
-        rows = ranking_rows(analysis.group)
+        group = analysis.ranked_group
+        rows = ranking_rows(group)
         try:
-            planning = separation_progress(analysis.group.ranking, analysis.group.scores)
+            planning = separation_progress(group.ranking, group.scores)
         except ValueError as error:  # a numerical failure of the planner: show it, keep the page
             planning_error = str(error)
     return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
@@ -70,7 +71,7 @@ def pvalues_png(campaign_id: int):
     if not analysis.ranked:
         return Response("no ranking yet", status=404, mimetype="text/plain")
     with tempfile.TemporaryDirectory() as folder:
-        png = pvalue_heatmap(analysis.group, Path(folder) / "pvalues.png").read_bytes()
+        png = pvalue_heatmap(analysis.ranked_group, Path(folder) / "pvalues.png").read_bytes()
     return Response(png, mimetype="image/png")
 
 

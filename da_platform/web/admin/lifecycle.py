@@ -16,7 +16,7 @@ from da_platform.lifecycle import (
 from da_platform.models import Assignment, Campaign, Hit
 from da_platform.preview import PreviewError, image_key, slot_preview
 from da_platform.web.admin import bp
-from da_platform.web.admin.auth import current_user, login_required
+from da_platform.web.admin.auth import logged_in_user, login_required
 from da_platform.web.admin.context import campaign_or_404
 from da_platform.web.database import get_session
 from da_platform.web.services import services
@@ -33,7 +33,7 @@ def lifecycle_panel(campaign: Campaign) -> dict:
 
 
 def _actor() -> str:
-    return f"admin:{current_user().username}"
+    return f"admin:{logged_in_user().username}"
 
 
 @bp.post("/campaigns/<int:campaign_id>/status")

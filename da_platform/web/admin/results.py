@@ -40,7 +40,7 @@ def subsets(campaign_id: int):
     analysis = campaign_analysis(campaign)
     rankings = None
     if analysis.ranked:
-        rankings = subset_rankings(analysis.group, question_values(get_session(), campaign, by),
-                                   alpha=analysis.result.settings.alpha)
+        rankings = subset_rankings(analysis.ranked_group, question_values(get_session(), campaign, by),
+                                   alpha=analysis.ranked_result.settings.alpha)
     return render_template("admin/subsets.html", campaign=campaign, by=by, choices=BUILT_IN, rankings=rankings,
                            library=LIBRARY)

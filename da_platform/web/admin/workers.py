@@ -34,7 +34,7 @@ from da_platform.operations.worker_decisions import (
 from da_platform.ratings import worker_label
 from da_platform.states import QCStatus
 from da_platform.web.admin import bp
-from da_platform.web.admin.auth import current_user, login_required
+from da_platform.web.admin.auth import logged_in_user, login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, worker_or_404
 from da_platform.web.admin.plots import scatter_png, timeline_png
 from da_platform.web.database import get_session
@@ -54,7 +54,8 @@ def _decisions(campaign: Campaign) -> dict[int, list[ReviewDecision]]:
     by_worker: dict[int, list[ReviewDecision]] = {}
     for d in get_session().scalars(select(ReviewDecision).where(ReviewDecision.campaign_id == campaign.id)
                                    .order_by(ReviewDecision.id)):
-        by_worker.setdefault(d.worker_id, []).append(d)
+        if d.worker_id is not None:  # looked up by worker; a decision about no worker is listed nowhere here
+            by_worker.setdefault(d.worker_id, []).append(d)
     return by_worker
 
 
@@ -210,7 +211,7 @@ def decide(campaign_id: int, worker_id: int):
                                    message="This decision was recorded already, or the worker's decisions changed "
                                            "since the confirmation page was shown. Nothing was recorded now.",
                                    back=back), 409
-        rows = record(session, campaign, proposal, actor=f"admin:{current_user().username}")
+        rows = record(session, campaign, proposal, actor=f"admin:{logged_in_user().username}")
         session.commit()
     except DecisionError as error:
         session.rollback()
