@@ -52,6 +52,7 @@ class DemoOptions:
     passes: int = 1  # passes over the items (more HITs for a larger crowd)
     time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting)
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
+    font_paths: tuple[str, ...] = ()  # $DA_FONT (settings): fonts tried before the bundled ones
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,8 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
                                   seed=options.seed, passes=options.passes,
                                   max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
                                   storage=LocalImageStorage(images), progress=steps.stage_bars(),
-                                  layout=options.layout, style=render_style(options.render))
+                                  layout=options.layout, style=render_style(options.render),
+                                  font_paths=list(options.font_paths))
         steps.done()
         campaign.status = CampaignStatus.running
         return campaign.id, len(campaign.hits)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from da_platform.cli import CliContext, pass_context
+
 COMMANDS: list[click.Command] = []
 
 
@@ -40,9 +42,10 @@ COMMANDS: list[click.Command] = []
               help="Simulated workers rating at the same time.")
 @click.option("--images/--no-images", default=True, show_default=True,
               help="Let simulated workers download the answer images, as a browser does.")
-def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: int | None, random_: int,
-         constant: int, bots: int, ocr_bots: int, agents: int, layout: str, render_name: str, hits_per_worker: int,
-         threads: int, images: bool) -> None:
+@pass_context
+def demo(context: CliContext, out: Path, questions: int | None, seed: int, criterion: str, honest: int | None,
+         random_: int, constant: int, bots: int, ocr_bots: int, agents: int, layout: str, render_name: str,
+         hits_per_worker: int, threads: int, images: bool) -> None:
     """Run a whole simulated campaign and print the human ranking.
 
     On a fresh SQLite database in --out and the bundled sample data: build a campaign, serve the
@@ -71,7 +74,7 @@ def demo(out: Path, questions: int | None, seed: int, criterion: str, honest: in
                           bad_workers={"random": random_, "constant": constant, "bot": bots, "ocr-overlap": ocr_bots,
                                        "oracle-agent": agents}, honest=honest,
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
-                          render=render_name)
+                          render=render_name, font_paths=context.settings.font_paths)
     steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
     from da_platform.ocr import OcrUnavailable
 
