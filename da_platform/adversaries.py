@@ -14,6 +14,8 @@ Kinds (``KINDS``):
 - ``rapidocr-overlap``: the same with RapidOCR and the bag-of-tokens F1 instead of ROUGE-L.
 - ``ocr-overlap-paced``, ``rapidocr-overlap-paced``: the same scores, but each item takes a
   human-looking time that grows with the text read, and the bot forges a plausible person's record.
+  With ``waits=False`` it only claims those times in its records without taking them (the server's
+  time on item then gives it away: ``analysis.behaviour``, ``server_time``).
 - ``oracle-agent``: an excellent rater (scores the true quality with little noise, as a good
   language model reading the images would) that behaves like a script: a regular time per item
   whatever the length, and a record without any pointer, touch or key event.
@@ -80,6 +82,7 @@ class Timing:
 
 class Rater(Protocol):
     kind: str
+    waits: bool  # takes the time its ``timing`` says (False: claims it in its record without waiting)
 
     def score(self, item: Item, rng: np.random.Generator) -> int: ...
 
@@ -129,6 +132,7 @@ class ProfileRater:
     profile: WorkerProfile
     kind: str = ""
     touch: bool = False  # an honest worker on a phone
+    waits: bool = True
 
     def __post_init__(self) -> None:
         self.kind = self.kind or {v: k for k, v in SIMPLE_KINDS.items()}[self.profile.kind]
@@ -210,6 +214,7 @@ class OverlapBot:
     kind: str
     paced: bool = False
     touch: bool = False
+    waits: bool = True  # False: a paced bot that only claims a person's times in its records
     readings: _ReadingCache = field(default_factory=lambda: READINGS)
 
     def _texts(self, item: Item) -> tuple[str, str | None]:
@@ -241,6 +246,7 @@ class OracleAgent:
     kind: str = "oracle-agent"
     noise: float = 4.0
     seconds: float = 6.0
+    waits: bool = True
 
     def score(self, item: Item, rng: np.random.Generator) -> int:
         return int(np.clip(round(item.quality + self.noise * rng.standard_normal()), 0, 100))

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,8 @@ class DemoOptions:
     render: str = "plain"  # hit_builder.ocr_resistant.render_style: "plain" or "hardened" (OCR-resistant)
     bad_hits: int = 1  # HITs each bad (non-honest) worker may take
     passes: int = 1  # passes over the items (more HITs for a larger crowd)
-    time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting)
+    time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting); the server sees
+    # the virtual times anyway (da_platform.crowd.SimulatedClock)
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
 
 
@@ -108,7 +110,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     from analysis.simulation import WorkerProfile
     from da_platform.adversaries import ProfileRater, make_rater
     from da_platform.campaign_analysis import CampaignAnalysis
-    from da_platform.crowd import SimulatedWorker, SlotOracle, run_crowd
+    from da_platform.crowd import SimulatedClock, SimulatedWorker, SlotOracle, run_crowd
     from da_platform.db import make_engine, session_factory, transaction, upgrade
     from da_platform.models import Campaign, CampaignStatus
     from da_platform.ratings import worker_label
@@ -157,7 +159,8 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     expires = int(time.time() + 86400)
     rng = np.random.default_rng(options.seed)
     started = time.perf_counter()
-    with serving(url, secret, images) as base_url:
+    clock = SimulatedClock()  # the server sees each worker's simulated time (da_platform.crowd)
+    with serving(url, secret, images, clock) as base_url:
         steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
         workers = []
         for number, (name, kind) in enumerate(crowd_kinds.items()):
@@ -171,7 +174,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
         advance = steps.bar("rating through the worker pages", n_hits * 100)
         outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
                              fetch_images=options.fetch_images, on_rating=lambda: advance(1),
-                             time_scale=options.time_scale)
+                             time_scale=options.time_scale, clock=clock)
         steps.done()
     seconds["crowd"] = time.perf_counter() - started
 
@@ -217,13 +220,15 @@ def _crowd_plan(options: DemoOptions, n_hits: int) -> dict[str, str]:
 
 
 @contextmanager
-def serving(database_url: str, secret: str, images: Path) -> Iterator[str]:
-    """The real worker application on 127.0.0.1 (a free port) in a background thread."""
+def serving(database_url: str, secret: str, images: Path,
+            clock: Callable[[str], datetime] | None = None) -> Iterator[str]:
+    """The real worker application on 127.0.0.1 (a free port) in a background thread; ``clock``: the
+    crowd's simulated time (``da_platform.crowd.SimulatedClock``), else the real clock."""
     from da_platform.web import create_app
     from da_platform.web.background import serve_in_background
 
     app = create_app({"DATABASE_URL": database_url, "SECRET_KEY": secret, "IMAGE_FOLDER": str(images),
-                      "ENVIRONMENT": "development"})
+                      "ENVIRONMENT": "development", **({"SIMULATED_CLOCK": clock} if clock else {})})
     try:
         with serve_in_background(app) as base_url:
             yield base_url

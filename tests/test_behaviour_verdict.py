@@ -105,6 +105,7 @@ def crowd_table(kinds: dict[str, str], seed: int = 7) -> RatingsTable:
                 status, record, seconds = "missing", None, 0.2
             elif kind == "oracle":
                 record = human_record(rng, 6.0 * float(rng.uniform(0.99, 1.01)), interactions=False)
+                seconds = record["shown_ms"] / 1000 + 0.3  # it waits (the server sees the time it claims)
             for column, value in (("group", "c"), ("worker", worker), ("hit", f"h-{worker}"), ("system", "S"),
                                   ("item", f"q{i}"), ("slot_type", slot_type),
                                   ("slot", f"{worker}-{i}" if slot_type == "SYSTEM" else f"{worker}-{slot_type}{n}"),
@@ -114,7 +115,8 @@ def crowd_table(kinds: dict[str, str], seed: int = 7) -> RatingsTable:
             records.append(record)
             candidates.append(candidate)
             references.append(reference)
-    evidence = RatingEvidence.from_rows(statuses, records, candidates, references, reference_shown=True)
+    evidence = RatingEvidence.from_rows(statuses, records, candidates, references, reference_shown=True,
+                                        server_seconds=columns["seconds"])
     return RatingsTable.from_columns(**columns, evidence=evidence)
 
 
