@@ -116,7 +116,9 @@ def person_record(slot: str, timing: Timing, rng: np.random.Generator, *, touch:
     return {"v": RECORD_VERSION, "slot": slot, "first_input_ms": timing.first_input_ms,
             "pointer": 0 if touch else int(rng.integers(3, 30)), "touch": int(rng.integers(2, 12)) if touch else 0,
             "key": int(rng.integers(1, 6)) if rng.random() < 0.1 else 0,
-            "hidden_ms": int(rng.integers(500, 5000)) * away, "blur_ms": int(rng.integers(500, 5000)) * away,
+            # (never longer than the item was shown: the page cannot send that)
+            "hidden_ms": min(int(rng.integers(500, 5000)) * away, timing.shown_ms),
+            "blur_ms": min(int(rng.integers(500, 5000)) * away, timing.shown_ms),
             "paste": 0, "copy": 0, "shown_ms": timing.shown_ms}
 
 
