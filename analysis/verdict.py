@@ -103,23 +103,25 @@ def combine(qc: WorkerQC, meaning: WorkerQC | None, signals: tuple[Signal, ...])
 MEANING_MARGIN_SHARE = 0.25
 
 
-def meaning_margins(reports: Mapping[str, QCReport]) -> dict[str, int]:
-    """Worker label -> the MEANING test's margin: ``MEANING_MARGIN_SHARE`` of their mean BAD_REF drop (0 if
-    none or negative; the largest over the worker's groups)."""
+def meaning_margins(reports: Mapping[str, QCReport], share: float = MEANING_MARGIN_SHARE) -> dict[str, int]:
+    """Worker label -> the MEANING test's margin: ``share`` (``MEANING_MARGIN_SHARE``) of their mean BAD_REF
+    drop (0 if none or negative; the largest over the worker's groups)."""
     margins: dict[str, int] = {}
     for report in reports.values():
         for qc in report.workers:
             drop = qc.mean_original - qc.mean_degraded
-            margin = int(round(MEANING_MARGIN_SHARE * drop)) if math.isfinite(drop) and drop > 0 else 0
+            margin = int(round(share * drop)) if math.isfinite(drop) and drop > 0 else 0
             margins[qc.worker] = max(margins.get(qc.worker, 0), margin)
     return margins
 
 
 def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = "wilcoxon",
-                    alpha: float = 0.05, scope: str = "group") -> dict[str, dict[str, WorkerVerdict]]:
-    """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``)."""
+                    alpha: float = 0.05, scope: str = "group",
+                    margin_share: float = MEANING_MARGIN_SHARE) -> dict[str, dict[str, WorkerVerdict]]:
+    """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``);
+    ``margin_share``: the MEANING test's margin as a share of each worker's BAD_REF drop (for trade-off studies)."""
     meaning_reports = quality_control(table, method=method, alpha=alpha, scope=scope, check=MEANING,
-                                      margin=meaning_margins(reports))
+                                      margin=meaning_margins(reports, margin_share))
     signals = behaviour_signals(table)
     result: dict[str, dict[str, WorkerVerdict]] = {}
     for group, report in reports.items():
