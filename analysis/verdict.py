@@ -97,10 +97,12 @@ def combine(qc: WorkerQC, meaning: WorkerQC | None, signals: tuple[Signal, ...])
 
 #: A meaning-changed answer says something false: a person marks it down about as much as a degraded answer,
 #: while a rater scoring by text overlap barely moves (measured: 0.7-1.4 points for overlap bots against 6-7 on
-#: BAD_REF; docs/benchmarks.md). The MEANING test therefore asks for a drop of more than this share of the
-#: worker's own mean BAD_REF drop (rounded to whole points), not just any drop: a share, so that it does not
-#: depend on how much of the slider the worker uses (docs/quality-control.md).
-MEANING_MARGIN_SHARE = 0.25
+#: BAD_REF; docs/benchmarks.md). The MEANING test can ask for a drop of more than this share of the worker's own
+#: mean BAD_REF drop (rounded to whole points), not just any drop. Measured at rates (docs/benchmarks.md,
+#: "Rates"): every share above 0 costs honest workers more than the 5 % the issue allows (0.25: 89 % kept with
+#: two HITs each, 56 % with one), while the overlap bots it would catch are all caught by ``overlap_agreement``
+#: anyway; so the test is the plain one (0: any drop), as for BAD_REF.
+MEANING_MARGIN_SHARE = 0.0
 
 
 def meaning_margins(reports: Mapping[str, QCReport], share: float = MEANING_MARGIN_SHARE) -> dict[str, int]:

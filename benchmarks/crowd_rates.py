@@ -146,8 +146,10 @@ def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path
                  slot_quality(r.slot_type.value, float(quality[r.name][r.external_id]))) for r in rows]
 
 
-def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str) -> RatingsTable:
-    """Every worker (name -> kind) rates one HIT (workers of a kind spread over the HITs in turn)."""
+def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str, honest_hits: int = 1,
+                bad_hits: int = 1) -> RatingsTable:
+    """Every worker (name -> kind) rates ``honest_hits`` or ``bad_hits`` different HITs (workers of a kind
+    spread over the HITs in turn); a worker's checks are tested over all of its HITs (scope: group)."""
     hits: dict[str, list[Slot]] = {}
     for slot in slots:
         hits.setdefault(slot.hit, []).append(slot)
@@ -160,11 +162,12 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str)
         rng, behaviour_rng = np.random.default_rng([seed, index]), np.random.default_rng([seed, index, 1])
         rater = rater_for(kind, rng, touch=kind == "honest" and turn[kind] % 10 < 3)
         offset = 0 if kind == "honest" else AUTOMATED.index(kind) + 1  # kinds start on different HITs
-        hit = order[(turn[kind] + offset) % len(order)]
+        taken = honest_hits if kind == "honest" else bad_hits
+        chosen = [order[(turn[kind] * taken + j + offset) % len(order)] for j in range(min(taken, len(order)))]
         turn[kind] += 1
-        for slot in hits[hit]:
+        for slot in (s for hit in chosen for s in hits[hit]):
             score, record, seconds = rate(kind, rater, slot, rng, behaviour_rng)
-            for column, value in (("group", group), ("worker", worker), ("hit", f"{worker}/{hit}"),
+            for column, value in (("group", group), ("worker", worker), ("hit", f"{worker}/{slot.hit}"),
                                   ("system", slot.system), ("item", slot.item), ("slot_type", slot.slot_type),
                                   ("slot", f"{worker}/{slot.id}"),
                                   ("original_slot", f"{worker}/{slot.original}" if slot.original else ""),
@@ -199,14 +202,15 @@ def run_rates(args: argparse.Namespace, out: Path) -> None:
 
     true_order = list(load_truth()["order"])
     kinds = plan(args.honest, args.per_kind)
-    print(f"rates: {args.honest} honest workers and {args.per_kind} of each automated kind, one HIT each; "
+    print(f"rates: {args.honest} honest workers ({args.hits_per_worker} HIT(s) each) and {args.per_kind} of each "
+          f"automated kind ({args.bad_hits} HIT(s) each); "
           f"seed {args.seed}, {args.passes} pass(es); no HTTP, perfect OCR, simulated times (see crowd_rates.py)")
     shares = [float(s) for s in args.margin_shares.split(",")] if args.margin_shares else []
     sweep: dict[float, Counter[tuple[str, str, bool]]] = {s: Counter() for s in shares}
     for language in LANGUAGES:
         for layout in LAYOUTS:
             slots = campaign_slots(language, layout, args.seed, args.passes, out)
-            table = crowd_table(slots, kinds, args.seed, f"{language}-{layout}")
+            table = crowd_table(slots, kinds, args.seed, f"{language}-{layout}", args.hits_per_worker, args.bad_hits)
             group = analyze(table).groups[f"{language}-{layout}"]
             n_hits = len({s.hit for s in slots})
             print(f"\n#### {language}, {layout} layout: {n_hits} HITs, {len(table)} ratings")
@@ -230,7 +234,10 @@ def run_rates(args: argparse.Namespace, out: Path) -> None:
                 for share in shares:
                     verdicts = worker_verdicts(table, reports, margin_share=share)[f"{language}-{layout}"]
                     for worker, kind in kinds.items():
-                        sweep[share][(layout, kind, verdicts[worker].kept)] += 1
+                        verdict = verdicts[worker]
+                        sweep[share][(layout, kind, verdict.kept)] += 1
+                        meaning_failed = verdict.meaning is not None and verdict.meaning.status == "failed"
+                        sweep[share][(layout, f"{kind} MEANING", meaning_failed)] += 1
     if shares:
         print_sweep(sweep, kinds)
 
@@ -238,13 +245,17 @@ def run_rates(args: argparse.Namespace, out: Path) -> None:
 def print_sweep(sweep: dict[float, Counter[tuple[str, str, bool]]], kinds: dict[str, str]) -> None:
     """Honest workers kept and automated workers caught per MEANING margin share (hardened layout, both languages)."""
     print(f"\n#### MEANING margin share (now {MEANING_MARGIN_SHARE:g}): hardened layout, English + Chinese")
-    print("| share | honest kept | " + " | ".join(f"{k} caught" for k in AUTOMATED) + " |")
+    print("(caught: by the combined verdict; in brackets: by the MEANING test alone)")
+    print("| share | honest kept (fail MEANING) | " + " | ".join(f"{k} caught" for k in AUTOMATED) + " |")
     print("|---|---|" + "---|" * len(AUTOMATED))
     counts = Counter(kinds.values())
     for share, tally in sweep.items():
         honest = tally[("hardened", "honest", True)] / (2 * counts["honest"])
-        caught = [tally[("hardened", k, False)] / (2 * counts[k]) for k in AUTOMATED]
-        print(f"| {share:g} | {honest:.1%} | " + " | ".join(f"{c:.1%}" for c in caught) + " |")
+        honest_meaning = tally[("hardened", "honest MEANING", True)] / (2 * counts["honest"])
+        caught = [(tally[("hardened", k, False)] / (2 * counts[k]), tally[("hardened", f"{k} MEANING", True)]
+                   / (2 * counts[k])) for k in AUTOMATED]
+        print(f"| {share:g} | {honest:.1%} ({honest_meaning:.1%}) | "
+              + " | ".join(f"{c:.0%} ({m:.0%})" for c, m in caught) + " |")
 
 
 def main_rates(args: argparse.Namespace) -> None:

@@ -97,7 +97,8 @@ def test_forged_records_count_as_no_record_and_reading_speed_uses_the_server_tim
 def test_forged_records_alone_flag_for_review_with_their_own_reason():
     table = forged_crowd()
     verdict = worker_verdicts(table, quality_control(table))["c"]["paced-bot"]
-    assert any(r.startswith("also flagged: server_time (behaviour):") for r in verdict.reasons)
+    assert verdict.status == VerdictStatus.flagged
+    assert any(r.startswith("flagged for review: server_time (behaviour):") for r in verdict.reasons)
     qc = quality_control(table)["c"]
     signals = tuple(s for s in behaviour_signals(table)["c"]["paced-bot"] if s.name == "server_time")
     alone = combine(next(w for w in qc.workers if w.worker == "paced-bot"), None, signals)
