@@ -43,6 +43,7 @@ from da_platform.adversaries import (
     OverlapBot,
     ProfileRater,
     Rater,
+    Timing,
     make_rater,
     person_record,
     person_timing,
@@ -97,6 +98,8 @@ def rate(kind: str, rater: Rater, slot: Slot, rng: np.random.Generator,
     """Score, behaviour record (None: none sent) and the server's seconds on the item for one slot."""
     item = Item(slot.id, slot.candidate.encode(), slot.reference.encode() if slot.reference else None, slot.quality)
     score = rater.score(item, rng)
+    timing: Timing | None
+    record: dict | None
     if isinstance(rater, ProfileRater) and kind == "honest":
         words, characters = reading_units([slot.candidate, slot.reference or ""])
         seconds = (DECIDE_S + words / READING_WPS + characters / READING_CPS) * behaviour_rng.lognormal(0.0, 0.35)
@@ -154,8 +157,8 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
     for slot in slots:
         hits.setdefault(slot.hit, []).append(slot)
     order = list(hits)
-    columns: dict[str, list] = {c: [] for c in ("group", "worker", "hit", "system", "item", "slot_type", "slot",
-                                                "original_slot", "score", "seconds")}
+    columns: dict[str, list[Any]] = {c: [] for c in ("group", "worker", "hit", "system", "item", "slot_type",
+                                                     "slot", "original_slot", "score", "seconds")}
     statuses, records, candidates, references = [], [], [], []
     turn: Counter[str] = Counter()
     for index, (worker, kind) in enumerate(kinds.items()):
@@ -179,7 +182,7 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
             references.append(slot.reference)
     evidence = RatingEvidence.from_rows(statuses, records, candidates, references, reference_shown=True,
                                         server_seconds=columns["seconds"])
-    return RatingsTable.from_columns(**columns, evidence=evidence)
+    return RatingsTable.from_columns(**columns, evidence=evidence)  # type: ignore[arg-type]  # (typed columns)
 
 
 def caught_by(verdict: WorkerVerdict) -> list[str]:

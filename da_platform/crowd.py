@@ -179,11 +179,11 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
         score = rater.score(item, rng)
         timing = rater.timing(item, behaviour_rng)
         record = rater.behaviour(item, timing, behaviour_rng)
-        waits = timing is not None and rater.waits
-        if waits and time_scale > 0:
-            time.sleep(timing.shown_ms / 1000 * time_scale)  # one item at a time, at the rater's pace
+        waited_ms = timing.shown_ms if timing is not None and rater.waits else 0
+        if waited_ms and time_scale > 0:
+            time.sleep(waited_ms / 1000 * time_scale)  # one item at a time, at the rater's pace
         if clock is not None and token is not None:
-            clock.advance(token, timing.shown_ms if waits and timing is not None else 0)
+            clock.advance(token, waited_ms)
         # As the page's script does: the answer is the next item, or where the completion page is.
         answer = http.post(rating_url, data={"slot": slot, "score": str(score), **encode_record(record)},
                            timeout=30)
