@@ -32,6 +32,7 @@ import json
 import re
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,7 @@ from analysis.quality import quality_control
 from analysis.ranking import rank_systems
 from analysis.table import BAD_REF, MEANING
 from analysis.verdict import meaning_margins
+from benchmarks.crowd_rates import caught_by
 from da_platform.adversaries import KINDS
 from da_platform.demo import DemoOptions, DemoSteps, order_fact, run_demo
 
@@ -119,7 +121,11 @@ def run(config: str, args: argparse.Namespace, out: Path) -> dict:
         workers = [w for w, k in outcome.workers.items() if k == kind and w in platform]
         kept = sum(platform[w] for w in workers)
         kept_meaning = sum(platform[w] and meaning.get(w, True) for w in workers) if meaning else None
+        verdicts = [group.verdicts[w] for w in workers if w in group.verdicts]
+        fired = Counter(name for v in verdicts for name in caught_by(v))
         rows.append({"kind": kind, "workers": len(workers), "kept": kept, "kept_with_meaning": kept_meaning,
+                     "kept_verdict": sum(v.kept for v in verdicts),
+                     "caught_by": ", ".join(f"{n} {c}" for n, c in fired.most_common()),
                      "bad_ref_drop": _mean([drop[w][0] for w in workers]),
                      "meaning_drop": _mean([drop[w][1] for w in workers])})
     order = {"all items": ("yes" if outcome.facts[-1].held else "NO") + f" ({len(group.ranking.clusters)} clusters)",
@@ -198,8 +204,9 @@ def print_result(result: dict) -> None:
     meaning = result["layout"] != "classic"
     print("| kind | workers | kept by the platform's QC | caught | "
           + ("kept with the MEANING test added | caught | " if meaning else "")
-          + "mean drop on BAD_REF |" + (" mean drop on MEANING |" if meaning else ""))
-    print("|---|---|---|---|" + ("---|---|" if meaning else "") + "---|" + ("---|" if meaning else ""))
+          + "mean drop on BAD_REF |" + (" mean drop on MEANING |" if meaning else "")
+          + " kept by the combined verdict | fired on (workers) |")
+    print("|---|---|---|---|" + ("---|---|" if meaning else "") + "---|" + ("---|" if meaning else "") + "---|---|")
     for row in result["kinds"]:
         if not row["workers"]:
             continue
@@ -207,7 +214,7 @@ def print_result(result: dict) -> None:
         if meaning:
             line += f" {row['kept_with_meaning']} | {row['workers'] - row['kept_with_meaning']} |"
         line += f" {row['bad_ref_drop']} |" + (f" {row['meaning_drop']} |" if meaning else "")
-        print(line)
+        print(line + f" {row['kept_verdict']} | {row['caught_by']} |")
     print("known order recovered (platform QC): " + "; ".join(f"{k}: {v}" for k, v in result["order"].items()))
 
 
