@@ -6,6 +6,10 @@ None), never a flag. docs/quality-control.md ("Behaviour signals") explains each
 
 - ``missing_records``: share of ratings that arrived without a valid behaviour record. The page's
   script sends one with every rating, so a rating without one was posted by something else.
+- ``server_time``: share of well-formed records that claim more time on the item than the server saw
+  between serving it and receiving the rating (beyond ``SERVER_TIME_TOLERANCE_MS``): forged by a
+  program that sends a person's times without taking them. Such records count as no record for the
+  other behaviour signals, and reading speed uses the server's time for them.
 - ``no_interaction``: share of valid records without any trusted pointer, touch or key event on the
   slider: the value was set by a script (or by assistive technology; hence review, not rejection).
 - ``regular_timing``: coefficient of variation of the time per item; people's times vary with the text
@@ -30,13 +34,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from analysis.evidence import OVERLAP_MEASURES, UNKNOWN, RatingEvidence
+from analysis.evidence import FORGED, OVERLAP_MEASURES, SERVER_TIME_TOLERANCE_MS, UNKNOWN, RatingEvidence
 from analysis.grouping import group_by
 from analysis.table import RatingsTable
 
 MIN_RATINGS = 10
 """Fewer ratings (or records) than this: the signal is not applicable."""
 MAX_MISSING_SHARE = 0.10
+MAX_FORGED_SHARE = 0.10
 MAX_NO_INTERACTION_SHARE = 0.50
 MIN_TIME_CV = 0.15
 READING_WPM, READING_CPM = 228.0, 255.0  # IReST means: English words/min, Chinese characters/min
@@ -46,7 +51,8 @@ MIN_OVERLAP_R = 0.94
 MIN_OVERLAP_MARGIN = 0.05
 MIN_CROWD = 3
 
-SIGNALS = ("missing_records", "no_interaction", "regular_timing", "reading_speed", "overlap_agreement")
+SIGNALS = ("missing_records", "no_interaction", "regular_timing", "reading_speed", "overlap_agreement",
+           "server_time")
 BEHAVIOUR, CONTENT = "behaviour", "content"
 
 
@@ -68,7 +74,7 @@ def _na(name: str, kind: str, threshold: str, why: str) -> Signal:
 
 def missing_records(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
     threshold = f"> {MAX_MISSING_SHARE:g} of ratings"
-    known = rows[evidence.record[rows] != UNKNOWN]
+    known = rows[(evidence.record[rows] != UNKNOWN) & (evidence.record[rows] != FORGED)]  # forged: server_time
     if len(known) < MIN_RATINGS:
         return _na("missing_records", BEHAVIOUR, threshold,
                    f"{len(known)} rating(s) with a known record status (< {MIN_RATINGS})")
@@ -79,6 +85,25 @@ def missing_records(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
                   f"{missing} of {len(known)} ratings came without a valid behaviour record "
                   f"({'more' if flagged else 'not more'} than {MAX_MISSING_SHARE:.0%}): "
                   "the page sends one with every rating")
+
+
+def server_time(evidence: RatingEvidence, seconds: np.ndarray, rows: np.ndarray) -> Signal:
+    """Share of well-formed records whose ``shown_ms`` exceeds the server's time on the item (``seconds``)
+    by more than the tolerance (``analysis.evidence.FORGED``)."""
+    threshold = f"> {MAX_FORGED_SHARE:g} of records claim > server time + {SERVER_TIME_TOLERANCE_MS / 1000:g} s"
+    checked = rows[evidence.well_formed[rows] & np.isfinite(seconds[rows])]
+    if len(checked) < MIN_RATINGS:
+        return _na("server_time", BEHAVIOUR, threshold,
+                   f"{len(checked)} record(s) with a known server time (< {MIN_RATINGS})")
+    forged = checked[evidence.record[checked] == FORGED]
+    share = len(forged) / len(checked)
+    flagged = share > MAX_FORGED_SHARE
+    detail = (f" (median claim {np.median(evidence.shown_ms[forged]) / 1000:.1f} s, server "
+              f"{np.median(seconds[forged]):.1f} s)" if len(forged) else "")
+    return Signal("server_time", BEHAVIOUR, share, threshold, flagged,
+                  f"{len(forged)} of {len(checked)} records claim the item was shown longer than the server saw "
+                  f"from serving it to receiving the rating{detail}"
+                  f"{': times a program made up, not took' if flagged else ''}")
 
 
 def no_interaction(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
@@ -191,7 +216,8 @@ def behaviour_signals(table: RatingsTable) -> dict[str, dict[str, tuple[Signal, 
         crowd = correlations[(owner_group == owner_group[w]) & np.isfinite(correlations)]
         signals = (missing_records(table.evidence, rows), no_interaction(table.evidence, rows),
                    regular_timing(table.evidence, rows), reading_speed(taken, needed, rows),
-                   overlap_agreement(float(correlations[w]), crowd, measures[w]))
+                   overlap_agreement(float(correlations[w]), crowd, measures[w]),
+                   server_time(table.evidence, table.seconds, rows))
         row = workers.first[w]
         group = table.group.labels[table.group.codes[row]]
         result.setdefault(group, {})[table.worker.labels[table.worker.codes[row]]] = signals

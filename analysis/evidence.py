@@ -7,8 +7,10 @@ no answer texts); analysis functions treat a table without evidence as "not appl
 Fields per rating:
 
 - ``record``: code into ``RECORD_STATUSES``: ``unknown`` (recorded before behaviour was stored), ``valid``,
-  or why there was no valid record (``missing``, ``invalid``, ``oversized``, ``mismatched``);
-- from a valid record (NaN otherwise): ``first_input_ms``, ``interactions`` (pointer + touch + key events
+  or why there was no valid record (``missing``, ``invalid``, ``oversized``, ``mismatched``), or
+  ``forged``: a well-formed record claiming more time on the item than the server saw (see
+  ``SERVER_TIME_TOLERANCE_MS``), which no page can send;
+- from a valid or forged record (NaN otherwise): ``first_input_ms``, ``interactions`` (pointer + touch + key events
   on the slider), ``hidden_ms``, ``blur_ms``, ``paste``, ``copy``, ``shown_ms``;
 - from the text shown: ``words`` (tokens of space-separated scripts) and ``characters`` (CJK/Thai
   characters), over the candidate and, when the worker saw it, the reference; ``overlap``: one column
@@ -30,8 +32,18 @@ from da_core.text import is_character_token, tokenize
 
 OVERLAP_MEASURES: tuple[str, ...] = ("character LCS F1", "ROUGE-L", "token F1")
 
-RECORD_STATUSES: tuple[str, ...] = ("unknown", "valid", "missing", "invalid", "oversized", "mismatched")
-UNKNOWN, VALID = 0, 1
+RECORD_STATUSES: tuple[str, ...] = ("unknown", "valid", "missing", "invalid", "oversized", "mismatched", "forged")
+UNKNOWN, VALID, FORGED = 0, 1, 6
+
+SERVER_TIME_TOLERANCE_MS = 2000
+"""How much longer than the server's time on an item (served -> rating received) a record may claim the
+item was shown. By causality a page's ``shown_ms`` is shorter than the server's time: the server notes
+the serving before its answer leaves, the page starts its clock when the answer has arrived and stops
+it before the rating is sent, and the server notes the rating after it arrived. What can make it longer:
+clocks of several application hosts set apart (NTP keeps them within tens of milliseconds), a clock
+step on the server, and browsers that coarsen ``performance.now()`` against fingerprinting (to 100 ms,
+at most 1 s). Two seconds cover all of these; a bot that claims a person's 5-30 s while it answered in
+a fraction of a second is far beyond them."""
 
 _RECORD_FIELDS = ("first_input_ms", "interactions", "hidden_ms", "blur_ms", "paste", "copy", "shown_ms")
 
@@ -71,11 +83,19 @@ class RatingEvidence:
         """Rows with a valid behaviour record."""
         return self.record == VALID
 
+    @property
+    def well_formed(self) -> np.ndarray:
+        """Rows with a record the server accepted as well-formed for its slot: valid or forged."""
+        return (self.record == VALID) | (self.record == FORGED)
+
     @classmethod
     def from_rows(cls, statuses: Sequence[str | None], records: Sequence[Mapping[str, Any] | None],
                   candidates: Sequence[str], references: Sequence[str | None],
-                  reference_shown: bool) -> RatingEvidence:
-        """Build from each rating's stored status and record and the texts of its slot."""
+                  reference_shown: bool, server_seconds: Sequence[float] | None = None) -> RatingEvidence:
+        """Build from each rating's stored status and record and the texts of its slot.
+
+        ``server_seconds``: each rating's time on item as the server saw it (served -> received; NaN
+        unknown); a valid record claiming more than that plus ``SERVER_TIME_TOLERANCE_MS`` is ``forged``."""
         n = len(statuses)
         code = {name: i for i, name in enumerate(RECORD_STATUSES)}
         record = np.fromiter((code.get(s or "unknown", UNKNOWN) for s in statuses), dtype=np.int8, count=n)
@@ -90,6 +110,8 @@ class RatingEvidence:
             columns["interactions"][i] = data["pointer"] + data["touch"] + data["key"]
             for name in ("hidden_ms", "blur_ms", "paste", "copy", "shown_ms"):
                 columns[name][i] = data[name]
+            if server_seconds is not None and data["shown_ms"] > server_seconds[i] * 1000 + SERVER_TIME_TOLERANCE_MS:
+                record[i] = FORGED  # (NaN: unknown server time, never larger)
         words = np.zeros(n, dtype=np.int64)
         characters = np.zeros(n, dtype=np.int64)
         overlap = np.full((n, len(OVERLAP_MEASURES)), np.nan)

@@ -97,29 +97,33 @@ def combine(qc: WorkerQC, meaning: WorkerQC | None, signals: tuple[Signal, ...])
 
 #: A meaning-changed answer says something false: a person marks it down about as much as a degraded answer,
 #: while a rater scoring by text overlap barely moves (measured: 0.7-1.4 points for overlap bots against 6-7 on
-#: BAD_REF; docs/benchmarks.md). The MEANING test therefore asks for a drop of more than this share of the
-#: worker's own mean BAD_REF drop (rounded to whole points), not just any drop: a share, so that it does not
-#: depend on how much of the slider the worker uses (docs/quality-control.md).
-MEANING_MARGIN_SHARE = 0.25
+#: BAD_REF; docs/benchmarks.md). The MEANING test can ask for a drop of more than this share of the worker's own
+#: mean BAD_REF drop (rounded to whole points), not just any drop. Measured at rates (docs/benchmarks.md,
+#: "Rates"): every share above 0 costs honest workers more than the 5 % the issue allows (0.25: 89 % kept with
+#: two HITs each, 56 % with one), while the overlap bots it would catch are all caught by ``overlap_agreement``
+#: anyway; so the test is the plain one (0: any drop), as for BAD_REF.
+MEANING_MARGIN_SHARE = 0.0
 
 
-def meaning_margins(reports: Mapping[str, QCReport]) -> dict[str, int]:
-    """Worker label -> the MEANING test's margin: ``MEANING_MARGIN_SHARE`` of their mean BAD_REF drop (0 if
-    none or negative; the largest over the worker's groups)."""
+def meaning_margins(reports: Mapping[str, QCReport], share: float = MEANING_MARGIN_SHARE) -> dict[str, int]:
+    """Worker label -> the MEANING test's margin: ``share`` (``MEANING_MARGIN_SHARE``) of their mean BAD_REF
+    drop (0 if none or negative; the largest over the worker's groups)."""
     margins: dict[str, int] = {}
     for report in reports.values():
         for qc in report.workers:
             drop = qc.mean_original - qc.mean_degraded
-            margin = int(round(MEANING_MARGIN_SHARE * drop)) if math.isfinite(drop) and drop > 0 else 0
+            margin = int(round(share * drop)) if math.isfinite(drop) and drop > 0 else 0
             margins[qc.worker] = max(margins.get(qc.worker, 0), margin)
     return margins
 
 
 def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = "wilcoxon",
-                    alpha: float = 0.05, scope: str = "group") -> dict[str, dict[str, WorkerVerdict]]:
-    """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``)."""
+                    alpha: float = 0.05, scope: str = "group",
+                    margin_share: float = MEANING_MARGIN_SHARE) -> dict[str, dict[str, WorkerVerdict]]:
+    """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``);
+    ``margin_share``: the MEANING test's margin as a share of each worker's BAD_REF drop (for trade-off studies)."""
     meaning_reports = quality_control(table, method=method, alpha=alpha, scope=scope, check=MEANING,
-                                      margin=meaning_margins(reports))
+                                      margin=meaning_margins(reports, margin_share))
     signals = behaviour_signals(table)
     result: dict[str, dict[str, WorkerVerdict]] = {}
     for group, report in reports.items():

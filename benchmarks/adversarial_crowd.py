@@ -19,6 +19,7 @@ items alone.
     python benchmarks/adversarial_crowd.py [--configs classic,hardened,hardened+ocr] [--questions 60]
         [--passes 3] [--honest 8] [--per-kind 1] [--bad-hits 1] [--hits-per-worker 2] [--time-scale 0]
     python benchmarks/adversarial_crowd.py --offline-overlap --questions 300 --passes 2
+    python benchmarks/adversarial_crowd.py --rates [--honest 60] [--per-kind 20] [--seed 1] [--margin-shares 0,0.25]
 
 ``--time-scale 1`` lets paced workers (and honest ones) take their virtual time for real: needed when
 the verdict uses timing (hours for a full crowd); the default 0 does not wait (behaviour records still
@@ -31,6 +32,7 @@ import json
 import re
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,7 @@ from analysis.quality import quality_control
 from analysis.ranking import rank_systems
 from analysis.table import BAD_REF, MEANING
 from analysis.verdict import meaning_margins
+from benchmarks.crowd_rates import caught_by
 from da_platform.adversaries import KINDS
 from da_platform.demo import DemoOptions, DemoSteps, order_fact, run_demo
 
@@ -49,7 +52,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 def meaning_verdicts(table, group: str) -> dict[str, bool]:
     """Worker → passed the MEANING test, exactly as the platform's verdict runs it (``analysis.verdict``:
-    the MEANING copy must score lower than its original by more than half the worker's BAD_REF drop)."""
+    the MEANING copy must score lower than its original by more than a share of the worker's BAD_REF drop)."""
     if not (table.slot_type == MEANING).any():
         return {}
     report = quality_control(table, check=MEANING, margin=meaning_margins(quality_control(table)))[group]
@@ -118,7 +121,11 @@ def run(config: str, args: argparse.Namespace, out: Path) -> dict:
         workers = [w for w, k in outcome.workers.items() if k == kind and w in platform]
         kept = sum(platform[w] for w in workers)
         kept_meaning = sum(platform[w] and meaning.get(w, True) for w in workers) if meaning else None
+        verdicts = [group.verdicts[w] for w in workers if w in group.verdicts]
+        fired = Counter(name for v in verdicts for name in caught_by(v))
         rows.append({"kind": kind, "workers": len(workers), "kept": kept, "kept_with_meaning": kept_meaning,
+                     "kept_verdict": sum(v.kept for v in verdicts),
+                     "caught_by": ", ".join(f"{n} {c}" for n, c in fired.most_common()),
                      "bad_ref_drop": _mean([drop[w][0] for w in workers]),
                      "meaning_drop": _mean([drop[w][1] for w in workers])})
     order = {"all items": ("yes" if outcome.facts[-1].held else "NO") + f" ({len(group.ranking.clusters)} clusters)",
@@ -197,8 +204,9 @@ def print_result(result: dict) -> None:
     meaning = result["layout"] != "classic"
     print("| kind | workers | kept by the platform's QC | caught | "
           + ("kept with the MEANING test added | caught | " if meaning else "")
-          + "mean drop on BAD_REF |" + (" mean drop on MEANING |" if meaning else ""))
-    print("|---|---|---|---|" + ("---|---|" if meaning else "") + "---|" + ("---|" if meaning else ""))
+          + "mean drop on BAD_REF |" + (" mean drop on MEANING |" if meaning else "")
+          + " kept by the combined verdict | fired on (workers) |")
+    print("|---|---|---|---|" + ("---|---|" if meaning else "") + "---|" + ("---|" if meaning else "") + "---|---|")
     for row in result["kinds"]:
         if not row["workers"]:
             continue
@@ -206,7 +214,7 @@ def print_result(result: dict) -> None:
         if meaning:
             line += f" {row['kept_with_meaning']} | {row['workers'] - row['kept_with_meaning']} |"
         line += f" {row['bad_ref_drop']} |" + (f" {row['meaning_drop']} |" if meaning else "")
-        print(line)
+        print(line + f" {row['kept_verdict']} | {row['caught_by']} |")
     print("known order recovered (platform QC): " + "; ".join(f"{k}: {v}" for k, v in result["order"].items()))
 
 
@@ -215,9 +223,9 @@ def main() -> None:
     parser.add_argument("--configs", default="classic,hardened,hardened+ocr")
     parser.add_argument("--kinds", default=",".join(KINDS), help="kinds of worker besides honest ones")
     parser.add_argument("--questions", type=int, default=60)
-    parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--honest", type=int, default=8)
-    parser.add_argument("--per-kind", type=int, default=1, help="workers of each non-honest kind")
+    parser.add_argument("--passes", type=int, help="passes over the items [default: 3; --rates: 1]")
+    parser.add_argument("--honest", type=int, help="honest workers [default: 8; --rates: 60]")
+    parser.add_argument("--per-kind", type=int, help="workers of each non-honest kind [default: 1; --rates: 20]")
     parser.add_argument("--bad-hits", type=int, default=1, help="HITs each non-honest worker takes")
     parser.add_argument("--hits-per-worker", type=int, default=2, help="HITs each honest worker takes")
     parser.add_argument("--threads", type=int, default=4)
@@ -227,7 +235,22 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="keep each configuration's demo folder here [default: temporary]")
     parser.add_argument("--offline-overlap", action="store_true",
                         help="instead: perfect-OCR overlap bots on every HIT of the sample campaign, no HTTP")
+    parser.add_argument("--rates", action="store_true",
+                        help="instead: rates per kind through the combined verdict, English-only and Chinese-only "
+                             "campaigns, classic and hardened layouts; no HTTP, perfect OCR (crowd_rates.py)")
+    parser.add_argument("--margin-shares", default="",
+                        help="with --rates: also the trade-off of these MEANING margin shares, e.g. 0,0.1,0.25")
     args = parser.parse_args()
+    if args.rates:
+        from benchmarks.crowd_rates import main_rates
+
+        args.honest, args.per_kind = args.honest or 60, args.per_kind or 20
+        args.passes = args.passes or 1
+        main_rates(args)
+        return
+    args.honest = 8 if args.honest is None else args.honest
+    args.per_kind = 1 if args.per_kind is None else args.per_kind
+    args.passes = 3 if args.passes is None else args.passes
     if args.offline_overlap:
         with tempfile.TemporaryDirectory() as scratch:
             offline_overlap(args, args.out or Path(scratch))

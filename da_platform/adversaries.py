@@ -14,6 +14,8 @@ Kinds (``KINDS``):
 - ``rapidocr-overlap``: the same with RapidOCR and the bag-of-tokens F1 instead of ROUGE-L.
 - ``ocr-overlap-paced``, ``rapidocr-overlap-paced``: the same scores, but each item takes a
   human-looking time that grows with the text read, and the bot forges a plausible person's record.
+  With ``waits=False`` it only claims those times in its records without taking them (the server's
+  time on item then gives it away: ``analysis.behaviour``, ``server_time``).
 - ``oracle-agent``: an excellent rater (scores the true quality with little noise, as a good
   language model reading the images would) that behaves like a script: a regular time per item
   whatever the length, and a record without any pointer, touch or key event.
@@ -80,6 +82,7 @@ class Timing:
 
 class Rater(Protocol):
     kind: str
+    waits: bool  # takes the time its ``timing`` says (False: claims it in its record without waiting)
 
     def score(self, item: Item, rng: np.random.Generator) -> int: ...
 
@@ -113,7 +116,9 @@ def person_record(slot: str, timing: Timing, rng: np.random.Generator, *, touch:
     return {"v": RECORD_VERSION, "slot": slot, "first_input_ms": timing.first_input_ms,
             "pointer": 0 if touch else int(rng.integers(3, 30)), "touch": int(rng.integers(2, 12)) if touch else 0,
             "key": int(rng.integers(1, 6)) if rng.random() < 0.1 else 0,
-            "hidden_ms": int(rng.integers(500, 5000)) * away, "blur_ms": int(rng.integers(500, 5000)) * away,
+            # (never longer than the item was shown: the page cannot send that)
+            "hidden_ms": min(int(rng.integers(500, 5000)) * away, timing.shown_ms),
+            "blur_ms": min(int(rng.integers(500, 5000)) * away, timing.shown_ms),
             "paste": 0, "copy": 0, "shown_ms": timing.shown_ms}
 
 
@@ -129,6 +134,7 @@ class ProfileRater:
     profile: WorkerProfile
     kind: str = ""
     touch: bool = False  # an honest worker on a phone
+    waits: bool = True
 
     def __post_init__(self) -> None:
         self.kind = self.kind or {v: k for k, v in SIMPLE_KINDS.items()}[self.profile.kind]
@@ -210,6 +216,7 @@ class OverlapBot:
     kind: str
     paced: bool = False
     touch: bool = False
+    waits: bool = True  # False: a paced bot that only claims a person's times in its records
     readings: _ReadingCache = field(default_factory=lambda: READINGS)
 
     def _texts(self, item: Item) -> tuple[str, str | None]:
@@ -241,6 +248,7 @@ class OracleAgent:
     kind: str = "oracle-agent"
     noise: float = 4.0
     seconds: float = 6.0
+    waits: bool = True
 
     def score(self, item: Item, rng: np.random.Generator) -> int:
         return int(np.clip(round(item.quality + self.noise * rng.standard_normal()), 0, 100))

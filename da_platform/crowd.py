@@ -10,6 +10,13 @@ it the true quality of what the page shows (from the sample data's ``truth.json`
 slot id the page carries. OCR bots read the images they fetched, as a real bot would.
 
 Paced raters wait ``virtual seconds × time_scale`` for real before each rating (0: no waiting).
+
+Time as the server sees it: with a :class:`SimulatedClock` (given to the app as ``SIMULATED_CLOCK`` and
+to :func:`run_crowd`), each assignment's serving and rating times are its worker's own simulated time,
+which advances by the virtual time a rater really waits (``Rater.waits``); a rater that claims a
+person's times without waiting leaves the clock where it was, so its records claim more time than
+the server saw. Without one, the server's real clock runs, and at ``time_scale`` 0 every record that
+claims a person's time claims more than the server saw.
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import numpy as np
 import requests
@@ -27,13 +35,14 @@ from sqlalchemy.orm import Session, aliased
 
 from analysis.simulation import WorkerProfile, slot_quality
 from da_platform.adversaries import Item, ProfileRater, Rater, encode_record
-from da_platform.models import Hit, Question, Slot, System
+from da_platform.models import Hit, Question, Slot, System, utcnow
 
 _SLOT_FIELD = re.compile(r'name="slot" value="([^"]+)"')
 _ASSIGNMENT_URL = re.compile(r"(.*/a/[^/]+)/")
 _IMAGE = re.compile(r'<img id="answer-([ab])" src="([^"]+)"')
 _ROLE = {"a": "reference", "b": "candidate"}
 _RATING_URL = re.compile(r'data-rating-url="([^"]+)"')
+_TOKEN = re.compile(r"/a/([^/]+)/slot$")
 MAX_PAGES_PER_HIT = 1_000  # a HIT has 100 slots: anything beyond this is a server that does not advance
 
 
@@ -70,6 +79,31 @@ class SlotOracle:
 
     def __call__(self, slot_public_id: str) -> float:
         return self._qualities[slot_public_id]
+
+
+class SimulatedClock:
+    """Simulated time per assignment (keyed by its link's token), for the server and the crowd alike.
+
+    An assignment's clock starts at the real time it is first asked for and advances only when its
+    worker waits (:meth:`advance`), so the server's time on each item is the time the simulated worker
+    took, however fast the simulation runs. The app calls it with the token of the link being served
+    (``SIMULATED_CLOCK``); only simulations set it."""
+
+    LATENCY_MS = 150  # the network's share of a round trip (server time also covers it)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._now: dict[str, datetime] = {}
+
+    def __call__(self, token: str) -> datetime:
+        with self._lock:
+            return self._now.setdefault(token, utcnow())
+
+    def advance(self, token: str, milliseconds: float) -> None:
+        """The worker of ``token``'s assignment waited this long (plus a network round trip)."""
+        with self._lock:
+            start = self._now.setdefault(token, utcnow())
+            self._now[token] = start + timedelta(milliseconds=milliseconds + self.LATENCY_MS)
 
 
 @dataclass(frozen=True)
@@ -112,11 +146,13 @@ def arrive(http: requests.Session, invite_url: str) -> str | None:
 def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile: WorkerProfile,
              rng: np.random.Generator, *, fetch_images: bool = True,
              on_rating: Callable[[], None] | None = None, rater: Rater | None = None,
-             behaviour_rng: np.random.Generator | None = None, time_scale: float = 0.0) -> int:
+             behaviour_rng: np.random.Generator | None = None, time_scale: float = 0.0,
+             clock: SimulatedClock | None = None) -> int:
     """Rate the HIT whose slot page is ``slot_url`` to the end; the number of ratings given.
 
     Scores come from ``rng`` (so adding records and waits changes no score); times and behaviour
-    records from ``behaviour_rng``. An OCR rater always fetches the images (it reads them)."""
+    records from ``behaviour_rng``. An OCR rater always fetches the images (it reads them).
+    ``clock``: the server's simulated clock, advanced by each wait the rater really takes."""
     rater = rater if rater is not None else ProfileRater(profile)
     behaviour_rng = behaviour_rng if behaviour_rng is not None else np.random.default_rng(0)
     fetch_images = fetch_images or not isinstance(rater, ProfileRater)
@@ -129,6 +165,8 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
         raise CrowdError(f"no rating form on {page.url}")
     rating_url = requests.compat.urljoin(page.url, rating_url.group(1))
     slot = found.group(1)
+    assignment = _TOKEN.search(slot_url)
+    token = assignment.group(1) if assignment else None
     images = [(_ROLE[role], src.replace("&amp;", "&")) for role, src in _IMAGE.findall(page.text)]
     for ratings in range(1, MAX_PAGES_PER_HIT + 1):
         pngs: dict[str, bytes] = {}
@@ -141,8 +179,11 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
         score = rater.score(item, rng)
         timing = rater.timing(item, behaviour_rng)
         record = rater.behaviour(item, timing, behaviour_rng)
-        if timing is not None and time_scale > 0:
-            time.sleep(timing.shown_ms / 1000 * time_scale)  # one item at a time, at the rater's pace
+        waited_ms = timing.shown_ms if timing is not None and rater.waits else 0
+        if waited_ms and time_scale > 0:
+            time.sleep(waited_ms / 1000 * time_scale)  # one item at a time, at the rater's pace
+        if clock is not None and token is not None:
+            clock.advance(token, waited_ms)
         # As the page's script does: the answer is the next item, or where the completion page is.
         answer = http.post(rating_url, data={"slot": slot, "score": str(score), **encode_record(record)},
                            timeout=30)
@@ -189,8 +230,10 @@ class _Turns:
 
 def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, threads: int = 4,
               fetch_images: bool = True, on_rating: Callable[[], None] | None = None,
-              time_scale: float = 0.0) -> list[WorkerOutcome]:
+              time_scale: float = 0.0, clock: SimulatedClock | None = None) -> list[WorkerOutcome]:
     """Let every worker take HITs until it reaches its limit or the campaign has none left.
+
+    ``clock``: the simulated clock the app was given as ``SIMULATED_CLOCK`` (see the module docstring).
 
     Workers arrive in a fixed order (see :class:`_Turns`), so a seed gives the same ratings every run;
     at most ``threads`` of them rate at the same time, as a crowd does. The first error stops nobody
@@ -220,7 +263,7 @@ def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, 
                     with raters:
                         done = rate_hit(http, slot_url, oracle, worker.profile, rng,
                                         fetch_images=fetch_images, on_rating=counted, rater=worker.rater,
-                                        behaviour_rng=behaviour_rng, time_scale=time_scale)
+                                        behaviour_rng=behaviour_rng, time_scale=time_scale, clock=clock)
                     hits, ratings = hits + 1, ratings + done
         finally:
             turns.give_up(index)

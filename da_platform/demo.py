@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,7 +51,8 @@ class DemoOptions:
     render: str = "plain"  # hit_builder.ocr_resistant.render_style: "plain" or "hardened" (OCR-resistant)
     bad_hits: int = 1  # HITs each bad (non-honest) worker may take
     passes: int = 1  # passes over the items (more HITs for a larger crowd)
-    time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting)
+    time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting); the server sees
+    # the virtual times anyway (da_platform.crowd.SimulatedClock)
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
     font_paths: tuple[str, ...] = ()  # $DA_FONT (settings): fonts tried before the bundled ones
 
@@ -193,20 +195,21 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
 def _rate_through_pages(options: DemoOptions, steps: DemoSteps, url: str, images: Path, campaign_id: int,
                         slots: int, crowd_kinds: dict[str, str], oracle: SlotOracle) -> list[WorkerOutcome]:
     """Serve the worker pages and let the simulated crowd rate all ``slots`` through them over HTTP."""
-    from da_platform.crowd import run_crowd
+    from da_platform.crowd import SimulatedClock, run_crowd
     from da_platform.sources.tokens import Tokens
 
     secret = secrets.token_hex(32)
     tokens = Tokens(secret)
     expires = int(time.time() + 86400)
-    with serving(url, secret, images) as base_url:
+    clock = SimulatedClock()  # the server sees each worker's simulated time (da_platform.crowd)
+    with serving(url, secret, images, clock) as base_url:
         steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
         workers = _simulated_workers(options, crowd_kinds,
                                      lambda name: f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}")
         advance = steps.bar("rating through the worker pages", slots)
         outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
                              fetch_images=options.fetch_images, on_rating=lambda: advance(1),
-                             time_scale=options.time_scale)
+                             time_scale=options.time_scale, clock=clock)
         steps.done()
     return outcomes
 
@@ -254,13 +257,15 @@ def _crowd_plan(options: DemoOptions, n_hits: int) -> dict[str, str]:
 
 
 @contextmanager
-def serving(database_url: str, secret: str, images: Path) -> Iterator[str]:
-    """The real worker application on 127.0.0.1 (a free port) in a background thread."""
+def serving(database_url: str, secret: str, images: Path,
+            clock: Callable[[str], datetime] | None = None) -> Iterator[str]:
+    """The real worker application on 127.0.0.1 (a free port) in a background thread; ``clock``: the
+    crowd's simulated time (``da_platform.crowd.SimulatedClock``), else the real clock."""
     from da_platform.web import create_app
     from da_platform.web.background import serve_in_background
 
     app = create_app({"DATABASE_URL": database_url, "SECRET_KEY": secret, "IMAGE_FOLDER": str(images),
-                      "ENVIRONMENT": "development"})
+                      "ENVIRONMENT": "development", **({"SIMULATED_CLOCK": clock} if clock else {})})
     try:
         with serve_in_background(app) as base_url:
             yield base_url

@@ -24,7 +24,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     group = campaign name; worker = ``source:external_id``; HIT = its public id; system = system
     name; item = question external id; slot = slot id, checks linked to their original slot;
     time on item = rated_at − shown_at in seconds (NaN when shown_at is unknown); evidence = each
-    rating's behaviour record and the texts its slot showed (``analysis.evidence``).
+    rating's behaviour record, checked against that time, and the texts its slot showed (``analysis.evidence``).
 
     A check (REPEAT, BAD_REF, REF, MEANING) whose original the same assignment has not rated yet is left out
     until it has: checks sit in the other half of the HIT from their originals, so a HIT being rated
@@ -67,7 +67,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     evidence = RatingEvidence.from_rows(
         [None if r.behaviour_status is None else r.behaviour_status.value for r in rows],
         [r.behaviour for r in rows], [r.candidate_text for r in rows], [r.reference_text for r in rows],
-        reference_shown=bool(campaign.show_reference))
+        reference_shown=bool(campaign.show_reference), server_seconds=seconds)
     columns = expand(columns, campaign.settings)  # merged identical answers count for every system
     # The copies (appended after the real rows) carry no evidence of their own: the worker gave one rating.
     evidence = evidence.extended(len(columns["score"]) - len(rows))

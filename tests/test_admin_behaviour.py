@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -42,6 +43,8 @@ def rated_with_records(env) -> tuple[int, dict[str, int]]:
                 rating.behaviour_status = BehaviourStatus.valid
                 rating.behaviour = record or {**SCRIPTED, "first_input_ms": 900, "pointer": 2,
                                               "shown_ms": 4000 + 900 * (k % 9)}
+                # the server saw the time the record claims (and the network's share)
+                rating.shown_at = rating.rated_at - timedelta(milliseconds=rating.behaviour["shown_ms"] + 300)
         session.commit()
         return campaign.id, ids
 

@@ -105,6 +105,7 @@ def crowd_table(kinds: dict[str, str], seed: int = 7) -> RatingsTable:
                 status, record, seconds = "missing", None, 0.2
             elif kind == "oracle":
                 record = human_record(rng, 6.0 * float(rng.uniform(0.99, 1.01)), interactions=False)
+                seconds = record["shown_ms"] / 1000 + 0.3  # it waits (the server sees the time it claims)
             for column, value in (("group", "c"), ("worker", worker), ("hit", f"h-{worker}"), ("system", "S"),
                                   ("item", f"q{i}"), ("slot_type", slot_type),
                                   ("slot", f"{worker}-{i}" if slot_type == "SYSTEM" else f"{worker}-{slot_type}{n}"),
@@ -114,7 +115,8 @@ def crowd_table(kinds: dict[str, str], seed: int = 7) -> RatingsTable:
             records.append(record)
             candidates.append(candidate)
             references.append(reference)
-    evidence = RatingEvidence.from_rows(statuses, records, candidates, references, reference_shown=True)
+    evidence = RatingEvidence.from_rows(statuses, records, candidates, references, reference_shown=True,
+                                        server_seconds=columns["seconds"])
     return RatingsTable.from_columns(**columns, evidence=evidence)
 
 
@@ -141,23 +143,33 @@ def test_people_are_kept(verdicts):
         assert all(s.flagged is False for s in v.signals), [s.reason for s in v.signals]
 
 
-def test_an_overlap_bot_without_records_fails_the_meaning_margin_and_every_signal_that_applies(verdicts):
+def test_an_overlap_bot_without_records_is_flagged_by_every_signal_that_applies(verdicts):
     v = verdicts["overlap-bot"]
     assert v.qc.passed  # degraded copies overlap less, so the BAD_REF check cannot catch it
-    # MEANING copies overlap almost as much as their originals: the bot's drop stays under MEANING_MARGIN.
-    assert v.meaning.status == "failed" and v.status == VerdictStatus.excluded
-    assert any(r.startswith("also flagged: overlap_agreement") for r in v.reasons)
+    # MEANING copies overlap a little less than their originals: the plain MEANING test (no margin) passes it.
+    assert v.meaning.passed and v.status == VerdictStatus.flagged
+    assert any(r.startswith("flagged for review: overlap_agreement") for r in v.reasons)
     assert flagged(v) == {"missing_records", "reading_speed", "overlap_agreement"}
     by_name = {s.name: s for s in v.signals}
     assert by_name["missing_records"].value == 1.0
     assert by_name["no_interaction"].flagged is None and by_name["regular_timing"].flagged is None
 
 
-def test_a_paced_overlap_bot_with_forged_records_is_caught_by_the_meaning_margin_and_its_overlap_agreement(verdicts):
+def test_a_paced_overlap_bot_with_forged_records_is_caught_by_its_overlap_agreement(verdicts):
     v = verdicts["paced-bot"]
-    assert v.qc.passed and v.meaning.status == "failed" and v.status == VerdictStatus.excluded
+    assert v.qc.passed and v.meaning.passed and v.status == VerdictStatus.flagged
     assert flagged(v) == {"overlap_agreement"}
     assert {s.name: s for s in v.signals}["overlap_agreement"].value > 0.99  # (ties from rounding to integers)
+
+
+def test_a_meaning_margin_catches_overlap_bots_on_their_scores_alone():
+    """With a margin of a quarter of the worker's BAD_REF drop, the MEANING test itself fails both overlap bots
+    (their drop is a point or two); people here keep passing it. (Not the default: docs/benchmarks.md.)"""
+    table = crowd_table(CROWD)
+    verdicts = worker_verdicts(table, quality_control(table), margin_share=0.25)["c"]
+    for bot in ("overlap-bot", "paced-bot"):
+        assert verdicts[bot].meaning.status == "failed" and verdicts[bot].status == VerdictStatus.excluded
+    assert all(verdicts[f"honest-{k}"].status == VerdictStatus.kept for k in range(5))
 
 
 def test_a_scripted_oracle_is_caught_only_by_behaviour(verdicts):
@@ -197,10 +209,10 @@ def test_analyze_scores_kept_workers_only_and_reports_the_verdicts(tmp_path):
     assert rows["oracle"]["no_interaction_flagged"] == "true" and rows["oracle"]["no_interaction_value"] == "1.0"
     assert rows["overlap-bot"]["no_interaction_flagged"] == ""  # not applicable
     assert rows["meaning-blind"]["verdict"] == "excluded" and rows["meaning-blind"]["meaning_status"] == "failed"
-    assert rows["paced-bot"]["verdict"] == "excluded" and rows["paced-bot"]["meaning_status"] == "failed"
-    assert "also flagged: overlap_agreement" in rows["paced-bot"]["verdict_reasons"]
+    assert rows["paced-bot"]["verdict"] == "flagged" and rows["paced-bot"]["meaning_status"] == "passed"
+    assert "flagged for review: overlap_agreement" in rows["paced-bot"]["verdict_reasons"]
     data = json.loads((tmp_path / "analysis.json").read_text(encoding="utf-8"))
-    assert data["groups"]["c"]["verdicts"]["summary"] == {"kept": 5, "flagged": 1, "excluded": 4}
+    assert data["groups"]["c"]["verdicts"]["summary"] == {"kept": 5, "flagged": 3, "excluded": 2}
 
 
 def test_the_meaning_test_is_the_bad_ref_test_on_other_pairs():
@@ -221,8 +233,10 @@ def test_a_table_without_evidence_gets_no_signals_and_unchanged_results():
     assert behaviour_signals(bare) == {}
     verdicts = worker_verdicts(bare, quality_control(bare))["c"]
     assert verdicts["oracle"].status == VerdictStatus.kept  # only behaviour catches it, and there is none here
-    # The MEANING check needs no behaviour record: the overlap bot fails it on the scores alone.
-    bot = verdicts["overlap-bot"]
+    # Without evidence no signal applies, and the plain MEANING test lets the overlap bot through; with a margin
+    # the MEANING check catches it on the scores alone (the trade-off: docs/benchmarks.md).
+    assert verdicts["overlap-bot"].status == VerdictStatus.kept and verdicts["overlap-bot"].meaning.passed
+    bot = worker_verdicts(bare, quality_control(bare), margin_share=0.25)["c"]["overlap-bot"]
     assert bot.status == VerdictStatus.excluded and bot.meaning.status == "failed"
 
 

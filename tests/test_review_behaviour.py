@@ -14,6 +14,7 @@ from analysis.behaviour import SIGNALS, Signal
 from analysis.quality import quality_control
 from analysis.table import MEANING
 from analysis.verdict import VerdictStatus, combine
+from da_platform.crowd import SimulatedClock
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType
 from da_platform.operations.review import (
     HOLD,
@@ -97,11 +98,13 @@ def test_review_holds_a_scripted_worker_and_approves_a_person(env, scripted):
         s.commit()
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
+    clock = env.app.config["SIMULATED_CLOCK"] = SimulatedClock()  # the server sees the times the records claim
     for position in range(100):
         slot, _ = current(client, base)
         score = 15 + position % 5 if position % 10 == 8 else 60 + (position * 7) % 35
-        response = client.post(base + "rating", data={"slot": slot, "score": str(score),
-                                                      "behaviour": record(slot, scripted, position)})
+        behaviour = record(slot, scripted, position)
+        clock.advance(base.split("/")[2], json.loads(behaviour)["shown_ms"])
+        response = client.post(base + "rating", data={"slot": slot, "score": str(score), "behaviour": behaviour})
         assert accepted(response)
     with env.sessions() as s:
         s.execute(update(Assignment).values(status=AssignmentStatus.submitted))

@@ -102,3 +102,14 @@ def test_bundled_sample_imports_cleanly(session: Session) -> None:
     session.commit()
     assert [q.external_id for q in small.questions] == [q["id"] for q in QUESTIONS[:20]]
     assert len(small.systems) == 8 and all(len(s.answers) == 20 for s in small.systems)
+
+
+def test_the_sample_can_be_imported_for_the_questions_of_one_language(session: Session) -> None:
+    chinese = [q["id"] for q in QUESTIONS if is_character_script(q["question"])]
+    subset = import_sample(session, name="zh", only=lambda q: is_character_script(q["question"]))
+    session.commit()
+    assert chinese and [q.external_id for q in subset.questions] == chinese
+    assert len(subset.systems) == 8 and all(len(s.answers) == len(chinese) for s in subset.systems)
+    first = import_sample(session, name="zh3", questions=3, only=lambda q: is_character_script(q["question"]))
+    session.commit()
+    assert [q.external_id for q in first.questions] == chinese[:3]

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from da_platform.behaviour import MAX_BYTES, parse_behaviour
+from da_platform.crowd import SimulatedClock
 from da_platform.models import BehaviourStatus, Rating, Slot
 from tests.test_web_flow import accepted, arrive_pool, current, via
 from tests.web_factories import WebEnv, make_web_env
@@ -154,10 +155,12 @@ def test_the_ratings_loader_carries_records_texts_and_meaning_checks(env):
         s.commit()
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
+    clock = env.app.config["SIMULATED_CLOCK"] = SimulatedClock()  # the server sees the 4.5 s each record claims
     sent = {}
     for position in range(10):
         slot, _ = current(client, base)
         behaviour = None if position == 3 else json.dumps(record(slot if position != 5 else "elsewhere"))
+        clock.advance(base.split("/")[2], 4500)
         assert accepted(post(client, base, "rating", slot, 10 * position, behaviour))
         sent[position] = slot
     with env.sessions() as s:

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -12,10 +14,11 @@ from hit_builder.sample_data import HUMAN, load_truth, sample_data_dir
 
 
 def import_sample(session: Session, *, name: str = "sample", human: bool = True,
-                  questions: int | None = None) -> TestSet:
+                  questions: int | None = None, only: Callable[[dict[str, Any]], bool] | None = None) -> TestSet:
     """Import the sample test set as ``name`` with all its systems (and HUMAN from the second references).
 
-    ``questions`` keeps only the first that many questions (and their answers): a smaller sample.
+    ``questions`` keeps only the first that many questions (and their answers): a smaller sample;
+    ``only`` keeps only the questions (test-set records) it accepts, e.g. those of one language.
     """
     from da_platform.building.importers import (
         import_second_reference_as_human,
@@ -24,7 +27,8 @@ def import_sample(session: Session, *, name: str = "sample", human: bool = True,
     )
 
     with tempfile.TemporaryDirectory() as scratch:
-        folder = sample_data_dir() if questions is None else _first_questions(Path(scratch), questions)
+        folder = (sample_data_dir() if questions is None and only is None
+                  else _first_questions(Path(scratch), questions, only))
         test_set = import_test_set(session, folder / "test_set.jsonl", name=name)
         for system, info in load_truth()["systems"].items():
             if info["file"] is not None:
@@ -34,10 +38,13 @@ def import_sample(session: Session, *, name: str = "sample", human: bool = True,
     return test_set
 
 
-def _first_questions(folder: Path, questions: int) -> Path:
-    """Copies of the sample files in ``folder`` holding only the first ``questions`` questions."""
+def _first_questions(folder: Path, questions: int | None,
+                     only: Callable[[dict[str, Any]], bool] | None = None) -> Path:
+    """Copies of the sample files in ``folder`` holding only the first ``questions`` questions (all: None)
+    of those ``only`` accepts (all: None)."""
     source = sample_data_dir()
-    lines = (source / "test_set.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[:questions]
+    lines = [line for line in (source / "test_set.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+             if only is None or only(json.loads(line))][:questions]
     (folder / "test_set.jsonl").write_text("".join(lines), encoding="utf-8")
     kept = {json.loads(line)["id"] for line in lines}
     for info in load_truth()["systems"].values():

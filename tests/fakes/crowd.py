@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from sqlalchemy import select
 
+from da_platform.crowd import SimulatedClock
 from da_platform.models import Assignment, CampaignStatus, Slot, SlotType
 from tests.web_factories import WebEnv
 
@@ -84,6 +85,9 @@ def rate_hit(env: WebEnv, client, base: str, behaviour: Behaviour) -> None:
     The first slot page is fetched like a browser would; the slot order is then read from the
     database once (the server serves slots strictly in position order) and every score is POSTed.
     """
+    # The server sees the times the records claim: each item takes the simulated worker that long.
+    clock = env.app.config.setdefault("SIMULATED_CLOCK", SimulatedClock())
+    token = base.split("/")[2]
     first = client.get(base + "slot")
     assert first.status_code == 200, first.text
     public_id = env.app.extensions["da_platform"].tokens.read_assignment(base.split("/")[2])
@@ -93,8 +97,9 @@ def rate_hit(env: WebEnv, client, base: str, behaviour: Behaviour) -> None:
         scores = [(slot.public_id, behaviour(slot)) for slot in slots[assignment.next_position:]]
     assert re.search(r'name="slot" value="([^"]+)"', first.text).group(1) == scores[0][0]
     for k, (slot_id, score) in enumerate(scores):
-        response = client.post(base + "slot", data={"slot": slot_id, "score": str(score),
-                                                    "behaviour": browser_record(slot_id, k)})
+        record = browser_record(slot_id, k)
+        clock.advance(token, json.loads(record)["shown_ms"])
+        response = client.post(base + "slot", data={"slot": slot_id, "score": str(score), "behaviour": record})
         assert response.status_code == 303, response.text
 
 
