@@ -22,9 +22,8 @@ from da_platform.models import Campaign, Rating, ReviewDecision, Worker
 from da_platform.web.admin.accounts import create_user
 from da_platform.web.admin.context import analysis_cache
 from tests import dashboard_factories as factories
+from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
-
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -104,12 +103,6 @@ def test_large_campaigns_are_analysed_in_the_background_and_shown_out_of_date_me
         assert cache.wait(campaign.id, timeout=300)
         renewed = cache.get(session, campaign)
         assert renewed.current and renewed.stamp.ratings == 200 and len(renewed.analysis.table) == 200
-
-
-def login(client) -> None:
-    page = client.get("/admin/login").text
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    client.post("/admin/login", data={"csrf_token": token, "username": "ana", "password": PASSWORD})
 
 
 def state_of(page: str) -> str:

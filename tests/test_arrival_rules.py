@@ -7,11 +7,11 @@ from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import select, update
-from test_web_flow import FAKE_TURK, age_assignments, assignment_of, current, rate, snapshot, tokens
 
 from da_platform.models import Assignment, AssignmentStatus, Hit, Worker
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from tests.web_factories import WebEnv, make_web_env
+from tests.worker_flow import FAKE_TURK, age_assignments, assignment_of, current, rate, snapshot, tokens
 
 
 @pytest.fixture

@@ -9,48 +9,30 @@ import os
 import pytest
 from sqlalchemy import select
 
-from da_platform.db import upgrade
 from da_platform.models import ReviewDecision
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.fakes.server import serve_wsgi
-from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
-from tests.web_factories import make_web_env
+from tests.admin_client import PASSWORD
+from tests.browser_steps import served_site
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct horse battery staple"
 SCREENSHOTS = os.environ.get("DA_ADMIN_SCREENSHOTS")  # a folder: keep screenshots of the pages for a look
 
 
 @pytest.fixture
 def site(tmp_path):
-    database_url = f"sqlite:///{tmp_path / 'admin.sqlite'}"
-    upgrade(database_url)
-    env = make_web_env(database_url, tmp_path)
-    with env.sessions() as session:
-        campaign = factories.build(session, env.storage, passes=2)
-        env.workers = factories.three_workers(session, campaign)
-        create_user(session, "ana", PASSWORD)
-        session.commit()
-        env.campaign_id = campaign.id
-    with serve_wsgi(env.app) as url:
-        env.url = url
+    with served_site(tmp_path, "admin") as env:
+        factories.three_worker_campaign(env)
+        with env.sessions.begin() as session:
+            create_user(session, "ana", PASSWORD)
         yield env
 
 
 @pytest.fixture
-def page(browser):  # noqa: F811  (pytest injects the imported fixture by its name)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.dialogs, page.problems = [], []
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.on("console", lambda message: page.problems.append(message.text)
-            if "Content Security Policy" in message.text or "Refused to" in message.text else None)
-    page.on("pageerror", lambda error: page.problems.append(str(error)))
-    yield page
-    context.close()
+def page(admin_page):
+    """The dashboard's page (tests/conftest.py): it records dialogs and CSP problems."""
+    return admin_page
 
 
 def no_injection(page) -> None:

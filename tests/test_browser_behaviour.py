@@ -5,20 +5,17 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from da_platform.db import upgrade
 from da_platform.models import BehaviourStatus, Rating, Slot
-from tests.fakes.server import serve_wsgi
-from tests.test_browser_worker import (
-    browser,  # noqa: F401  (the shared Chromium fixture)
+from tests.browser_steps import (
     click_slider,
     drag_slider,
     invite,
     move_by_keyboard,
     next_item,
+    served_site,
     start,
     wait_ready,
 )
-from tests.web_factories import make_web_env
 
 pytestmark = pytest.mark.browser
 
@@ -26,21 +23,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def site(tmp_path):
     """The app on a fresh SQLite database, served on 127.0.0.1."""
-    database_url = f"sqlite:///{tmp_path / 'web.sqlite'}"
-    upgrade(database_url)
-    env = make_web_env(database_url, tmp_path)
-    with serve_wsgi(env.app) as url:
-        env.url = url
-        yield env
-
-
-@pytest.fixture
-def page(browser):  # noqa: F811  (the imported fixture)
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
+    with served_site(tmp_path) as site:
+        yield site
 
 
 def records(site) -> list[tuple[int, BehaviourStatus, dict | None]]:

@@ -5,33 +5,28 @@ from __future__ import annotations
 
 import pytest
 
-from da_platform.db import upgrade
-from da_platform.models import Campaign, CampaignStatus
+from da_platform.models import Campaign
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.fakes.server import serve_wsgi
-from tests.test_browser_admin import PASSWORD, page  # noqa: F401  (fixtures)
-from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
-from tests.web_factories import make_web_env
+from tests.admin_client import PASSWORD
+from tests.browser_steps import served_site
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def site(tmp_path):
-    database_url = f"sqlite:///{tmp_path / 'live.sqlite'}"
-    upgrade(database_url)
-    env = make_web_env(database_url, tmp_path, DASHBOARD_REFRESH_SECONDS=1)
-    with env.sessions() as session:
-        campaign = factories.build(session, env.storage, passes=2)
-        campaign.status = CampaignStatus.running
-        env.workers = factories.three_workers(session, campaign)
-        create_user(session, "ana", PASSWORD)
-        session.commit()
-        env.campaign_id = campaign.id
-    with serve_wsgi(env.app) as url:
-        env.url = url
+    with served_site(tmp_path, "live", DASHBOARD_REFRESH_SECONDS=1) as env:
+        factories.three_worker_campaign(env, running=True)
+        with env.sessions.begin() as session:
+            create_user(session, "ana", PASSWORD)
         yield env
+
+
+@pytest.fixture
+def page(admin_page):
+    """The dashboard's page (tests/conftest.py): it records dialogs and CSP problems."""
+    return admin_page
 
 
 def log_in(tab, site) -> None:
@@ -41,7 +36,7 @@ def log_in(tab, site) -> None:
     tab.click("#login")
 
 
-def test_the_landing_page_points_to_the_dashboard(site, page):  # noqa: F811
+def test_the_landing_page_points_to_the_dashboard(site, page):
     page.goto(f"{site.url}/")
     assert "da-platform" in page.inner_text("h1")
     page.click("#dashboard-link")
@@ -58,7 +53,7 @@ def _ratings_card(tab) -> str:
     return tab.locator("#progress .card", has_text="ratings").inner_text()
 
 
-def test_the_campaign_page_shows_a_new_rating_without_a_reload(site, page):  # noqa: F811
+def test_the_campaign_page_shows_a_new_rating_without_a_reload(site, page):
     log_in(page, site)
     page.goto(f"{site.url}/admin/campaigns/{site.campaign_id}")
     assert _ratings_card(page).split()[0] == "300"
@@ -72,7 +67,7 @@ def test_the_campaign_page_shows_a_new_rating_without_a_reload(site, page):  # n
     assert page.problems == [] and page.dialogs == []
 
 
-def test_the_workers_table_sorts_filters_and_fits_1280_px(site, page):  # noqa: F811
+def test_the_workers_table_sorts_filters_and_fits_1280_px(site, page):
     log_in(page, site)
     page.goto(f"{site.url}/admin/campaigns/{site.campaign_id}/workers")
     column = page.locator("#workers-table thead th").all_inner_texts().index("Worker")

@@ -12,7 +12,7 @@ from da_platform.cli import main
 from da_platform.demo import DEMO_ADMIN, demo_server_config
 from da_platform.models import Assignment, Hit, Rating, Slot, Worker
 from da_platform.web import create_app
-from tests.test_admin_web import login
+from tests.admin_client import login
 
 
 @pytest.mark.slow

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import select
-from test_import import BASE_TEST_SET, database_snapshot, write
 
 from da_platform.cli import main
 from da_platform.models import System
+from tests.import_files import BASE_TEST_SET, database_snapshot, write
 
 
 @pytest.fixture

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import select
-from test_import import database_snapshot
 
 from analysis.errors import InputError
 from da_platform import models
 from da_platform.cli import main
 from da_platform.models import Answer, Question, System
 from hit_builder.formats import guess_format
+from tests.import_files import database_snapshot
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from da_platform.models import (
 )
 from da_platform.sources.pool import mint_invites
 from da_platform.sources.tokens import Tokens
+from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
 
 
@@ -178,12 +179,10 @@ def test_replacing_a_systems_answers_before_the_build(env, tmp_path: Path):
 
 # -- dashboard and CLI preview, dashboard status and release -------------------------------------------
 
-PASSWORD = "correct horse battery staple"
 
 
 def admin_client(env):
     from da_platform.web.admin.accounts import create_user
-    from tests.test_admin_web import login
 
     with env.sessions.begin() as session:
         create_user(session, "ana", PASSWORD)

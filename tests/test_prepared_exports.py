@@ -28,10 +28,8 @@ from da_platform.prepared_exports import (
 )
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
+from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
-
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -44,9 +42,7 @@ def env(database_url, tmp_path):
         env.campaign_id = campaign.id
     env.database_url = database_url
     env.client = env.app.test_client()
-    page = env.client.get("/admin/login").text
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    env.client.post("/admin/login", data={"csrf_token": token, "username": "ana", "password": PASSWORD})
+    login(env.client)
     return env
 
 
@@ -193,7 +189,7 @@ def test_the_job_records_its_steps_and_a_superseded_start(env) -> None:
 
 
 @pytest.mark.browser
-def test_in_chromium_the_status_page_reloads_itself_and_offers_the_download(tmp_path, browser) -> None:  # noqa: F811
+def test_in_chromium_the_status_page_reloads_itself_and_offers_the_download(tmp_path, browser) -> None:
     """No script: the meta refresh (allowed by the strict CSP) brings the download link when ready."""
     from da_platform.db import upgrade
     from da_platform.exports import bundle

@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from da_platform.behaviour import MAX_BYTES, parse_behaviour
 from da_platform.models import BehaviourStatus, Rating, Slot
-from tests.test_web_flow import accepted, arrive_pool, current, via
 from tests.web_factories import WebEnv, make_web_env
+from tests.worker_flow import accepted, arrive_pool, assignment_of, current, via
 
 
 @pytest.fixture
@@ -181,7 +181,6 @@ def test_the_rating_and_its_record_are_one_statement_on_postgresql(env, database
 
     from da_platform.db import make_engine
     from da_platform.web.flow import RatingOutcome, record_rating
-    from tests.test_web_flow import assignment_of
 
     campaign = env.campaign(slots=10)
     client = env.app.test_client()

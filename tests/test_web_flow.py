@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -15,74 +14,29 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.pool import NullPool
 
-from da_platform.models import Assignment, AssignmentStatus, Hit, Rating, Slot, SlotType, Worker, utcnow
+from da_platform.models import Assignment, AssignmentStatus, Hit, Rating, Slot, SlotType, Worker
 from da_platform.sources.mturk import PREVIEW_ASSIGNMENT_ID
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
 from tests.web_factories import CHINESE_QUESTION, WebEnv, make_web_env
-
-FAKE_TURK = "http://127.0.0.1:9"  # allow-listed for these tests; nothing is ever sent there
+from tests.worker_flow import (
+    FAKE_TURK,
+    accepted,
+    age_assignments,
+    arrive_pool,
+    assignment_of,
+    current,
+    rate,
+    ratings,
+    snapshot,
+    tokens,
+    via,
+)
 
 
 @pytest.fixture
 def env(database_url, tmp_path) -> WebEnv:
     return make_web_env(database_url, tmp_path, MTURK_SUBMIT_ORIGINS=["https://www.mturk.com", FAKE_TURK])
-
-
-def snapshot(env: WebEnv) -> tuple:
-    """Everything a worker could change, as plain tuples."""
-    with env.sessions() as s:
-        tables = []
-        for table in ("rating", "assignment", "worker"):
-            rows = s.execute(text(f"SELECT * FROM {table} ORDER BY id")).all()
-            tables.append([tuple(r) for r in rows])
-        return tuple(tables)
-
-
-def tokens(env: WebEnv):
-    return env.app.extensions["da_platform"].tokens
-
-
-def assignment_of(env: WebEnv, base: str) -> str:
-    """The assignment public id inside a /a/<t>/ path."""
-    return tokens(env).read_assignment(base.split("/")[2])
-
-
-def arrive_pool(env: WebEnv, client, campaign_id: int) -> str:
-    """Follow a fresh invite link; returns the assignment's base path /a/<t>/."""
-    link = mint_invites(tokens(env), "http://127.0.0.1", campaign_id, 1, 1)[0]
-    response = client.get(urlsplit(link).path)
-    assert response.status_code == 303, response.text
-    return response.location
-
-
-def current(client, base: str) -> tuple[str, str]:
-    """The current slot's public id, and the page."""
-    page = client.get(base + "slot")
-    assert page.status_code == 200, page.text
-    return re.search(r'name="slot" value="([^"]+)"', page.text).group(1), page.text
-
-
-def rate(client, base: str, slot: str, score, via: str = "slot") -> object:
-    """POST a rating: ``via="slot"`` is the plain form (303), ``via="rating"`` the page script's JSON call."""
-    data = {"slot": slot} if score is None else {"slot": slot, "score": str(score)}
-    return client.post(base + via, data=data)
-
-
-def accepted(response) -> bool:
-    """The rating was taken: a 303 to the next slot (form), or a 200 with what comes next (JSON)."""
-    if response.status_code == 303:
-        return response.location.endswith("/slot")
-    return response.status_code == 200 and response.is_json and ("screen" in response.json or "done" in response.json)
-
-
-# Every attack is tried on both ways of posting a rating.
-via = pytest.mark.parametrize("via", ["slot", "rating"])
-
-
-def ratings(env: WebEnv) -> list[Rating]:
-    with env.sessions() as s:
-        return list(s.scalars(select(Rating).order_by(Rating.id)))
 
 
 def test_pool_worker_rates_a_whole_hit_in_order(env):
@@ -540,14 +494,6 @@ def test_a_dropped_database_connection_costs_no_rating(env, database_url):
 
 
 # The own pool's time limit per HIT ------------------------------------------------------------------
-
-
-def age_assignments(env: WebEnv, minutes: float, source: str = "pool") -> None:
-    """Pretend the ``source`` assignments started ``minutes`` ago."""
-    with env.sessions() as s:
-        s.execute(update(Assignment).where(Assignment.source == source)
-                  .values(started_at=utcnow() - timedelta(minutes=minutes)))
-        s.commit()
 
 
 @via

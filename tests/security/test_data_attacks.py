@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, update
-from test_import import BASE_TEST_SET, database_snapshot, write
 
 from analysis.csv_safety import FORMULA_STARTS, cell
 from analysis.output import write_report
@@ -24,6 +23,7 @@ from da_platform.cli import main
 from da_platform.models import Campaign, Question, System
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
+from tests.import_files import BASE_TEST_SET, database_snapshot, write
 from tests.web_factories import make_web_env
 
 # System names as a hostile data file could give them: spreadsheet formulas, and mathtext for plots.

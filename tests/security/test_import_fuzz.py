@@ -18,14 +18,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, text
-from test_import import BASE_TEST_SET
 
 from analysis.errors import InputError
 from da_platform import models
 from da_platform.db import make_engine, session_factory, transaction, upgrade
 from hit_builder.importers import import_system_answers, import_test_set
+from tests.import_files import BASE_TEST_SET, TABLES
 
-TABLES = ("test_set", "question", "reference", "system", "answer")
 FIELDS = ["id", "question", "references", "answer_type", "yes_no", "context", "entities", "answer", "system"]
 
 # Text with every kind of character, lone surrogates included (they survive only as JSON escapes).

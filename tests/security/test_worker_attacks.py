@@ -24,8 +24,8 @@ from da_platform.models import (
 from da_platform.ratings import load_ratings
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
-from tests.security.conftest import FAKE_TURK
-from tests.test_web_flow import (
+from tests.worker_flow import (
+    FAKE_TURK,
     accepted,
     age_assignments,
     arrive_pool,
