@@ -16,10 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.cli import main
 from da_platform.db import make_engine, session_factory, upgrade
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories
@@ -71,6 +73,20 @@ def sessions(database_url: str) -> Iterator[sessionmaker[Session]]:
 def session(sessions: sessionmaker[Session]) -> Iterator[Session]:
     with sessions() as s:
         yield s
+
+
+@pytest.fixture
+def run(database_url: str, tmp_path: Path):
+    """``run("import", "sample")``: the ``da-platform`` CLI on the fresh database (its instance folder under
+    ``tmp_path``), with ``input=`` for its prompts; returns click's Result. An exception the CLI does not
+    handle fails the test (a user would see a traceback)."""
+    runner = CliRunner()
+    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
+
+    def invoke(*args: str, input: str | None = None) -> Result:
+        return runner.invoke(main, list(args), env=env, input=input, catch_exceptions=False)
+
+    return invoke
 
 
 # -- markers ------------------------------------------------------------------------------------------

@@ -99,6 +99,7 @@ def test_the_same_seed_gives_the_same_ratings(tmp_path: Path) -> None:
                                                   "demo-honest-03"}
 
 
+@pytest.mark.slow
 def test_demo_with_an_agent_on_the_hardened_layout_reports_it(tmp_path: Path) -> None:
     """An oracle-agent gets its own caught/kept line and fact; the hardened layout's HITs hold MEANING checks."""
     out = tmp_path / "demo"

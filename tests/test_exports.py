@@ -8,28 +8,17 @@ import json
 import zipfile
 from datetime import timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select
 
 from analysis.readers import read_long_csv
 from da_platform import exports
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.cli import main
 from da_platform.models import Campaign, ReviewDecision, Worker
 from da_platform.progress import campaign_progress
 from da_platform.web.admin.accounts import authenticate
 from tests import dashboard_factories as factories
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    """Invoke ``da-platform`` on the test database; returns the click Result."""
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-    return lambda *args, input=None: runner.invoke(main, list(args), env=env, input=input)
 
 
 def test_an_empty_campaign_is_not_exported(sessions, tmp_path, run):

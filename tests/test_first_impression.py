@@ -13,6 +13,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from da_platform import exports
 from da_platform.db import upgrade
 from da_platform.models import Campaign
@@ -28,6 +30,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_the_demos_serve_hint_runs_and_slash_points_to_the_dashboard(tmp_path):
     """`da-platform serve --demo --out FOLDER` (the demo's last line) serves FOLDER's demo."""
     folder = tmp_path / "my-demo"

@@ -172,6 +172,7 @@ def test_the_worker_pages_serve_images_from_s3(s3_endpoint: str, tmp_path: Path)
     assert client.get(urls[0]).status_code == 404
 
 
+@pytest.mark.slow
 def test_build_command_writes_through_the_configured_store(s3_endpoint: str, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     env = {"DA_DATABASE_URL": url, "DA_INSTANCE_PATH": str(tmp_path / "instance"), "DA_IMAGE_STORE": "s3",

@@ -7,26 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from sqlalchemy import select
 
 from analysis.errors import InputError
 from da_platform import models
-from da_platform.cli import main
 from da_platform.models import Answer, Question, System
 from hit_builder.formats import guess_format
 from tests.import_files import database_snapshot
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-
-    def invoke(*args: str) -> Result:
-        return runner.invoke(main, list(args), env=env, catch_exceptions=False)
-
-    return invoke
 
 
 def _json(path: Path, document) -> Path:

@@ -104,6 +104,7 @@ def test_stored_hardened_campaign_fails_verification_as_classic(session: Session
         verify_campaign(session, campaign)
 
 
+@pytest.mark.slow
 def test_build_layout_option_and_inspect_show_it(tmp_path, monkeypatch) -> None:
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     monkeypatch.setenv("DA_DATABASE_URL", url)

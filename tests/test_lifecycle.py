@@ -55,6 +55,7 @@ def rate(client, arrival_response, count: int) -> None:
         assert client.post(f"/a/{token}/slot", data={"slot": slot, "score": "70"}).status_code == 303
 
 
+@pytest.mark.slow
 def test_pause_resume_close_and_what_arrivals_get(env):
     web = env.campaign(hits=3, slots=10)
     client = env.app.test_client()
@@ -248,6 +249,7 @@ def test_dashboard_pauses_and_releases(env):
 
 # -- invite labels ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_labelled_invites_store_the_label_with_the_worker_and_show_it(env, tmp_path: Path, monkeypatch):
     import csv
     import io

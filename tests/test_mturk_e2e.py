@@ -106,6 +106,7 @@ def test_launch_work_sync_review_pays_exactly_what_the_policy_says(world):
         world.fake.accept(hit_ids[0], "WBAD")
 
 
+@pytest.mark.slow
 def test_expire_and_delete(world):
     campaign_id = launched(world, hits=2, name="mturk-expire")
     hit_ids = world.hit_ids(campaign_id)
@@ -121,6 +122,7 @@ def test_expire_and_delete(world):
         assert s.get(Campaign, campaign_id).status.value == "closed"
 
 
+@pytest.mark.slow
 def test_live_needs_confirmation_and_matching_environment(sqlite_world):
     world = sqlite_world
     quality_campaign(world.env, hits=2, name="mturk-live")

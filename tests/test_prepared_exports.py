@@ -64,6 +64,7 @@ def wait(env) -> None:
         app_exports(env.app).wait(env.campaign_id)
 
 
+@pytest.mark.slow
 def test_the_bundle_is_prepared_off_the_request_path_and_equals_the_clis(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     link = env.client.get(f"{base}/export/bundle?partial=1")
@@ -82,6 +83,7 @@ def test_the_bundle_is_prepared_off_the_request_path_and_equals_the_clis(env, tm
     assert zipfile.ZipFile(BytesIO(download.data)).read("manifest.json")  # a real zip
 
 
+@pytest.mark.slow
 def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     env.client.get(f"{base}/export/bundle?partial=1")
@@ -115,6 +117,7 @@ def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     assert len(list((tmp_path / "exports" / f"campaign-{env.campaign_id}").glob("*.data"))) == 1  # the old one removed
 
 
+@pytest.mark.slow
 def test_one_preparation_at_a_time_and_a_silent_one_is_taken_as_dead(env) -> None:
     """While a preparation for older inputs runs (here: another server's), none is started for the
     new inputs; once its state file has been silent for SILENT_AFTER it counts as failed."""
@@ -141,6 +144,7 @@ def test_one_preparation_at_a_time_and_a_silent_one_is_taken_as_dead(env) -> Non
     assert not running.exists()  # the dead one's state removed once a newer file is ready
 
 
+@pytest.mark.slow
 def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     url = f"{base}/export/ratings?partial=1&texts=1"
@@ -159,6 +163,7 @@ def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
     assert env.client.get(url).status_code == 200
 
 
+@pytest.mark.slow
 def test_an_unfinished_campaign_without_partial_is_refused_by_the_preparation(env) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     env.client.get(f"{base}/export/wmt")

@@ -9,17 +9,14 @@ import csv
 import io
 import zipfile
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select, update
 
 from analysis.csv_safety import FORMULA_STARTS, cell
 from analysis.output import write_report
 from da_platform import exports
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.cli import main
 from da_platform.models import Campaign, Question, System
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
@@ -110,13 +107,6 @@ HOSTILE_TEST_SETS = {
     "lone surrogate in a reference": '{"id": "a1", "question": "q", "references": ["ok", "\\udfff"]}\n',
     "lone surrogate in a key": '{"id": "a1", "question": "q", "references": ["r"], "\\ud83d": 1}\n',
 }
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-    return lambda *args: runner.invoke(main, list(args), env=env, catch_exceptions=False)
 
 
 @pytest.mark.parametrize("case", list(HOSTILE_TEST_SETS))
