@@ -2,6 +2,7 @@
 of the import tables (equal snapshots before and after a refused import mean an unchanged database)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from sqlalchemy import text
@@ -32,4 +33,10 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
         path.write_bytes(content)
     else:
         path.write_text(content, encoding="utf-8", newline="")
+    return path
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    """``rows`` as JSON lines (UTF-8, characters as they are)."""
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return path

@@ -23,6 +23,7 @@ from tests.worker_flow import (
     FAKE_TURK,
     accepted,
     age_assignments,
+    arrive_at_new_hit,
     arrive_pool,
     assignment_of,
     current,
@@ -67,9 +68,7 @@ def test_pool_worker_rates_a_whole_hit_in_order(env):
 
 
 def test_reload_resumes_at_the_first_unrated_slot_and_keeps_the_served_time(env):
-    campaign = env.campaign(slots=4)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=4)
     for _ in range(2):  # reading (and reloading) the instructions is not being shown the first item
         assert client.get(base).status_code == 200
     with env.sessions() as s:
@@ -116,9 +115,7 @@ def test_page_shows_nothing_that_identifies_system_type_or_question(env):
 
 
 def test_question_text_is_escaped_and_chinese_is_utf8(env):
-    campaign = env.campaign(slots=2)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=2)
     slot, page = current(client, base)
     response = client.get(base + "slot")
     assert response.headers["Content-Type"] == "text/html; charset=utf-8"
@@ -130,9 +127,7 @@ def test_question_text_is_escaped_and_chinese_is_utf8(env):
 
 def test_the_script_gets_each_next_item_with_its_rating(env):
     """POST /rating answers with the item the slot page would show next, then with the completion URL."""
-    campaign = env.campaign(slots=4)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=4)
     slot, page = current(client, base)
     assert f'data-rating-url="{base}rating"' in page
     for number in range(1, 5):
@@ -159,9 +154,7 @@ def test_the_script_gets_each_next_item_with_its_rating(env):
 
 
 def test_the_script_gets_refusals_as_json(env):
-    campaign = env.campaign(slots=2)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=2)
     slot, _ = current(client, base)
     before = snapshot(env)
     bad_score = rate(client, base, slot, "x", "rating")
@@ -205,9 +198,7 @@ def test_rating_a_later_slot_is_refused(env, via):
 
 @via
 def test_going_back_is_refused(env, via):
-    campaign = env.campaign(slots=5)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=5)
     first, _ = current(client, base)
     rate(client, base, first, 30, via)
     current(client, base)
@@ -224,9 +215,7 @@ def test_going_back_is_refused(env, via):
 
 @via
 def test_the_same_rating_twice_is_stored_once(env, via):
-    campaign = env.campaign(slots=3)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=3)
     slot, _ = current(client, base)
     assert accepted(rate(client, base, slot, 64, via))
     before = snapshot(env)
@@ -257,9 +246,7 @@ def test_another_workers_assignment_is_refused(env, via):
 @via
 @pytest.mark.parametrize("score", ["101", "-1", "50.5", "1e2", "abc", "", " 5", "05", "0x10", None, "１０"])
 def test_malformed_scores_are_refused(env, score, via):
-    campaign = env.campaign(slots=2)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=2)
     slot, _ = current(client, base)
     before = snapshot(env)
     assert rate(client, base, slot, score, via).status_code == 400

@@ -43,6 +43,14 @@ def arrive_pool(env: WebEnv, client, campaign_id: int) -> str:
     return response.location
 
 
+def arrive_at_new_hit(env: WebEnv, **campaign) -> tuple[object, str]:
+    """A new campaign (``env.campaign(**campaign)``) and a pool worker who has just arrived at it: the
+    worker's test client and the assignment's base path /a/<t>/."""
+    made = env.campaign(**campaign)
+    client = env.app.test_client()
+    return client, arrive_pool(env, client, made.campaign_id)
+
+
 def current(client, base: str) -> tuple[str, str]:
     """The current slot's public id, and the page."""
     page = client.get(base + "slot")
