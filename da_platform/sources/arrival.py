@@ -54,7 +54,8 @@ def begin_write(target: Session | Connection) -> None:
     Call it first in a transaction, before anything is read or written.
     """
     connection = target.connection() if isinstance(target, Session) else target
-    if connection.dialect.name == "sqlite" and not connection.connection.dbapi_connection.in_transaction:
+    dbapi = connection.connection.dbapi_connection  # None only once the connection is closed
+    if connection.dialect.name == "sqlite" and dbapi is not None and not dbapi.in_transaction:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
