@@ -4,11 +4,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from da_platform.models import Campaign, Hit, Question, Slot, SlotType, System
 
 
+@pytest.mark.slow
 def test_a_system_may_abstain_only_when_allowed_and_its_missing_items_are_not_rated(run, sessions,
                                                                                       tmp_path: Path) -> None:
     assert run("import", "sample").exit_code == 0

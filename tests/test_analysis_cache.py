@@ -86,6 +86,7 @@ def test_reused_while_nothing_changes_and_recomputed_on_a_rating_or_a_decision(e
         assert cache.get(session, campaign).analysis is after_decision.analysis and counting.calls == 3
 
 
+@pytest.mark.slow
 def test_large_campaigns_are_analysed_in_the_background_and_shown_out_of_date_meanwhile(env) -> None:
     cache = AnalysisCache(env.sessions, background_from=1)
     with env.sessions() as session:
@@ -148,6 +149,7 @@ def test_the_progress_counts_are_recounted_after_a_rating(env) -> None:
         assert again == ratings_by_system(session, campaign) and sum(again.values()) == 199
 
 
+@pytest.mark.slow
 def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:
     env = make_web_env(database_url, tmp_path, ANALYSIS_BACKGROUND_FROM=1,
                        EXPORT_BACKGROUND_FROM=10**9)  # exports in the request (prepared ones: test_prepared_exports.py)

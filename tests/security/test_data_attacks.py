@@ -49,6 +49,7 @@ def test_csv_cells_are_neutralised_and_numbers_left_alone():
     assert cell(-0.25) == -0.25 and cell(None) is None and cell("") == "" and cell("plain = text") == "plain = text"
 
 
+@pytest.mark.slow
 def test_hostile_names_in_exports_plots_and_the_dashboard(database_url, tmp_path):
     """Items 6 and 7: every CSV export neutralises formula cells; a ``$`` in a name draws as a ``$``."""
     env = make_web_env(database_url, tmp_path)

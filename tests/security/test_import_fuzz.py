@@ -119,6 +119,7 @@ def _counts(sessions) -> tuple:
 _numbers = itertools.count()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), target=st.sampled_from(["test set", "answers"]))
