@@ -1,15 +1,15 @@
-"""Benchmark: how long one arrival holds SQLite's write lock, Core hand-out against the ORM one.
+"""Benchmark: how long one arrival holds SQLite's write lock in the worker pages' hand-out.
 
 Usage (from the repository root):  python benchmarks/arrival_lock.py [--hits 1000] [--arrivals 500]
 
 A pool campaign of ``hits`` HITs (made with tests/web_factories.py, 1 slot each: the hand-out does not
-read slots) on a SQLite file; ``arrivals`` new workers arrive one after the other, half through the
-worker pages' Core hand-out (``da_platform.sources.arrival.take_assignment_id``), half through the ORM
-one (``da_platform.sources.handout.take_assignment``), interleaved. For each arrival it times
+read slots) on a SQLite file; ``arrivals`` new workers arrive one after the other through the worker
+pages' Core hand-out (``da_platform.sources.arrival.take_assignment_id``; the ORM hand-out it was
+compared with in docs/benchmarks.md was removed on 2026-11-23). For each arrival it times
 ``BEGIN IMMEDIATE`` … ``COMMIT`` (the span in which no other connection can write): from the call
 that starts the transaction to the end of the commit, in wall time and in this process's CPU time
 (SQLite runs in-process, so the CPU time is the lock's own work, whatever else the machine runs).
-Prints p50, p99 and max for each.
+Prints p50, p99 and max.
 """
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from da_platform.db import make_engine, session_factory, upgrade  # noqa: E402
 from da_platform.sources.arrival import take_assignment_id  # noqa: E402
 from da_platform.sources.base import Arrival  # noqa: E402
-from da_platform.sources.handout import take_assignment  # noqa: E402
 from hit_builder.storage import LocalImageStorage  # noqa: E402
 from tests.web_factories import make_campaign  # noqa: E402
 
@@ -47,17 +46,14 @@ def main() -> None:
         sessions = session_factory(engine)
         with sessions() as session:
             campaign = make_campaign(session, LocalImageStorage(Path(folder) / "images"), hits=args.hits, slots=1)
-        times: dict[str, list[float]] = {"core": [], "orm": []}
-        cpu: dict[str, list[float]] = {"core": [], "orm": []}
+        times: dict[str, list[float]] = {"core": []}
+        cpu: dict[str, list[float]] = {"core": []}
         for i in range(args.arrivals):
             arrival = Arrival(source="pool", campaign_id=campaign.campaign_id, worker_external_id=f"p-{i}")
-            kind = "core" if i % 2 == 0 else "orm"
+            kind = "core"
             with sessions() as session:
                 start, start_cpu = time.perf_counter(), time.process_time()
-                if kind == "core":
-                    take_assignment_id(session.connection(), arrival)
-                else:
-                    take_assignment(session, arrival)
+                take_assignment_id(session.connection(), arrival)
                 session.commit()
                 times[kind].append(time.perf_counter() - start)
                 cpu[kind].append(time.process_time() - start_cpu)

@@ -15,7 +15,17 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from da_platform.building.build import build_campaign
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, SlotType, Worker
+from da_platform.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignStatus,
+    Hit,
+    Rating,
+    Slot,
+    SlotType,
+    Worker,
+)
 from hit_builder.storage import LocalImageStorage
 from tests.factories import make_test_set
 
@@ -98,3 +108,27 @@ def three_workers(session: Session, campaign: Campaign) -> dict[str, int]:
     rate_hit(session, campaign, 1, "careful", seed=2, start=START + timedelta(hours=1))
     rate_hit(session, campaign, 2, "careless", careless, seed=3, start=START + timedelta(hours=2))
     return {w.external_id: w.id for w in session.scalars(select(Worker))}
+
+
+def three_worker_campaign(env, *, running: bool = False) -> None:
+    """``build``'s campaign (2 passes: 4 HITs) on the web test ``env``, rated by ``three_workers``; sets
+    ``env.campaign_id`` and ``env.workers``. With ``running``, the campaign's status is running. Commits."""
+    with env.sessions() as session:
+        campaign = build(session, env.storage, passes=2)
+        if running:
+            campaign.status = CampaignStatus.running
+        env.workers = three_workers(session, campaign)
+        session.commit()
+        env.campaign_id = campaign.id
+
+
+def campaign_rated_in_part(sessions, tmp_path, *, rated_hits: int) -> int:
+    """``build``'s campaign (2 passes: 4 HITs, images under ``tmp_path/images``) with its first ``rated_hits``
+    HITs rated (by IMG, careful, careless, steady, an hour apart); returns its id. Commits."""
+    with sessions() as session:
+        campaign = build(session, LocalImageStorage(tmp_path / "images"), passes=2)
+        workers = [IMG, "careful", "careless", "steady"]
+        for i in range(rated_hits):
+            behaviour = careless if workers[i] == "careless" else good
+            rate_hit(session, campaign, i, workers[i], behaviour, seed=i, start=START + timedelta(hours=i))
+        return campaign.id

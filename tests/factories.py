@@ -2,10 +2,16 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
+from da_platform.db import make_engine, session_factory, upgrade
 from da_platform.models import Answer, Question, Reference, System, TestSet
+
+if TYPE_CHECKING:  # benchmarks import this module without pytest
+    import pytest
 
 WORDS = ("light energy plant water cell sugar leaf root carbon oxygen grows makes stores uses the a of "
          "and in to because when which through sunlight chlorophyll glucose process produce").split()
@@ -44,3 +50,21 @@ def make_test_set(session: Session, *, name: str = "test set", questions: int = 
             system.answers.append(Answer(question=question, text=text))
     session.flush()
     return test_set
+
+
+def cli_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, questions: int) -> str:
+    """A migrated SQLite database under ``tmp_path`` holding ``make_test_set``'s test set "cli set", set up for
+    the CLI: ``$DA_DATABASE_URL`` names it, the instance folder is ``tmp_path/instance`` and the caller's
+    ``$DA_IMAGE_FOLDER`` and ``$DA_FONT`` are unset. Returns its URL."""
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    monkeypatch.setenv("DA_DATABASE_URL", url)
+    monkeypatch.setenv("DA_INSTANCE_PATH", str(tmp_path / "instance"))
+    monkeypatch.delenv("DA_IMAGE_FOLDER", raising=False)
+    monkeypatch.delenv("DA_FONT", raising=False)
+    upgrade(url)
+    engine = make_engine(url)
+    with session_factory(engine)() as session:
+        make_test_set(session, name="cli set", questions=questions)
+        session.commit()
+    engine.dispose()
+    return url

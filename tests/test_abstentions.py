@@ -5,24 +5,12 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from sqlalchemy import select
 
-from da_platform.cli import main
 from da_platform.models import Campaign, Hit, Question, Slot, SlotType, System
 
 
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-
-    def invoke(*args: str) -> Result:
-        return runner.invoke(main, list(args), env=env, catch_exceptions=False)
-
-    return invoke
-
-
+@pytest.mark.slow
 def test_a_system_may_abstain_only_when_allowed_and_its_missing_items_are_not_rated(run, sessions,
                                                                                       tmp_path: Path) -> None:
     assert run("import", "sample").exit_code == 0

@@ -6,25 +6,14 @@ import html
 import re
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import select
 
 from da_platform.models import Assignment, BehaviourStatus, Rating, Worker
-from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.test_admin_web import PASSWORD, login
-from tests.web_factories import make_web_env
+from tests.admin_client import login
 
 SCRIPTED = {"v": 1, "first_input_ms": None, "pointer": 0, "touch": 0, "key": 0, "hidden_ms": 0, "blur_ms": 0,
             "paste": 0, "copy": 0, "shown_ms": 6000}
-
-
-@pytest.fixture
-def env(database_url, tmp_path):
-    env = make_web_env(database_url, tmp_path)
-    with env.sessions.begin() as session:
-        create_user(session, "ana", PASSWORD)
-    return env
 
 
 def rated_with_records(env) -> tuple[int, dict[str, int]]:
@@ -49,12 +38,12 @@ def rated_with_records(env) -> tuple[int, dict[str, int]]:
         return campaign.id, ids
 
 
-def test_analyze_prints_the_verdicts(env, database_url, tmp_path):
+def test_analyze_prints_the_verdicts(admin_env, database_url, tmp_path):
     from click.testing import CliRunner
 
     from da_platform.cli import main
 
-    rated_with_records(env)
+    rated_with_records(admin_env)
     result = CliRunner().invoke(main, ["analyze", "--campaign", "dash", "--out", str(tmp_path / "r"), "--no-plots"],
                                 env={"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path)})
     assert result.exit_code == 0, result.output
@@ -62,9 +51,9 @@ def test_analyze_prints_the_verdicts(env, database_url, tmp_path):
     assert "  pool:agent: flagged for review: no_interaction (behaviour)" in result.output
 
 
-def test_worker_pages_show_the_verdict_and_its_signals(env):
-    campaign_id, ids = rated_with_records(env)
-    client = env.app.test_client()
+def test_worker_pages_show_the_verdict_and_its_signals(admin_env):
+    campaign_id, ids = rated_with_records(admin_env)
+    client = admin_env.app.test_client()
     login(client)
     listing = client.get(f"/admin/campaigns/{campaign_id}/workers").text
     rows = {name: re.search(rf">{name}</a>.*?</tr>", listing, re.DOTALL).group(0) for name in ("person", "agent")}

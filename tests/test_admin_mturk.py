@@ -10,14 +10,14 @@ from sqlalchemy import select
 
 from da_platform.models import ReviewDecision, Worker
 from da_platform.web.admin.accounts import create_user
+from tests.admin_client import PASSWORD, csrf_token, login
 from tests.fakes.crowd import good
-from tests.test_admin_web import PASSWORD, csrf_token, login
-from tests.test_mturk_e2e import _world, launched
+from tests.mturk_world import launched, mturk_world
 
 
 @pytest.fixture
 def world(database_url, tmp_path):
-    yield from _world(database_url, tmp_path)
+    yield from mturk_world(database_url, tmp_path)
 
 
 def decide(client, campaign_id: int, worker_id: int, action: str, reason: str, **extra) -> None:

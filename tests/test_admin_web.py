@@ -16,20 +16,12 @@ from da_platform.operations.tokens import request_token
 from da_platform.web.admin.accounts import create_user
 from da_platform.web.admin.auth import LoginThrottle
 from tests import dashboard_factories as factories
+from tests.admin_client import PASSWORD, csrf_token, login
 from tests.web_factories import make_web_env
 
-PASSWORD = "correct horse battery staple"
 PAGES = ["/admin/", "/admin/campaigns/1", "/admin/campaigns/1/pvalues.png", "/admin/campaigns/1/workers",
          "/admin/campaigns/1/workers/1", "/admin/campaigns/1/workers/1/scatter.png",
          "/admin/campaigns/1/workers/1/decide?action=reject", "/admin/campaigns/1/export/bundle"]
-
-
-@pytest.fixture
-def env(database_url, tmp_path):
-    env = make_web_env(database_url, tmp_path)
-    with env.sessions.begin() as session:
-        create_user(session, "ana", PASSWORD)
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -53,25 +45,6 @@ def no_login_attempts_counted(request):
         app = request.getfixturevalue("plain").app
         app.extensions["da_admin_login_throttle"] = LoginThrottle(
             app.config["ADMIN_LOGIN_LIMIT"], app.config["ADMIN_RATELIMIT_STORAGE_URI"])
-
-
-def csrf_token(client, path: str = "/admin/login") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text).group(1)
-
-
-def login(client, name: str = "ana", password: str = PASSWORD, next_: str = ""):
-    return client.post("/admin/login", data={"csrf_token": csrf_token(client), "username": name,
-                                             "password": password, "next": next_})
-
-
-@pytest.fixture
-def rated(env):
-    """A campaign of 4 HITs: two careful workers (one with an HTML payload as id), one careless, one HIT open."""
-    with env.sessions() as session:
-        campaign = factories.build(session, env.storage, passes=2)
-        env.workers = factories.three_workers(session, campaign)
-        env.campaign_id = campaign.id
-    return env
 
 
 # -- access --------------------------------------------------------------------------------------

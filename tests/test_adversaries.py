@@ -92,6 +92,7 @@ def test_overlap_metrics() -> None:
     assert fluency_guess("word word word") < fluency_guess("A full sentence that says something useful here.")
 
 
+@pytest.mark.slow
 def test_ocr_bot_reads_the_images_and_scores_by_overlap(images) -> None:
     rng = np.random.default_rng(0)
     bot = OverlapBot(TesseractReader(), "ocr-overlap")

@@ -22,9 +22,8 @@ from da_platform.models import Campaign, Rating, ReviewDecision, Worker
 from da_platform.web.admin.accounts import create_user
 from da_platform.web.admin.context import analysis_cache
 from tests import dashboard_factories as factories
+from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
-
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -87,6 +86,7 @@ def test_reused_while_nothing_changes_and_recomputed_on_a_rating_or_a_decision(e
         assert cache.get(session, campaign).analysis is after_decision.analysis and counting.calls == 3
 
 
+@pytest.mark.slow
 def test_large_campaigns_are_analysed_in_the_background_and_shown_out_of_date_meanwhile(env) -> None:
     cache = AnalysisCache(env.sessions, background_from=1)
     with env.sessions() as session:
@@ -104,12 +104,6 @@ def test_large_campaigns_are_analysed_in_the_background_and_shown_out_of_date_me
         assert cache.wait(campaign.id, timeout=300)
         renewed = cache.get(session, campaign)
         assert renewed.current and renewed.stamp.ratings == 200 and len(renewed.analysis.table) == 200
-
-
-def login(client) -> None:
-    page = client.get("/admin/login").text
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    client.post("/admin/login", data={"csrf_token": token, "username": "ana", "password": PASSWORD})
 
 
 def state_of(page: str) -> str:
@@ -155,6 +149,7 @@ def test_the_progress_counts_are_recounted_after_a_rating(env) -> None:
         assert again == ratings_by_system(session, campaign) and sum(again.values()) == 199
 
 
+@pytest.mark.slow
 def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:
     env = make_web_env(database_url, tmp_path, ANALYSIS_BACKGROUND_FROM=1,
                        EXPORT_BACKGROUND_FROM=10**9)  # exports in the request (prepared ones: test_prepared_exports.py)

@@ -7,11 +7,11 @@ from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import select, update
-from test_web_flow import FAKE_TURK, age_assignments, assignment_of, current, rate, snapshot, tokens
 
 from da_platform.models import Assignment, AssignmentStatus, Hit, Worker
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from tests.web_factories import WebEnv, make_web_env
+from tests.worker_flow import FAKE_TURK, age_assignments, assignment_of, current, rate, snapshot, tokens
 
 
 @pytest.fixture
@@ -43,10 +43,15 @@ def mturk(client, hit_id: str, assignment_id: str, worker: str = "W1"):
                                                "turkSubmitTo": FAKE_TURK})
 
 
-def test_a_completed_mturk_assignment_keeps_its_assignment_id(env):
+def mturk_hit(env) -> str:
+    """A new campaign of one 2-slot HIT on MTurk; the HIT's MTurk id."""
     env.campaign(hits=1, slots=2, provider="mturk")
     with env.sessions() as s:
-        hit_id = s.scalar(select(Hit.provider_hit_id))
+        return s.scalar(select(Hit.provider_hit_id))
+
+
+def test_a_completed_mturk_assignment_keeps_its_assignment_id(env):
+    hit_id = mturk_hit(env)
     client = env.app.test_client()
     base = mturk(client, hit_id, "ASSIGN1").location
     for score in (10, 20):
@@ -62,9 +67,7 @@ def test_a_completed_mturk_assignment_keeps_its_assignment_id(env):
 
 
 def test_an_abandoned_mturk_hit_accepted_again_is_reopened_with_the_new_id(env):
-    env.campaign(hits=1, slots=2, provider="mturk")
-    with env.sessions() as s:
-        hit_id = s.scalar(select(Hit.provider_hit_id))
+    hit_id = mturk_hit(env)
     client = env.app.test_client()
     base = mturk(client, hit_id, "ASSIGN1").location
     with env.sessions() as s:  # returned to MTurk (as the sync marks it)

@@ -9,48 +9,24 @@ import os
 import pytest
 from sqlalchemy import select
 
-from da_platform.db import upgrade
 from da_platform.models import ReviewDecision
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.fakes.server import serve_wsgi
-from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
-from tests.web_factories import make_web_env
+from tests.admin_client import PASSWORD
+from tests.browser_steps import served_site
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct horse battery staple"
 SCREENSHOTS = os.environ.get("DA_ADMIN_SCREENSHOTS")  # a folder: keep screenshots of the pages for a look
 
 
 @pytest.fixture
 def site(tmp_path):
-    database_url = f"sqlite:///{tmp_path / 'admin.sqlite'}"
-    upgrade(database_url)
-    env = make_web_env(database_url, tmp_path)
-    with env.sessions() as session:
-        campaign = factories.build(session, env.storage, passes=2)
-        env.workers = factories.three_workers(session, campaign)
-        create_user(session, "ana", PASSWORD)
-        session.commit()
-        env.campaign_id = campaign.id
-    with serve_wsgi(env.app) as url:
-        env.url = url
+    with served_site(tmp_path, "admin") as env:
+        factories.three_worker_campaign(env)
+        with env.sessions.begin() as session:
+            create_user(session, "ana", PASSWORD)
         yield env
-
-
-@pytest.fixture
-def page(browser):  # noqa: F811  (pytest injects the imported fixture by its name)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.dialogs, page.problems = [], []
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.on("console", lambda message: page.problems.append(message.text)
-            if "Content Security Policy" in message.text or "Refused to" in message.text else None)
-    page.on("pageerror", lambda error: page.problems.append(str(error)))
-    yield page
-    context.close()
 
 
 def no_injection(page) -> None:
@@ -67,57 +43,57 @@ def image_loaded(page, selector: str) -> bool:
     return page.eval_on_selector(selector, "img => img.naturalWidth > 0")
 
 
-def test_log_in_read_the_pages_and_decide(site, page):
+def test_log_in_read_the_pages_and_decide(site, admin_page):
     campaign_url = f"{site.url}/admin/campaigns/{site.campaign_id}"
-    page.goto(campaign_url)
-    assert page.url.startswith(f"{site.url}/admin/login?next=")
-    page.fill("#username", "ana")
-    page.fill("#password", "wrong password!")
-    page.click("#login")
-    assert page.inner_text("#error") == "Wrong user name or password."
-    page.fill("#username", "ana")
-    page.fill("#password", PASSWORD)
-    page.click("#login")
-    page.wait_for_url(campaign_url)
+    admin_page.goto(campaign_url)
+    assert admin_page.url.startswith(f"{site.url}/admin/login?next=")
+    admin_page.fill("#username", "ana")
+    admin_page.fill("#password", "wrong password!")
+    admin_page.click("#login")
+    assert admin_page.inner_text("#error") == "Wrong user name or password."
+    admin_page.fill("#username", "ana")
+    admin_page.fill("#password", PASSWORD)
+    admin_page.click("#login")
+    admin_page.wait_for_url(campaign_url)
 
-    systems = page.locator("#ranking-table tbody tr td:nth-child(2)").all_inner_texts()
+    systems = admin_page.locator("#ranking-table tbody tr td:nth-child(2)").all_inner_texts()
     assert systems == list(factories.QUALITY)  # "<script>alert(1)</script>" shown as text
-    assert "unfinished: 3 of 4 HITs done" in page.inner_text("#progress")
-    assert page.locator("#planning-table tbody tr").count() == 3
-    assert image_loaded(page, "#heatmap")
-    no_injection(page)
+    assert "unfinished: 3 of 4 HITs done" in admin_page.inner_text("#progress")
+    assert admin_page.locator("#planning-table tbody tr").count() == 3
+    assert image_loaded(admin_page, "#heatmap")
+    no_injection(admin_page)
     if SCREENSHOTS:
-        page.screenshot(path=os.path.join(SCREENSHOTS, "campaign.png"), full_page=True)
+        admin_page.screenshot(path=os.path.join(SCREENSHOTS, "campaign.png"), full_page=True)
 
-    page.click("#workers-link")
-    page.wait_for_url(f"{campaign_url}/workers")  # loaded: count() below does not wait
-    assert page.locator(f"text={factories.IMG}").count() == 1
-    no_injection(page)
-    page.click(f"a[href$='/workers/{site.workers[factories.IMG]}']")
-    page.wait_for_url(f"{campaign_url}/workers/{site.workers[factories.IMG]}")
-    assert page.inner_text("#worker-id") == factories.IMG
-    assert image_loaded(page, "#scatter") and image_loaded(page, "#timeline")
-    pairs = page.locator("#pairs-table tbody tr td").all_inner_texts()
+    admin_page.click("#workers-link")
+    admin_page.wait_for_url(f"{campaign_url}/workers")  # loaded: count() below does not wait
+    assert admin_page.locator(f"text={factories.IMG}").count() == 1
+    no_injection(admin_page)
+    admin_page.click(f"a[href$='/workers/{site.workers[factories.IMG]}']")
+    admin_page.wait_for_url(f"{campaign_url}/workers/{site.workers[factories.IMG]}")
+    assert admin_page.inner_text("#worker-id") == factories.IMG
+    assert image_loaded(admin_page, "#scatter") and image_loaded(admin_page, "#timeline")
+    pairs = admin_page.locator("#pairs-table tbody tr td").all_inner_texts()
     assert pairs[0] == f"Why {factories.SCRIPT} and {factories.IMG}?" and pairs[2].endswith(factories.IMG)
-    no_injection(page)
+    no_injection(admin_page)
     if SCREENSHOTS:
-        page.screenshot(path=os.path.join(SCREENSHOTS, "worker.png"), full_page=True)
+        admin_page.screenshot(path=os.path.join(SCREENSHOTS, "worker.png"), full_page=True)
 
-    page.click("#action-approve_exclude")
-    assert "Confirm: Approve but exclude" in page.inner_text("h1")
-    page.fill("#reason", "scores drift after item 50")
-    page.click("#confirm-decision")  # the required checkbox is not ticked: the browser refuses to send
-    assert "Confirm:" in page.inner_text("h1")
-    page.check("#confirm")
-    page.click("#confirm-decision")
-    page.wait_for_selector(".flash")
-    assert "Recorded: Approve but exclude (1 decision(s))." in page.inner_text(".flash")
-    assert "scores drift after item 50" in page.inner_text("#decisions-table")
+    admin_page.click("#action-approve_exclude")
+    assert "Confirm: Approve but exclude" in admin_page.inner_text("h1")
+    admin_page.fill("#reason", "scores drift after item 50")
+    admin_page.click("#confirm-decision")  # the required checkbox is not ticked: the browser refuses to send
+    assert "Confirm:" in admin_page.inner_text("h1")
+    admin_page.check("#confirm")
+    admin_page.click("#confirm-decision")
+    admin_page.wait_for_selector(".flash")
+    assert "Recorded: Approve but exclude (1 decision(s))." in admin_page.inner_text(".flash")
+    assert "scores drift after item 50" in admin_page.inner_text("#decisions-table")
     with site.sessions() as session:
         decision = session.scalars(select(ReviewDecision)).one()
         assert (decision.action, decision.use_data, decision.reason) == ("approve", False, "scores drift after item 50")
-    no_injection(page)
+    no_injection(admin_page)
 
-    page.click("#logout")
-    page.goto(campaign_url)
-    assert page.url.startswith(f"{site.url}/admin/login")
+    admin_page.click("#logout")
+    admin_page.goto(campaign_url)
+    assert admin_page.url.startswith(f"{site.url}/admin/login")

@@ -5,20 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from da_platform.db import upgrade
 from da_platform.models import BehaviourStatus, Rating, Slot
-from tests.fakes.server import serve_wsgi
-from tests.test_browser_worker import (
-    browser,  # noqa: F401  (the shared Chromium fixture)
-    click_slider,
-    drag_slider,
-    invite,
-    move_by_keyboard,
-    next_item,
-    start,
-    wait_ready,
-)
-from tests.web_factories import make_web_env
+from tests import browser_steps as steps
 
 pytestmark = pytest.mark.browser
 
@@ -26,21 +14,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def site(tmp_path):
     """The app on a fresh SQLite database, served on 127.0.0.1."""
-    database_url = f"sqlite:///{tmp_path / 'web.sqlite'}"
-    upgrade(database_url)
-    env = make_web_env(database_url, tmp_path)
-    with serve_wsgi(env.app) as url:
-        env.url = url
-        yield env
-
-
-@pytest.fixture
-def page(browser):  # noqa: F811  (the imported fixture)
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
+    with steps.served_site(tmp_path) as site:
+        yield site
 
 
 def records(site) -> list[tuple[int, BehaviourStatus, dict | None]]:
@@ -57,14 +32,14 @@ def interactions(record: dict) -> tuple[int, int, int]:
 
 def test_pointer_and_keyboard_each_produce_their_record(site, page):
     campaign = site.campaign(slots=3)
-    start(page, invite(site, campaign))
-    click_slider(page, 0.3)
-    next_item(page, 1, 3)
-    move_by_keyboard(page, presses=3)
-    next_item(page, 2, 3)
-    drag_slider(page, 0.5, 0.8)
-    click_slider(page, 0.2)
-    next_item(page, 3, 3)
+    steps.start(page, steps.invite(site, campaign))
+    steps.click_slider(page, 0.3)
+    steps.next_item(page, 1, 3)
+    steps.move_by_keyboard(page, presses=3)
+    steps.next_item(page, 2, 3)
+    steps.drag_slider(page, 0.5, 0.8)
+    steps.click_slider(page, 0.2)
+    steps.next_item(page, 3, 3)
     page.wait_for_selector("#done")
     stored = records(site)
     assert [(position, status) for position, status, _ in stored] == [(0, BehaviourStatus.valid)] * 1 + [
@@ -87,12 +62,12 @@ def test_touch_produces_its_record(site, browser):  # noqa: F811  (the imported 
     page = context.new_page()
     page.set_default_timeout(10_000)
     try:
-        start(page, invite(site, campaign))
+        steps.start(page, steps.invite(site, campaign))
         box = page.locator("#slider").bounding_box()
         page.touchscreen.tap(box["x"] + 0.7 * box["width"], box["y"] + box["height"] / 2)
         assert page.is_enabled("#next")
         page.tap("#next")
-        wait_ready(page, 2, 2)
+        steps.wait_ready(page, 2, 2)
     finally:
         context.close()
     [(position, status, record)] = records(site)
@@ -114,13 +89,13 @@ SCRIPTED = """() => {
 @pytest.mark.parametrize("post", ["fetch", "plain form"])
 def test_a_script_setting_the_value_produces_no_interactions(site, page, post):
     campaign = site.campaign(slots=2)
-    start(page, invite(site, campaign))
+    steps.start(page, steps.invite(site, campaign))
     page.evaluate(SCRIPTED)
     assert page.input_value("#score") == "83" and page.is_enabled("#next")
     if post == "plain form":  # the page without fetch: the form posts and the server answers 303
         page.evaluate("document.getElementById('rating-form').removeAttribute('data-rating-url')")
     page.click("#next")
-    wait_ready(page, 2, 2)
+    steps.wait_ready(page, 2, 2)
     [(position, status, record)] = records(site)
     assert (position, status) == (0, BehaviourStatus.valid)
     assert interactions(record) == (0, 0, 0)
@@ -130,18 +105,18 @@ def test_a_script_setting_the_value_produces_no_interactions(site, page, post):
 
 def test_the_plain_form_post_carries_the_record(site, page):
     campaign = site.campaign(slots=2)
-    start(page, invite(site, campaign))
+    steps.start(page, steps.invite(site, campaign))
     page.evaluate("document.getElementById('rating-form').removeAttribute('data-rating-url')")
-    move_by_keyboard(page, presses=2, key="ArrowLeft")
+    steps.move_by_keyboard(page, presses=2, key="ArrowLeft")
     page.click("#next")
-    wait_ready(page, 2, 2)
+    steps.wait_ready(page, 2, 2)
     [(_, status, record)] = records(site)
     assert status == BehaviourStatus.valid and interactions(record) == (0, 0, 2)
 
 
 def test_copy_and_paste_are_counted(site, page):
     campaign = site.campaign(slots=2)
-    start(page, invite(site, campaign))
+    steps.start(page, steps.invite(site, campaign))
     page.evaluate("""() => {
       const range = document.createRange();
       range.selectNodeContents(document.getElementById('question'));
@@ -151,9 +126,9 @@ def test_copy_and_paste_are_counted(site, page):
     page.keyboard.press("Control+c")
     page.keyboard.press("Control+v")
     page.keyboard.press("Control+v")
-    move_by_keyboard(page)
+    steps.move_by_keyboard(page)
     page.click("#next")
-    wait_ready(page, 2, 2)
+    steps.wait_ready(page, 2, 2)
     [(_, status, record)] = records(site)
     assert status == BehaviourStatus.valid
     assert (record["copy"], record["paste"]) == (1, 2) and interactions(record) == (0, 0, 1)

@@ -5,32 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from da_platform.db import upgrade
-from da_platform.models import Campaign, CampaignStatus
+from da_platform.models import Campaign
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.fakes.server import serve_wsgi
-from tests.test_browser_admin import PASSWORD, page  # noqa: F401  (fixtures)
-from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
-from tests.web_factories import make_web_env
+from tests.admin_client import PASSWORD
+from tests.browser_steps import served_site
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def site(tmp_path):
-    database_url = f"sqlite:///{tmp_path / 'live.sqlite'}"
-    upgrade(database_url)
-    env = make_web_env(database_url, tmp_path, DASHBOARD_REFRESH_SECONDS=1)
-    with env.sessions() as session:
-        campaign = factories.build(session, env.storage, passes=2)
-        campaign.status = CampaignStatus.running
-        env.workers = factories.three_workers(session, campaign)
-        create_user(session, "ana", PASSWORD)
-        session.commit()
-        env.campaign_id = campaign.id
-    with serve_wsgi(env.app) as url:
-        env.url = url
+    with served_site(tmp_path, "live", DASHBOARD_REFRESH_SECONDS=1) as env:
+        factories.three_worker_campaign(env, running=True)
+        with env.sessions.begin() as session:
+            create_user(session, "ana", PASSWORD)
         yield env
 
 
@@ -41,60 +30,60 @@ def log_in(tab, site) -> None:
     tab.click("#login")
 
 
-def test_the_landing_page_points_to_the_dashboard(site, page):  # noqa: F811
-    page.goto(f"{site.url}/")
-    assert "da-platform" in page.inner_text("h1")
-    page.click("#dashboard-link")
-    page.wait_for_url(f"{site.url}/admin/login**")
-    log_in(page, site)
-    page.goto(f"{site.url}/")
-    page.click("#dashboard-link")
-    page.wait_for_url(f"{site.url}/admin/")
-    assert page.locator("#campaigns").count() == 1
-    assert page.problems == [] and page.dialogs == []
+def test_the_landing_page_points_to_the_dashboard(site, admin_page):
+    admin_page.goto(f"{site.url}/")
+    assert "da-platform" in admin_page.inner_text("h1")
+    admin_page.click("#dashboard-link")
+    admin_page.wait_for_url(f"{site.url}/admin/login**")
+    log_in(admin_page, site)
+    admin_page.goto(f"{site.url}/")
+    admin_page.click("#dashboard-link")
+    admin_page.wait_for_url(f"{site.url}/admin/")
+    assert admin_page.locator("#campaigns").count() == 1
+    assert admin_page.problems == [] and admin_page.dialogs == []
 
 
 def _ratings_card(tab) -> str:
     return tab.locator("#progress .card", has_text="ratings").inner_text()
 
 
-def test_the_campaign_page_shows_a_new_rating_without_a_reload(site, page):  # noqa: F811
-    log_in(page, site)
-    page.goto(f"{site.url}/admin/campaigns/{site.campaign_id}")
-    assert _ratings_card(page).split()[0] == "300"
-    page.evaluate("window.notReloaded = true")
+def test_the_campaign_page_shows_a_new_rating_without_a_reload(site, admin_page):
+    log_in(admin_page, site)
+    admin_page.goto(f"{site.url}/admin/campaigns/{site.campaign_id}")
+    assert _ratings_card(admin_page).split()[0] == "300"
+    admin_page.evaluate("window.notReloaded = true")
     with site.sessions() as session:  # a fourth worker rates 2 items of the open HIT
         factories.rate_hit(session, session.get(Campaign, site.campaign_id), 3, "late", slots=2)
-    page.wait_for_function("() => document.querySelector('#progress').innerText.includes('302')")
-    assert _ratings_card(page).split()[0] == "302"
-    assert page.evaluate("window.notReloaded") is True  # the same page, updated in place
-    assert page.locator("#assignments-table").inner_text().count("2/100") == 1  # the new assignment, x/100
-    assert page.problems == [] and page.dialogs == []
+    admin_page.wait_for_function("() => document.querySelector('#progress').innerText.includes('302')")
+    assert _ratings_card(admin_page).split()[0] == "302"
+    assert admin_page.evaluate("window.notReloaded") is True  # the same page, updated in place
+    assert admin_page.locator("#assignments-table").inner_text().count("2/100") == 1  # the new assignment, x/100
+    assert admin_page.problems == [] and admin_page.dialogs == []
 
 
-def test_the_workers_table_sorts_filters_and_fits_1280_px(site, page):  # noqa: F811
-    log_in(page, site)
-    page.goto(f"{site.url}/admin/campaigns/{site.campaign_id}/workers")
-    column = page.locator("#workers-table thead th").all_inner_texts().index("Worker")
+def test_the_workers_table_sorts_filters_and_fits_1280_px(site, admin_page):
+    log_in(admin_page, site)
+    admin_page.goto(f"{site.url}/admin/campaigns/{site.campaign_id}/workers")
+    column = admin_page.locator("#workers-table thead th").all_inner_texts().index("Worker")
 
     def names() -> list[str]:
-        return [row.split("\t")[column].strip() for row in page.locator("#workers-table tbody tr:visible")
+        return [row.split("\t")[column].strip() for row in admin_page.locator("#workers-table tbody tr:visible")
                 .all_inner_texts()]
 
-    page.click("#workers-table thead th:nth-child(1) button")
-    assert names() == sorted(names()) and page.get_attribute("#workers-table thead th:nth-child(1)",
+    admin_page.click("#workers-table thead th:nth-child(1) button")
+    assert names() == sorted(names()) and admin_page.get_attribute("#workers-table thead th:nth-child(1)",
                                                              "aria-sort") == "ascending"
-    page.click("#workers-table thead th:nth-child(1) button")
+    admin_page.click("#workers-table thead th:nth-child(1) button")
     assert names() == sorted(names(), reverse=True)
-    seconds = page.locator("#workers-table thead th", has_text="s / item")
+    seconds = admin_page.locator("#workers-table thead th", has_text="s / item")
     seconds.locator("button").click()
-    index = page.locator("#workers-table thead th").all_inner_texts().index(seconds.inner_text())
-    values = [float(row.split("\t")[index]) for row in page.locator("#workers-table tbody tr").all_inner_texts()]
+    index = admin_page.locator("#workers-table thead th").all_inner_texts().index(seconds.inner_text())
+    values = [float(row.split("\t")[index]) for row in admin_page.locator("#workers-table tbody tr").all_inner_texts()]
     assert values == sorted(values) and len(values) == 3
-    page.fill("#workers-filter", "careless")
+    admin_page.fill("#workers-filter", "careless")
     assert names() == ["careless"]
-    page.fill("#workers-filter", "")
+    admin_page.fill("#workers-filter", "")
     assert len(names()) == 3
-    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
-    assert page.evaluate("document.querySelector('#workers-table').getBoundingClientRect().right") <= 1280
-    assert page.problems == [] and page.dialogs == []
+    assert admin_page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert admin_page.evaluate("document.querySelector('#workers-table').getBoundingClientRect().right") <= 1280
+    assert admin_page.problems == [] and admin_page.dialogs == []

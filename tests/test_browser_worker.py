@@ -13,27 +13,23 @@ import pytest
 from PIL import Image
 from sqlalchemy import select, text
 
-from da_platform.db import upgrade
 from da_platform.models import Assignment, AssignmentStatus, Rating, Slot
-from da_platform.sources.pool import mint_invites
 from da_platform.sources.prolific import study_url
+from tests.browser_steps import (
+    click_slider,
+    drag_slider,
+    invite,
+    move_by_keyboard,
+    next_item,
+    served_site,
+    start,
+    wait_ready,
+)
 from tests.fakes.fake_mturk import create_fake_mturk
 from tests.fakes.server import serve_wsgi
-from tests.web_factories import CHINESE_QUESTION, make_web_env
+from tests.web_factories import CHINESE_QUESTION
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
@@ -46,54 +42,10 @@ def fake_mturk():
 @pytest.fixture
 def site(tmp_path, fake_mturk):
     """The app on a fresh SQLite database, served on 127.0.0.1, with the fake MTurk allow-listed."""
-    database_url = f"sqlite:///{tmp_path / 'web.sqlite'}"
-    upgrade(database_url)
     turk_url, _ = fake_mturk
-    env = make_web_env(database_url, tmp_path, MTURK_SUBMIT_ORIGINS=[turk_url],
-                       FRAME_ANCESTORS=["https://www.mturk.com", "https://workersandbox.mturk.com", turk_url])
-    with serve_wsgi(env.app) as url:
-        env.url = url
-        yield env
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
-
-
-def invite(site, campaign) -> str:
-    tokens = site.app.extensions["da_platform"].tokens
-    return mint_invites(tokens, site.url, campaign.campaign_id, 1, 1)[0]
-
-
-def start(page, link: str) -> None:
-    page.goto(link)
-    page.click("#start")
-    page.wait_for_selector("#rating-form[data-ready]")
-
-
-def move_by_keyboard(page, presses: int = 1, key: str = "ArrowRight") -> None:
-    page.focus("#slider")
-    for _ in range(presses):
-        page.keyboard.press(key)
-
-
-def click_slider(page, fraction: float) -> None:
-    box = page.locator("#slider").bounding_box()
-    page.mouse.click(box["x"] + fraction * box["width"], box["y"] + box["height"] / 2)
-
-
-def drag_slider(page, start_fraction: float, end_fraction: float) -> None:
-    box = page.locator("#slider").bounding_box()
-    y = box["y"] + box["height"] / 2
-    page.mouse.move(box["x"] + start_fraction * box["width"], y)
-    page.mouse.down()
-    page.mouse.move(box["x"] + end_fraction * box["width"], y, steps=4)
-    page.mouse.up()
+    with served_site(tmp_path, MTURK_SUBMIT_ORIGINS=[turk_url],
+                     FRAME_ANCESTORS=["https://www.mturk.com", "https://workersandbox.mturk.com", turk_url]) as site:
+        yield site
 
 
 def thumb_drawn(page) -> bool:
@@ -102,24 +54,8 @@ def thumb_drawn(page) -> bool:
     return any(abs(r - 26) + abs(g - 95) + abs(b - 180) < 30 for _, (r, g, b) in image.getcolors(1 << 16))
 
 
-READY = """expected => {
-  const progress = document.getElementById('progress'), form = document.getElementById('rating-form');
-  return progress !== null && progress.textContent.trim() === expected && form.dataset.ready === '1';
-}"""
-
 SLOT_STATE = """() => [document.getElementById('progress').textContent.trim(),
                 document.getElementById('next').disabled, document.getElementById('score').value]"""
-
-
-def wait_ready(page, number: int, total: int) -> None:
-    """Wait until item ``number`` is displayed and its script is listening."""
-    page.wait_for_function(READY, arg=f"{number} / {total}")
-
-
-def next_item(page, number: int, total: int) -> None:
-    page.click("#next")
-    if number < total:
-        wait_ready(page, number + 1, total)
 
 
 def test_a_worker_rates_a_whole_hit(site, page):

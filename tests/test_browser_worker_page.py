@@ -14,14 +14,10 @@ from sqlalchemy import func, select
 from da_platform import models
 from da_platform.building.build import build_campaign
 from da_platform.building.showcase import make_showcase
-from da_platform.db import upgrade
 from da_platform.models import Answer, Assignment, CampaignStatus, Question, Rating, Reference, System
-from da_platform.sources.pool import mint_invites
 from da_platform.web.i18n import SHIPPED, _read_po
 from hit_builder.worker_settings import WorkerPageOptions
-from tests.fakes.server import serve_wsgi
-from tests.test_browser_worker import browser, move_by_keyboard  # noqa: F401 (the browser fixture)
-from tests.web_factories import make_web_env
+from tests.browser_steps import invite, move_by_keyboard, served_site, start
 
 pytestmark = pytest.mark.browser
 
@@ -31,12 +27,8 @@ DESKTOP = {"width": 1280, "height": 900}
 
 @pytest.fixture
 def site(tmp_path):
-    database_url = f"sqlite:///{tmp_path / 'web.sqlite'}"
-    upgrade(database_url)
-    env = make_web_env(database_url, tmp_path)
-    with serve_wsgi(env.app) as url:
-        env.url = url
-        yield env
+    with served_site(tmp_path) as site:
+        yield site
 
 
 def build(site, test_set_maker, *, name: str, lang: str = "en", **options) -> int:
@@ -50,21 +42,11 @@ def build(site, test_set_maker, *, name: str, lang: str = "en", **options) -> in
         return campaign.id
 
 
-def invite(site, campaign_id: int) -> str:
-    return mint_invites(site.app.extensions["da_platform"].tokens, site.url, campaign_id, 1, 1)[0]
-
-
-def new_page(browser, viewport: dict, scale: float = 1):  # noqa: F811
+def new_page(browser, viewport: dict, scale: float = 1):
     context = browser.new_context(viewport=viewport, device_scale_factor=scale)
     page = context.new_page()
     page.set_default_timeout(15_000)
     return context, page
-
-
-def start(page, link: str) -> None:
-    page.goto(link)
-    page.click("#start")
-    page.wait_for_selector("#rating-form[data-ready='1']")
 
 
 def capitals_only(session):
@@ -108,7 +90,7 @@ def first_line_ink_rows(png: bytes) -> int:
 
 
 @pytest.mark.parametrize("scale", [1, 2, 3])
-def test_answer_text_on_a_phone_is_not_smaller_than_the_body_text(site, browser, scale):  # noqa: F811
+def test_answer_text_on_a_phone_is_not_smaller_than_the_body_text(site, browser, scale):
     campaign = build(site, capitals_only, name="caps")
     context, page = new_page(browser, PHONE, scale)
     try:
@@ -128,7 +110,7 @@ SHOWN = "i => [i.currentSrc, i.getBoundingClientRect().width]"
 
 
 @pytest.mark.parametrize("scale", [1, 2])
-def test_images_are_2x_and_shown_at_half_their_pixels(site, browser, scale):  # noqa: F811
+def test_images_are_2x_and_shown_at_half_their_pixels(site, browser, scale):
     """A 2x screen draws one image pixel per device pixel; a 1x screen shows the same image at the
     same CSS size (the instructions' example Answer A is not held by a grid column)."""
     campaign = build(site, capitals_only, name=f"caps{scale}")
@@ -158,7 +140,7 @@ IN_VIEW = """() => {
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_with_a_long_answer_slider_and_next_stay_in_view(site, browser, viewport):  # noqa: F811
+def test_with_a_long_answer_slider_and_next_stay_in_view(site, browser, viewport):
     campaign = build(site, lambda s: make_showcase(s, name="long", long=True), name="long")
     context, page = new_page(browser, viewport, 2)
     try:
@@ -195,7 +177,7 @@ def english_left(page, catalogue: dict[str, str]) -> list[str]:
     return [m for m, s in catalogue.items() if s != m and m in html]
 
 
-def test_chinese_pages_are_chinese_through_and_through(site, browser):  # noqa: F811
+def test_chinese_pages_are_chinese_through_and_through(site, browser):
     campaign = build(site, lambda s: make_showcase(s, name="zh", lang="zh-Hans"), name="zh", lang="zh-Hans",
                      practice=True, show_context=True, contact="help@example.org", pay="15 元", minutes=20)
     catalogue = chinese_catalogue()
@@ -229,7 +211,7 @@ def test_chinese_pages_are_chinese_through_and_through(site, browser):  # noqa: 
         context.close()
 
 
-def test_practice_items_create_no_rating(site, browser):  # noqa: F811
+def test_practice_items_create_no_rating(site, browser):
     campaign = build(site, lambda s: make_showcase(s, name="practice"), name="practice", practice=True)
     context, page = new_page(browser, DESKTOP, 1)
     try:

@@ -14,7 +14,7 @@ from da_platform.building.inspection import verify_campaign
 from da_platform.db import make_engine, session_factory, upgrade
 from da_platform.models import Answer, Campaign, CampaignStatus, Hit, Slot, SlotType, System
 from hit_builder.storage import LocalImageStorage
-from tests.factories import make_test_set
+from tests.factories import cli_database, make_test_set
 
 UGARITIC_A = "\U00010380"
 
@@ -166,17 +166,7 @@ def test_bad_requests_are_clear_errors(session: Session, tmp_path) -> None:
 def test_build_and_inspect_commands(tmp_path, monkeypatch) -> None:
     from da_platform.cli import main
 
-    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
-    monkeypatch.setenv("DA_DATABASE_URL", url)
-    monkeypatch.setenv("DA_INSTANCE_PATH", str(tmp_path / "instance"))
-    monkeypatch.delenv("DA_IMAGE_FOLDER", raising=False)
-    monkeypatch.delenv("DA_FONT", raising=False)
-    upgrade(url)
-    engine = make_engine(url)
-    with session_factory(engine)() as session:
-        make_test_set(session, name="cli set", questions=30)
-        session.commit()
-    engine.dispose()
+    cli_database(tmp_path, monkeypatch, questions=30)
     runner = CliRunner()
 
     built = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "pilot", "--seed", "3",

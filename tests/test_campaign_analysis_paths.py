@@ -11,25 +11,14 @@ import io
 import json
 import zipfile
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
 from sqlalchemy import select
 
 from analysis.report import analyze
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.cli import main
 from da_platform.models import Campaign, ReviewDecision, Worker
 from hit_builder.storage import LocalImageStorage
 from tests import dashboard_factories as factories
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-    return lambda *args: runner.invoke(main, list(args), env=env)
 
 
 def test_every_path_agrees_after_an_exclusion(sessions, database_url, tmp_path, run):

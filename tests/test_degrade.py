@@ -157,6 +157,7 @@ def answers(draw) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(references=st.lists(answers(), min_size=8, max_size=30), answer=answers(), seed=st.integers(0, 2**32))
 def test_degradation_never_adds_a_script_to_a_mixed_test_set(references: list[str], answer: str, seed: int) -> None:

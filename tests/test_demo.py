@@ -12,7 +12,7 @@ from da_platform.cli import main
 from da_platform.demo import DEMO_ADMIN, demo_server_config
 from da_platform.models import Assignment, Hit, Rating, Slot, Worker
 from da_platform.web import create_app
-from tests.test_admin_web import login
+from tests.admin_client import login
 
 
 @pytest.mark.slow
@@ -99,6 +99,7 @@ def test_the_same_seed_gives_the_same_ratings(tmp_path: Path) -> None:
                                                   "demo-honest-03"}
 
 
+@pytest.mark.slow
 def test_demo_with_an_agent_on_the_hardened_layout_reports_it(tmp_path: Path) -> None:
     """An oracle-agent gets its own caught/kept line and fact; the hardened layout's HITs hold MEANING checks."""
     out = tmp_path / "demo"

@@ -8,45 +8,21 @@ import json
 import zipfile
 from datetime import timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select
 
 from analysis.readers import read_long_csv
 from da_platform import exports
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.cli import main
 from da_platform.models import Campaign, ReviewDecision, Worker
 from da_platform.progress import campaign_progress
 from da_platform.web.admin.accounts import authenticate
-from hit_builder.storage import LocalImageStorage
 from tests import dashboard_factories as factories
 
 
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    """Invoke ``da-platform`` on the test database; returns the click Result."""
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-    return lambda *args, input=None: runner.invoke(main, list(args), env=env, input=input)
-
-
-def _campaign(sessions, tmp_path, *, rated_hits: int) -> int:
-    """The dashboard factory's campaign (4 HITs) with the first ``rated_hits`` HITs rated."""
-    with sessions() as session:
-        campaign = factories.build(session, LocalImageStorage(tmp_path / "images"), passes=2)
-        workers = [factories.IMG, "careful", "careless", "steady"]
-        for i in range(rated_hits):
-            behaviour = factories.careless if workers[i] == "careless" else factories.good
-            factories.rate_hit(session, campaign, i, workers[i], behaviour, seed=i,
-                               start=factories.START + timedelta(hours=i))
-        return campaign.id
-
-
 def test_an_empty_campaign_is_not_exported(sessions, tmp_path, run):
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=0)
+    campaign_id = factories.campaign_rated_in_part(sessions, tmp_path, rated_hits=0)
     with sessions() as session:
         campaign = session.get(Campaign, campaign_id)
         for export in (exports.ratings, exports.wmt, exports.bundle, exports.ranking):
@@ -61,7 +37,7 @@ def test_an_empty_campaign_is_not_exported(sessions, tmp_path, run):
 
 
 def test_an_unfinished_campaign_needs_partial_and_then_says_so(sessions, tmp_path, run):
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=3)
+    campaign_id = factories.campaign_rated_in_part(sessions, tmp_path, rated_hits=3)
     with sessions() as session:
         campaign = session.get(Campaign, campaign_id)
         with pytest.raises(exports.ExportError, match="is unfinished: 3 of 4 HITs done; export it anyway"):
@@ -79,7 +55,7 @@ def test_an_unfinished_campaign_needs_partial_and_then_says_so(sessions, tmp_pat
 
 
 def test_a_complete_campaign_exports_everything(sessions, tmp_path, run):
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=4)
+    campaign_id = factories.campaign_rated_in_part(sessions, tmp_path, rated_hits=4)
     with sessions.begin() as session:  # the researcher excluded one careful worker's data
         worker = session.scalar(select(Worker).where(Worker.external_id == "steady"))
         session.add(ReviewDecision(campaign_id=campaign_id, worker_id=worker.id, action="exclude_data",
@@ -137,7 +113,7 @@ def test_a_complete_campaign_exports_everything(sessions, tmp_path, run):
 
 
 def test_progress_projects_completion_time_and_cost(sessions, tmp_path):
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=2)
+    campaign_id = factories.campaign_rated_in_part(sessions, tmp_path, rated_hits=2)
     with sessions() as session:
         campaign = session.get(Campaign, campaign_id)
         factories.rate_hit(session, campaign, 2, "slow", slots=30, start=factories.START + timedelta(hours=2))
@@ -157,7 +133,7 @@ def test_progress_projects_completion_time_and_cost(sessions, tmp_path):
 
 def test_progress_counts_a_pool_hit_past_its_time_limit_as_open(sessions, tmp_path):
     """The next arrival gets such a HIT (see da_platform.sources.pool), so nobody is rating it."""
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=2)
+    campaign_id = factories.campaign_rated_in_part(sessions, tmp_path, rated_hits=2)
     started = factories.START + timedelta(hours=2)
     with sessions() as session:
         campaign = session.get(Campaign, campaign_id)

@@ -13,11 +13,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from da_platform import exports
 from da_platform.db import upgrade
 from da_platform.models import Campaign
-from tests.test_admin_web import env, login, rated  # noqa: F401  (fixtures)
-from tests.test_exports import _campaign
+from tests.admin_client import login
+from tests.dashboard_factories import campaign_rated_in_part
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,6 +30,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_the_demos_serve_hint_runs_and_slash_points_to_the_dashboard(tmp_path):
     """`da-platform serve --demo --out FOLDER` (the demo's last line) serves FOLDER's demo."""
     folder = tmp_path / "my-demo"
@@ -68,7 +71,7 @@ def test_out_without_demo_is_a_usage_error(tmp_path):
 
 
 def test_partial_csv_exports_carry_their_status_on_every_row(sessions, tmp_path):
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=3)
+    campaign_id = campaign_rated_in_part(sessions, tmp_path, rated_hits=3)
     with sessions() as session:
         campaign = session.get(Campaign, campaign_id)
         ratings = exports.ratings(session, campaign, partial=True)
@@ -80,13 +83,13 @@ def test_partial_csv_exports_carry_their_status_on_every_row(sessions, tmp_path)
 
 
 def test_complete_csv_exports_have_no_status_column(sessions, tmp_path):
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=4)
+    campaign_id = campaign_rated_in_part(sessions, tmp_path, rated_hits=4)
     with sessions() as session:
         made = exports.ratings(session, session.get(Campaign, campaign_id))
     assert "status" not in made.content.decode().splitlines()[0].split(",")
 
 
-def test_rejecting_an_own_pool_worker_does_not_promise_a_message(rated):  # noqa: F811
+def test_rejecting_an_own_pool_worker_does_not_promise_a_message(rated):
     client = rated.app.test_client()
     login(client)
     url = f"/admin/campaigns/{rated.campaign_id}/workers/{rated.workers['careless']}/decide?action=reject"
@@ -97,8 +100,8 @@ def test_rejecting_an_own_pool_worker_does_not_promise_a_message(rated):  # noqa
     assert "The worker is not told: the platform shows own-pool workers no rejection message" in text
 
 
-def test_the_landing_page_is_public_and_escapes_nothing_from_data(env):  # noqa: F811
-    page = env.app.test_client().get("/")
+def test_the_landing_page_is_public_and_escapes_nothing_from_data(admin_env):
+    page = admin_env.app.test_client().get("/")
     assert page.status_code == 200 and 'href="/admin/"' in page.text
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
 
@@ -111,7 +114,7 @@ def test_ratings_with_texts_and_a_self_contained_bundle(sessions, tmp_path):
     from da_platform.building.importers import import_system_answers, import_test_set
     from da_platform.models import Slot
 
-    campaign_id = _campaign(sessions, tmp_path, rated_hits=4)
+    campaign_id = campaign_rated_in_part(sessions, tmp_path, rated_hits=4)
     with sessions() as session:
         campaign = session.get(Campaign, campaign_id)
         made = exports.ratings(session, campaign, with_texts=True)

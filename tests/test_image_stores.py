@@ -121,14 +121,23 @@ def test_build_writes_every_image_to_the_database_from_two_rendering_processes(d
     assert all(content_key(data) == key for key, data in stored.items())
 
 
-def serve_one_item(env, campaign_id: int) -> tuple[object, list[str]]:
-    """A pool worker arrives; the first item's two image URLs as the page gives them."""
+def serve_one_item(env) -> tuple[object, list[str]]:
+    """A campaign whose images go to the app's configured store; a pool worker arrives; the first item's two
+    image URLs, as the page gives them, each serve a PNG, and nothing was written to ``IMAGE_FOLDER``."""
+    storage = env.app.extensions["da_platform"].storage
+    with env.sessions() as session:
+        campaign = make_campaign(session, storage, slots=3)
     tokens = env.app.extensions["da_platform"].tokens
     client = env.app.test_client()
-    link = mint_invites(tokens, "http://127.0.0.1", campaign_id, 1, 1)[0]
+    link = mint_invites(tokens, "http://127.0.0.1", campaign.campaign_id, 1, 1)[0]
     base = client.get(urlsplit(link).path).location
     page = client.get(base + "slot").text
-    return client, re.findall(r'<img id="answer-[ab]" src="([^"]+)"', page)
+    urls = re.findall(r'<img id="answer-[ab]" src="([^"]+)"', page)
+    assert len(urls) == 2
+    for url in urls:
+        assert_png(client.get(url))
+    assert not Path(env.app.config["IMAGE_FOLDER"]).exists()  # nothing on this server's disk
+    return client, urls
 
 
 def assert_png(response) -> None:
@@ -138,15 +147,8 @@ def assert_png(response) -> None:
 
 def test_the_worker_pages_serve_images_from_the_database(database_url: str, tmp_path: Path) -> None:
     env = make_web_env(database_url, tmp_path, IMAGE_STORE="database", IMAGE_FOLDER=str(tmp_path / "unused"))
-    storage = env.app.extensions["da_platform"].storage
-    assert isinstance(storage, DatabaseImageStorage)
-    with env.sessions() as session:
-        campaign = make_campaign(session, storage, slots=3)
-    client, urls = serve_one_item(env, campaign.campaign_id)
-    assert len(urls) == 2
-    for url in urls:
-        assert_png(client.get(url))
-    assert not (tmp_path / "unused").exists()  # nothing on this server's disk
+    assert isinstance(env.app.extensions["da_platform"].storage, DatabaseImageStorage)
+    client, urls = serve_one_item(env)
     with env.sessions() as session:
         session.execute(delete(ImageBlob))
         session.commit()
@@ -158,20 +160,14 @@ def test_the_worker_pages_serve_images_from_s3(s3_endpoint: str, tmp_path: Path)
     upgrade(url)
     env = make_web_env(url, tmp_path, IMAGE_STORE="s3", S3_BUCKET=BUCKET, S3_ENDPOINT_URL=s3_endpoint,
                        S3_PREFIX="web/", IMAGE_FOLDER=str(tmp_path / "unused"))
-    storage = env.app.extensions["da_platform"].storage
-    with env.sessions() as session:
-        campaign = make_campaign(session, storage, slots=3)
-    client, urls = serve_one_item(env, campaign.campaign_id)
-    assert len(urls) == 2
-    for url in urls:
-        assert_png(client.get(url))
-    assert not (tmp_path / "unused").exists()
+    client, urls = serve_one_item(env)
     client_s3 = boto3.session.Session().client("s3", endpoint_url=s3_endpoint)
     for name in objects(s3_endpoint, "web/"):
         client_s3.delete_object(Bucket=BUCKET, Key=name)
     assert client.get(urls[0]).status_code == 404
 
 
+@pytest.mark.slow
 def test_build_command_writes_through_the_configured_store(s3_endpoint: str, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     env = {"DA_DATABASE_URL": url, "DA_INSTANCE_PATH": str(tmp_path / "instance"), "DA_IMAGE_STORE": "s3",

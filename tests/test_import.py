@@ -15,40 +15,14 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_core.errors import InputError
 from da_platform import models
 from da_platform.building.importers import import_second_reference_as_human, import_system_answers, import_test_set
 from da_platform.models import AnswerType, Question, System
-
-TABLES = ("test_set", "question", "reference", "system", "answer")
-
-BASE_TEST_SET = (
-    '{"id": "a1", "question": "Why do leaves change colour in autumn?", '
-    '"references": ["Chlorophyll breaks down, revealing other pigments.", "The green pigment fades."]}\n'
-    '{"id": "a2", "question": "为什么秋天树叶会变色？", '
-    '"references": ["叶绿素分解，其他色素显现出来。", "绿色素褪去了。"], '
-    '"answer_type": "description"}\n'
-    '{"id": "a3", "question": "Is tea healthy?", "references": ["Yes, in moderation."], '
-    '"answer_type": "yes_no", "yes_no": "yes"}\n'
-)
-
-
-def database_snapshot(sessions: sessionmaker[Session]) -> dict[str, list[tuple]]:
-    """Every row of the import tables, in id order: equal snapshots mean an unchanged database."""
-    with sessions() as s:
-        return {t: [tuple(r) for r in s.execute(text(f"SELECT * FROM {t} ORDER BY id"))] for t in TABLES}
-
-
-def write(folder: Path, name: str, content: str | bytes) -> Path:
-    path = folder / name
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content, encoding="utf-8", newline="")
-    return path
+from tests.import_files import BASE_TEST_SET, database_snapshot, write
 
 
 @pytest.fixture

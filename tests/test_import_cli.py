@@ -5,24 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 from sqlalchemy import select
-from test_import import BASE_TEST_SET, database_snapshot, write
 
 from da_platform.cli import main
 from da_platform.models import System
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    """Invoke ``da-platform`` with $DA_DATABASE_URL pointing at the test database."""
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-
-    def invoke(*args: str) -> Result:
-        return runner.invoke(main, list(args), env=env, catch_exceptions=False)
-
-    return invoke
+from tests.import_files import BASE_TEST_SET, database_snapshot, write
 
 
 def test_import_test_set_answers_and_human(run, sessions, tmp_path: Path) -> None:

@@ -7,35 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from sqlalchemy import select
-from test_import import database_snapshot
 
 from da_core.errors import InputError
 from da_platform import models
-from da_platform.cli import main
 from da_platform.models import Answer, Question, System
 from hit_builder.formats import guess_format
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-
-    def invoke(*args: str) -> Result:
-        return runner.invoke(main, list(args), env=env, catch_exceptions=False)
-
-    return invoke
+from tests.import_files import database_snapshot, write_jsonl
 
 
 def _json(path: Path, document) -> Path:
     path.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
-    return path
-
-
-def _lines(path: Path, rows) -> Path:
-    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return path
 
 
@@ -152,8 +134,8 @@ DUREADER_PREDICTIONS = [
 
 
 def test_dureader_labels_and_entities_reach_the_database_and_the_metrics(run, sessions, tmp_path):
-    path = _lines(tmp_path / "zhidao.dev.json", DUREADER)      # DuReader's files are JSON lines ending in .json
-    predictions = _lines(tmp_path / "bidaf.json", DUREADER_PREDICTIONS)
+    path = write_jsonl(tmp_path / "zhidao.dev.json", DUREADER)      # DuReader's files are JSON lines ending in .json
+    predictions = write_jsonl(tmp_path / "bidaf.json", DUREADER_PREDICTIONS)
     assert guess_format(path) == "dureader" and guess_format(predictions) == "dureader"
     result = run("import", "test-set", str(path), "--name", "du")
     assert result.exit_code == 0, result.output
@@ -182,15 +164,15 @@ def test_dureader_labels_and_entities_reach_the_database_and_the_metrics(run, se
 
 def test_dureader_errors_name_line_and_source_field(run, sessions, tmp_path):
     bad = [DUREADER[0], {**DUREADER[1], "question_type": "YES_NO", "yesno_answers": ["Yes"]}]
-    path = _lines(tmp_path / "bad.json", bad)
+    path = write_jsonl(tmp_path / "bad.json", bad)
     before = database_snapshot(sessions)
     result = run("import", "test-set", str(path))
     assert result.exit_code != 0
     assert f"{path}:2: field 'yesno_answers': 1 yes/no labels for 2 references" in result.output
-    path = _lines(tmp_path / "bad2.json", [{**DUREADER[0], "answers": []}])
+    path = write_jsonl(tmp_path / "bad2.json", [{**DUREADER[0], "answers": []}])
     result = run("import", "test-set", str(path), "--format", "dureader")
     assert f"{path}:1: field 'answers': the list is empty" in result.output
-    path = _lines(tmp_path / "bad3.json", [{**DUREADER[0], "question_type": "OPINION"}])
+    path = write_jsonl(tmp_path / "bad3.json", [{**DUREADER[0], "question_type": "OPINION"}])
     result = run("import", "test-set", str(path))
     assert f"{path}:1: field 'question_type': unknown answer type 'OPINION'" in result.output
     assert database_snapshot(sessions) == before
@@ -210,7 +192,7 @@ MSMARCO = [
 
 
 def test_msmarco_test_set_and_predictions(run, sessions, tmp_path):
-    path = _lines(tmp_path / "dev_v2.1.jsonl", MSMARCO)
+    path = write_jsonl(tmp_path / "dev_v2.1.jsonl", MSMARCO)
     assert guess_format(path) == "msmarco"
     result = run("import", "test-set", str(path), "--name", "marco")
     assert result.exit_code == 0, result.output
@@ -221,12 +203,12 @@ def test_msmarco_test_set_and_predictions(run, sessions, tmp_path):
         assert q.context == "Corporation: a company authorized to act as a single entity."
         assert [r.text for r in s.scalar(select(Question).where(Question.external_id == "1102430")).references] \
             == ["Pink", "Pink."]
-    predictions = _lines(tmp_path / "run.jsonl", [{"query_id": 1102432, "answers": ["A company."]},
+    predictions = write_jsonl(tmp_path / "run.jsonl", [{"query_id": 1102432, "answers": ["A company."]},
                                                  {"query_id": 1102430, "answers": ["pink"]}])
     result = run("import", "answers", "--test-set", "marco", str(predictions))
     assert result.exit_code == 0, result.output
     before = database_snapshot(sessions)
-    empty = _lines(tmp_path / "empty.jsonl", [{"query_id": 1102432, "answers": []},
+    empty = write_jsonl(tmp_path / "empty.jsonl", [{"query_id": 1102432, "answers": []},
                                              {"query_id": 1102430, "answers": ["pink"]}])
     result = run("import", "answers", "--test-set", "marco", str(empty))
     assert f"{empty}:1: field 'answers': missing (the field is required)" in result.output
@@ -237,8 +219,8 @@ def test_msmarco_test_set_and_predictions(run, sessions, tmp_path):
 
 
 def test_a_file_whose_format_cannot_be_told(tmp_path):
-    path = _lines(tmp_path / "mine.json", [{"id": "q1", "question": "?", "references": ["r"]}])
+    path = write_jsonl(tmp_path / "mine.json", [{"id": "q1", "question": "?", "references": ["r"]}])
     with pytest.raises(InputError, match=r"cannot tell the file's format; give --format"):
         guess_format(path)
-    assert guess_format(_lines(tmp_path / "mine.jsonl", [{"id": "q1", "question": "?"}])) == "platform"
+    assert guess_format(write_jsonl(tmp_path / "mine.jsonl", [{"id": "q1", "question": "?"}])) == "platform"
     assert guess_format(tmp_path / "table.csv") == "platform"

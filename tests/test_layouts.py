@@ -16,13 +16,13 @@ from da_core.errors import BuildError
 from da_platform.building.build import build_campaign
 from da_platform.building.inspection import verify_campaign
 from da_platform.cli import main
-from da_platform.db import make_engine, session_factory, upgrade
+from da_platform.db import make_engine, session_factory
 from da_platform.exports import degradations
 from da_platform.models import Campaign, Hit, Slot, SlotType
 from hit_builder.assembly import AssemblyError, assemble, partner_set, verify_hit
 from hit_builder.layouts import CLASSIC, HARDENED
 from hit_builder.storage import LocalImageStorage
-from tests.factories import make_test_set
+from tests.factories import cli_database, make_test_set
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 LATIN = re.compile(r"[A-Za-z]")
@@ -104,18 +104,9 @@ def test_stored_hardened_campaign_fails_verification_as_classic(session: Session
         verify_campaign(session, campaign)
 
 
+@pytest.mark.slow
 def test_build_layout_option_and_inspect_show_it(tmp_path, monkeypatch) -> None:
-    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
-    monkeypatch.setenv("DA_DATABASE_URL", url)
-    monkeypatch.setenv("DA_INSTANCE_PATH", str(tmp_path / "instance"))
-    monkeypatch.delenv("DA_IMAGE_FOLDER", raising=False)
-    monkeypatch.delenv("DA_FONT", raising=False)
-    upgrade(url)
-    engine = make_engine(url)
-    with session_factory(engine)() as session:
-        make_test_set(session, name="cli set", questions=20)
-        session.commit()
-    engine.dispose()
+    url = cli_database(tmp_path, monkeypatch, questions=20)
     runner = CliRunner()
     built = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "h", "--layout", "hardened",
                                  "--render", "hardened"])

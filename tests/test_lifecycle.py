@@ -26,6 +26,7 @@ from da_platform.models import (
 )
 from da_platform.sources.pool import mint_invites
 from da_platform.sources.tokens import Tokens
+from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
 
 
@@ -54,6 +55,7 @@ def rate(client, arrival_response, count: int) -> None:
         assert client.post(f"/a/{token}/slot", data={"slot": slot, "score": "70"}).status_code == 303
 
 
+@pytest.mark.slow
 def test_pause_resume_close_and_what_arrivals_get(env):
     web = env.campaign(hits=3, slots=10)
     client = env.app.test_client()
@@ -178,12 +180,10 @@ def test_replacing_a_systems_answers_before_the_build(env, tmp_path: Path):
 
 # -- dashboard and CLI preview, dashboard status and release -------------------------------------------
 
-PASSWORD = "correct horse battery staple"
 
 
 def admin_client(env):
     from da_platform.web.admin.accounts import create_user
-    from tests.test_admin_web import login
 
     with env.sessions.begin() as session:
         create_user(session, "ana", PASSWORD)
@@ -249,6 +249,7 @@ def test_dashboard_pauses_and_releases(env):
 
 # -- invite labels ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_labelled_invites_store_the_label_with_the_worker_and_show_it(env, tmp_path: Path, monkeypatch):
     import csv
     import io

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -21,6 +20,7 @@ from da_platform.cli import main
 from da_platform.models import Answer, Question, Reference, System
 from hit_builder.readers import read_table
 from hit_builder.records import parse_answers, parse_test_set
+from tests.import_files import write_jsonl
 
 TEST_SET = [
     {"id": "y1", "question": "Can you eat raw eggs?", "answer_type": "yes_no", "yes_no": ["yes", "no"],
@@ -42,17 +42,12 @@ SYSTEMS = {
 }
 
 
-def _jsonl(path: Path, rows) -> Path:
-    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def files(tmp_path):
-    test_set = _jsonl(tmp_path / "labelled.jsonl", TEST_SET)
+    test_set = write_jsonl(tmp_path / "labelled.jsonl", TEST_SET)
     answers = []
     for name, rows in SYSTEMS.items():
-        answers.append(_jsonl(tmp_path / f"{name}.jsonl", [
+        answers.append(write_jsonl(tmp_path / f"{name}.jsonl", [
             {"id": q["id"], "answer": text, **({"yes_no": label} if label else {})}
             for q, (text, label) in zip(TEST_SET, rows)]))
     return test_set, answers
@@ -93,7 +88,7 @@ def test_labels_in_csv_one_per_reference_or_one_for_all(tmp_path):
 ])
 def test_bad_labels_name_file_line_and_field(tmp_path, row, message):
     base = {"id": "q", "question": "?", "references": ["r1", "r2"], "answer_type": "yes_no"}
-    path = _jsonl(tmp_path / "bad.jsonl", [{"id": "ok", "question": "?", "references": ["r"]}, {**base, **row}])
+    path = write_jsonl(tmp_path / "bad.jsonl", [{"id": "ok", "question": "?", "references": ["r"]}, {**base, **row}])
     from da_core.errors import InputError
 
     with pytest.raises(InputError) as error:
@@ -104,7 +99,7 @@ def test_bad_labels_name_file_line_and_field(tmp_path, row, message):
 def test_bad_answer_label_is_located(tmp_path):
     from da_core.errors import InputError
 
-    path = _jsonl(tmp_path / "s.jsonl", [{"id": "q", "answer": "a", "yes_no": "perhaps"}])
+    path = write_jsonl(tmp_path / "s.jsonl", [{"id": "q", "answer": "a", "yes_no": "perhaps"}])
     with pytest.raises(InputError, match=r"s\.jsonl:1: field 'yes_no': unknown yes/no label 'perhaps'"):
         parse_answers(read_table(path))
 
@@ -210,13 +205,13 @@ REAL = [
 
 
 def test_validation_with_human_equal_to_the_reference_for_some_questions(session, database_url, tmp_path):
-    path = _jsonl(tmp_path / "real.jsonl", REAL)
+    path = write_jsonl(tmp_path / "real.jsonl", REAL)
     runner = CliRunner()
     env = _env(database_url, tmp_path)
     assert runner.invoke(main, ["import", "test-set", str(path), "--name", "real"], env=env).exit_code == 0
     for name, template in (("good", "the answer number {k} is here, i think"), ("fair", "answer number {k}"),
                            ("poor", "number {k}"), ("bad", "nothing")):
-        answers = _jsonl(tmp_path / f"{name}.jsonl", [{"id": f"q{k}", "answer": template.format(k=k)}
+        answers = write_jsonl(tmp_path / f"{name}.jsonl", [{"id": f"q{k}", "answer": template.format(k=k)}
                                                        for k in range(9)])
         assert runner.invoke(main, ["import", "answers", "--test-set", "real", str(answers)], env=env).exit_code == 0
     result = runner.invoke(main, ["import", "human", "--test-set", "real"], env=env)

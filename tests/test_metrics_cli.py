@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -11,6 +10,7 @@ from click.testing import CliRunner
 from analysis.metrics import AdaptedRougeL, Bleu4, QuestionInfo, RougeL
 from da_platform.building.importers import import_second_reference_as_human, import_system_answers, import_test_set
 from da_platform.cli import main
+from tests.import_files import write_jsonl
 
 TEST_SET = [
     {"id": "q1", "question": "Is it safe to eat raw eggs?", "answer_type": "yes_no", "yes_no": "yes",
@@ -35,15 +35,10 @@ GOOD_LABELS = {"q1": "yes"}
 LABELS = {"good": GOOD_LABELS, "fair": {"q1": "no"}}
 
 
-def _write_jsonl(path: Path, rows) -> Path:
-    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def files(tmp_path):
-    test_set = _write_jsonl(tmp_path / "qa.jsonl", TEST_SET)
-    answers = [_write_jsonl(tmp_path / f"{name}.jsonl",
+    test_set = write_jsonl(tmp_path / "qa.jsonl", TEST_SET)
+    answers = [write_jsonl(tmp_path / f"{name}.jsonl",
                             [{"id": q["id"], "answer": a,
                               **({"yes_no": LABELS[name][q["id"]]} if q["id"] in LABELS.get(name, {}) else {})}
                              for q, a in zip(TEST_SET, texts)])
@@ -128,7 +123,7 @@ def test_metrics_from_files_without_the_database(files, tmp_path):
     assert document["scores"]["rouge-l"]["good"]["score"] == pytest.approx(
         RougeL().corpus_score(ANSWERS["good"], refs).score)
     bad = tmp_path / "short.jsonl"
-    _write_jsonl(bad, [{"id": "q1", "answer": "yes"}, {"id": "q9", "answer": "no"}])
+    write_jsonl(bad, [{"id": "q1", "answer": "yes"}, {"id": "q9", "answer": "no"}])
     result = runner.invoke(main, ["metrics", "--references", str(test_set), "--answers", str(bad)], env=env)
     assert result.exit_code != 0 and f"{bad}:2: field 'id': no question with id 'q9'" in result.output
 

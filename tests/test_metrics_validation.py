@@ -11,7 +11,7 @@ import pytest
 from analysis.metrics.human_scores import read_human_scores
 from analysis.metrics.validation import validate_metrics, write_validation
 from da_core.errors import InputError
-from tests.conftest import WMT21
+from tests.data_paths import WMT21
 
 
 def _exactly_correlated(r12: float, r13: float, r23: float, n: int, seed: int = 0) -> np.ndarray:

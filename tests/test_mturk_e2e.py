@@ -14,12 +14,11 @@ import time
 from decimal import Decimal
 
 import pytest
-import requests
 from click.testing import CliRunner
 from sqlalchemy import select
 
 from da_platform.cli import main
-from da_platform.models import Assignment, AuditLog, Campaign, Hit, ReviewDecision, Worker
+from da_platform.models import Assignment, AuditLog, Campaign, ReviewDecision, Worker
 from da_platform.operations.mturk import MTurk, make_boto_client
 from da_platform.operations.retry import Backoff
 from tests.fakes.crowd import (
@@ -28,77 +27,22 @@ from tests.fakes.crowd import (
     good,
     indifferent,
     quality_campaign,
-    rate_hit,
     sqlite_database,
-    submit_form,
 )
-from tests.fakes.fake_mturk import create_fake_mturk
 from tests.fakes.mturk_requester import Fault
-from tests.fakes.server import serve_wsgi
-from tests.web_factories import make_web_env
-
-PUBLIC = "https://da.example.org"
-
-
-class World:
-    def __init__(self, env, fake_app, fake_url, database_url):
-        self.env, self.fake, self.url, self.database_url = env, fake_app.config["MTURK"], fake_url, database_url
-        self.environ = {"DA_DATABASE_URL": database_url, "DA_PUBLIC_URL": PUBLIC, "DA_MTURK_ENDPOINT_URL": fake_url,
-                        "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
-                        "DA_SECRET_KEY": "test-secret-key"}
-
-    def cli(self, *args: str, ok: bool = True):
-        result = CliRunner().invoke(main, list(args), env=self.environ, catch_exceptions=False)
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    def hit_ids(self, campaign_id: int) -> list[str]:
-        with self.env.sessions() as s:
-            return list(s.scalars(select(Hit.provider_hit_id).where(Hit.campaign_id == campaign_id)
-                                  .order_by(Hit.index)))
-
-    def work(self, hit_id: str, worker: str, behaviour) -> str:
-        """A worker accepts the HIT on MTurk, rates it in our app and the page posts back to MTurk."""
-        assignment_id = self.fake.accept(hit_id, worker)
-        client = self.env.app.test_client()
-        arrival = client.get("/mturk", query_string={"assignmentId": assignment_id, "hitId": hit_id,
-                                                      "workerId": worker, "turkSubmitTo": self.url})
-        assert arrival.status_code == 303, arrival.text
-        rate_hit(self.env, client, arrival.location, behaviour)
-        action, fields = submit_form(client.get(arrival.location + "done").text)
-        assert action == self.url + "/mturk/externalSubmit"
-        assert requests.post(action, data=fields, timeout=10).status_code == 200
-        return assignment_id
-
-    def ledger(self) -> list[tuple[str, str, Decimal]]:
-        return sorted((e.kind, e.worker_id, e.amount) for e in self.fake.payments())
-
-
-def _world(database_url, tmp_path):
-    app = create_fake_mturk()
-    with serve_wsgi(app) as url:
-        env = make_web_env(database_url, tmp_path, MTURK_SUBMIT_ORIGINS=[url])
-        yield World(env, app, url, database_url)
+from tests.mturk_world import PUBLIC, World, launched, mturk_world
 
 
 @pytest.fixture
 def world(database_url, tmp_path):
     """The full flows run on SQLite and on PostgreSQL."""
-    yield from _world(database_url, tmp_path)
+    yield from mturk_world(database_url, tmp_path)
 
 
 @pytest.fixture
 def sqlite_world(tmp_path):
     """Checks of the command line's refusals: one database engine is enough."""
-    yield from _world(sqlite_database(tmp_path), tmp_path)
-
-
-def launched(world: World, hits: int, name: str = "mturk-e2e") -> int:
-    campaign_id = quality_campaign(world.env, hits=hits, name=name)
-    out = world.cli("mturk", "launch", name, "--reward", "2.00", "--locale", "US").output
-    assert f"created {hits} HIT(s)" in out
-    return campaign_id
+    yield from mturk_world(sqlite_database(tmp_path), tmp_path)
 
 
 @pytest.mark.slow
@@ -162,6 +106,7 @@ def test_launch_work_sync_review_pays_exactly_what_the_policy_says(world):
         world.fake.accept(hit_ids[0], "WBAD")
 
 
+@pytest.mark.slow
 def test_expire_and_delete(world):
     campaign_id = launched(world, hits=2, name="mturk-expire")
     hit_ids = world.hit_ids(campaign_id)
@@ -177,6 +122,7 @@ def test_expire_and_delete(world):
         assert s.get(Campaign, campaign_id).status.value == "closed"
 
 
+@pytest.mark.slow
 def test_live_needs_confirmation_and_matching_environment(sqlite_world):
     world = sqlite_world
     quality_campaign(world.env, hits=2, name="mturk-live")

@@ -81,6 +81,7 @@ def test_same_text_same_bytes_and_roles_differ(hardened: Renderer) -> None:
     assert first.startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_tesseract_reads_hardened_images_worse(chain: FontChain, hardened: Renderer) -> None:
     tesseract = TesseractReader()
     plain = Renderer(chain, RenderStyle())

@@ -28,10 +28,8 @@ from da_platform.prepared_exports import (
 )
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.test_browser_worker import browser  # noqa: F401  (the shared Chromium fixture)
+from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
-
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -44,9 +42,7 @@ def env(database_url, tmp_path):
         env.campaign_id = campaign.id
     env.database_url = database_url
     env.client = env.app.test_client()
-    page = env.client.get("/admin/login").text
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    env.client.post("/admin/login", data={"csrf_token": token, "username": "ana", "password": PASSWORD})
+    login(env.client)
     return env
 
 
@@ -68,6 +64,7 @@ def wait(env) -> None:
         app_exports(env.app).wait(env.campaign_id)
 
 
+@pytest.mark.slow
 def test_the_bundle_is_prepared_off_the_request_path_and_equals_the_clis(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     link = env.client.get(f"{base}/export/bundle?partial=1")
@@ -86,6 +83,7 @@ def test_the_bundle_is_prepared_off_the_request_path_and_equals_the_clis(env, tm
     assert zipfile.ZipFile(BytesIO(download.data)).read("manifest.json")  # a real zip
 
 
+@pytest.mark.slow
 def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     env.client.get(f"{base}/export/bundle?partial=1")
@@ -119,6 +117,7 @@ def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     assert len(list((tmp_path / "exports" / f"campaign-{env.campaign_id}").glob("*.data"))) == 1  # the old one removed
 
 
+@pytest.mark.slow
 def test_one_preparation_at_a_time_and_a_silent_one_is_taken_as_dead(env) -> None:
     """While a preparation for older inputs runs (here: another server's), none is started for the
     new inputs; once its state file has been silent for SILENT_AFTER it counts as failed."""
@@ -145,6 +144,7 @@ def test_one_preparation_at_a_time_and_a_silent_one_is_taken_as_dead(env) -> Non
     assert not running.exists()  # the dead one's state removed once a newer file is ready
 
 
+@pytest.mark.slow
 def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     url = f"{base}/export/ratings?partial=1&texts=1"
@@ -163,6 +163,7 @@ def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
     assert env.client.get(url).status_code == 200
 
 
+@pytest.mark.slow
 def test_an_unfinished_campaign_without_partial_is_refused_by_the_preparation(env) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     env.client.get(f"{base}/export/wmt")
@@ -193,7 +194,7 @@ def test_the_job_records_its_steps_and_a_superseded_start(env) -> None:
 
 
 @pytest.mark.browser
-def test_in_chromium_the_status_page_reloads_itself_and_offers_the_download(tmp_path, browser) -> None:  # noqa: F811
+def test_in_chromium_the_status_page_reloads_itself_and_offers_the_download(tmp_path, browser) -> None:
     """No script: the meta refresh (allowed by the strict CSP) brings the download link when ready."""
     from da_platform.db import upgrade
     from da_platform.exports import bundle

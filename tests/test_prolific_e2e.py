@@ -88,6 +88,7 @@ def published(world: World, hits: int, name: str) -> None:
     assert world.study()["status"] == "ACTIVE" and len(world.fake.studies) == 1  # found again, not re-created
 
 
+@pytest.mark.slow
 def test_study_work_sync_review_pays_exactly_what_the_policy_says(world):
     published(world, hits=3, name="prolific-e2e")
     study = world.study()
@@ -143,6 +144,7 @@ def test_missing_token_is_a_clear_error(sqlite_world):
     assert "PROLIFIC_API_TOKEN" in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_pay_crash_is_reconciled_from_bonus_payments_and_never_resent_blindly(world):
     published(world, hits=2, name="prolific-crash")
     world.take_part("PA", good)

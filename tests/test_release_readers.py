@@ -26,7 +26,7 @@ from analysis.table import SLOT_TYPES
 from analysis.wmt_formats import STND_COLUMNS, read_mean_sd, read_wmt15, read_wmt_stnd
 from da_core.errors import InputError
 from da_platform.cli import main
-from tests.conftest import WMT21
+from tests.data_paths import WMT21
 
 # --- good-stnd with trk-mean-sd ---------------------------------------------------------------
 

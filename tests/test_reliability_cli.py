@@ -60,6 +60,7 @@ def test_reliability_usage_errors(tmp_path):
     assert "Self-replication" in help_text and "--confidence" in help_text
 
 
+@pytest.mark.slow
 def test_reliability_between_two_campaigns(sessions, database_url, tmp_path):
     """Two runs of the same systems in the database, each through the campaign's one analysis."""
     from datetime import timedelta

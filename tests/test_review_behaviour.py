@@ -24,9 +24,9 @@ from da_platform.operations.review import (
     plan,
     quality_by_worker,
 )
-from tests.test_behaviour_verdict import crowd_table
-from tests.test_web_flow import accepted, arrive_pool, current
+from tests.crowd_tables import crowd_table
 from tests.web_factories import WebEnv, make_web_env
+from tests.worker_flow import accepted, arrive_pool, current
 
 POLICY = ReviewPolicy()
 

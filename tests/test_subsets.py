@@ -17,6 +17,7 @@ from da_platform.models import AnswerType, Campaign, Question
 from da_platform.subsets import question_values, subset_rankings
 from hit_builder.storage import LocalImageStorage
 from tests import dashboard_factories as factories
+from tests.admin_client import login
 
 
 def _expected(records, passed: frozenset[str], items: set[str]) -> dict[str, float]:
@@ -100,7 +101,6 @@ def test_subset_rankings_equal_the_ranking_of_the_filtered_ratings(database_url,
 def test_the_dashboard_shows_subsets_and_agreement(database_url, tmp_path):
     from analysis.agreement import agreement
     from da_platform.web.admin.accounts import create_user
-    from tests.test_admin_web import login
     from tests.web_factories import make_web_env
 
     env = make_web_env(database_url, tmp_path)
@@ -115,7 +115,7 @@ def test_the_dashboard_shows_subsets_and_agreement(database_url, tmp_path):
         rankings = subset_rankings(analysis.group, question_values(session, campaign, "script"), alpha=0.05)
         campaign_id = campaign.id
     client = env.app.test_client()
-    login(client, "ana", "correct horse battery staple")
+    login(client)
     page = client.get(f"/admin/campaigns/{campaign_id}").text
     assert f"Agreement between raters: {expected.describe()}." in page.replace("&#39;", "'")
     subsets_page = client.get(f"/admin/campaigns/{campaign_id}/subsets?by=script").text

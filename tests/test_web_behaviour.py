@@ -13,8 +13,8 @@ from sqlalchemy import select
 from da_platform.behaviour import MAX_BYTES, parse_behaviour
 from da_platform.crowd import SimulatedClock
 from da_platform.models import BehaviourStatus, Rating, Slot
-from tests.test_web_flow import accepted, arrive_pool, current, via
 from tests.web_factories import WebEnv, make_web_env
+from tests.worker_flow import accepted, arrive_at_new_hit, arrive_pool, assignment_of, current, via
 
 
 @pytest.fixture
@@ -44,9 +44,7 @@ def stored(env, slot_public_id: str) -> tuple:
 
 @via
 def test_a_valid_record_is_stored_with_the_rating(env, via):
-    campaign = env.campaign(slots=10)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=10)
     slot, _ = current(client, base)
     response = post(client, base, via, slot, 61, json.dumps(record(slot)))
     assert accepted(response)
@@ -58,9 +56,7 @@ def test_a_valid_record_is_stored_with_the_rating(env, via):
 
 @via
 def test_a_record_replayed_from_another_slot_is_stored_as_no_valid_record(env, via):
-    campaign = env.campaign(slots=10)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=10)
     first, _ = current(client, base)
     genuine = json.dumps(record(first))
     assert accepted(post(client, base, via, first, 40, genuine))
@@ -80,9 +76,7 @@ def test_a_record_replayed_from_another_slot_is_stored_as_no_valid_record(env, v
     ("NaN", BehaviourStatus.invalid),
 ])
 def test_a_missing_or_malformed_record_is_stored_as_no_valid_record(env, via, behaviour, status):
-    campaign = env.campaign(slots=10)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=10)
     slot, _ = current(client, base)
     assert accepted(post(client, base, via, slot, 33, behaviour))
     assert stored(env, slot) == (33, status, None)
@@ -90,9 +84,7 @@ def test_a_missing_or_malformed_record_is_stored_as_no_valid_record(env, via, be
 
 @via
 def test_an_oversized_record_is_refused_and_the_rating_kept(env, via):
-    campaign = env.campaign(slots=10)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=10)
     slot, _ = current(client, base)
     padded = record(slot)
     text = json.dumps(padded)
@@ -103,9 +95,7 @@ def test_an_oversized_record_is_refused_and_the_rating_kept(env, via):
 
 
 def test_a_repeated_rating_keeps_the_first_record(env):
-    campaign = env.campaign(slots=10)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=10)
     slot, _ = current(client, base)
     assert accepted(post(client, base, "rating", slot, 50, json.dumps(record(slot))))
     assert accepted(post(client, base, "rating", slot, 50, None))  # the same rating sent again
@@ -184,11 +174,8 @@ def test_the_rating_and_its_record_are_one_statement_on_postgresql(env, database
 
     from da_platform.db import make_engine
     from da_platform.web.flow import RatingOutcome, record_rating
-    from tests.test_web_flow import assignment_of
 
-    campaign = env.campaign(slots=10)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=10)
     slot, _ = current(client, base)
     engine = make_engine(database_url)
     statements: list[str] = []

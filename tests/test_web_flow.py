@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -15,74 +14,30 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.pool import NullPool
 
-from da_platform.models import Assignment, AssignmentStatus, Hit, Rating, Slot, SlotType, Worker, utcnow
+from da_platform.models import Assignment, AssignmentStatus, Hit, Rating, Slot, SlotType, Worker
 from da_platform.sources.mturk import PREVIEW_ASSIGNMENT_ID
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
 from tests.web_factories import CHINESE_QUESTION, WebEnv, make_web_env
-
-FAKE_TURK = "http://127.0.0.1:9"  # allow-listed for these tests; nothing is ever sent there
+from tests.worker_flow import (
+    FAKE_TURK,
+    accepted,
+    age_assignments,
+    arrive_at_new_hit,
+    arrive_pool,
+    assignment_of,
+    current,
+    rate,
+    ratings,
+    snapshot,
+    tokens,
+    via,
+)
 
 
 @pytest.fixture
 def env(database_url, tmp_path) -> WebEnv:
     return make_web_env(database_url, tmp_path, MTURK_SUBMIT_ORIGINS=["https://www.mturk.com", FAKE_TURK])
-
-
-def snapshot(env: WebEnv) -> tuple:
-    """Everything a worker could change, as plain tuples."""
-    with env.sessions() as s:
-        tables = []
-        for table in ("rating", "assignment", "worker"):
-            rows = s.execute(text(f"SELECT * FROM {table} ORDER BY id")).all()
-            tables.append([tuple(r) for r in rows])
-        return tuple(tables)
-
-
-def tokens(env: WebEnv):
-    return env.app.extensions["da_platform"].tokens
-
-
-def assignment_of(env: WebEnv, base: str) -> str:
-    """The assignment public id inside a /a/<t>/ path."""
-    return tokens(env).read_assignment(base.split("/")[2])
-
-
-def arrive_pool(env: WebEnv, client, campaign_id: int) -> str:
-    """Follow a fresh invite link; returns the assignment's base path /a/<t>/."""
-    link = mint_invites(tokens(env), "http://127.0.0.1", campaign_id, 1, 1)[0]
-    response = client.get(urlsplit(link).path)
-    assert response.status_code == 303, response.text
-    return response.location
-
-
-def current(client, base: str) -> tuple[str, str]:
-    """The current slot's public id, and the page."""
-    page = client.get(base + "slot")
-    assert page.status_code == 200, page.text
-    return re.search(r'name="slot" value="([^"]+)"', page.text).group(1), page.text
-
-
-def rate(client, base: str, slot: str, score, via: str = "slot") -> object:
-    """POST a rating: ``via="slot"`` is the plain form (303), ``via="rating"`` the page script's JSON call."""
-    data = {"slot": slot} if score is None else {"slot": slot, "score": str(score)}
-    return client.post(base + via, data=data)
-
-
-def accepted(response) -> bool:
-    """The rating was taken: a 303 to the next slot (form), or a 200 with what comes next (JSON)."""
-    if response.status_code == 303:
-        return response.location.endswith("/slot")
-    return response.status_code == 200 and response.is_json and ("screen" in response.json or "done" in response.json)
-
-
-# Every attack is tried on both ways of posting a rating.
-via = pytest.mark.parametrize("via", ["slot", "rating"])
-
-
-def ratings(env: WebEnv) -> list[Rating]:
-    with env.sessions() as s:
-        return list(s.scalars(select(Rating).order_by(Rating.id)))
 
 
 def test_pool_worker_rates_a_whole_hit_in_order(env):
@@ -113,9 +68,7 @@ def test_pool_worker_rates_a_whole_hit_in_order(env):
 
 
 def test_reload_resumes_at_the_first_unrated_slot_and_keeps_the_served_time(env):
-    campaign = env.campaign(slots=4)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=4)
     for _ in range(2):  # reading (and reloading) the instructions is not being shown the first item
         assert client.get(base).status_code == 200
     with env.sessions() as s:
@@ -162,9 +115,7 @@ def test_page_shows_nothing_that_identifies_system_type_or_question(env):
 
 
 def test_question_text_is_escaped_and_chinese_is_utf8(env):
-    campaign = env.campaign(slots=2)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=2)
     slot, page = current(client, base)
     response = client.get(base + "slot")
     assert response.headers["Content-Type"] == "text/html; charset=utf-8"
@@ -176,9 +127,7 @@ def test_question_text_is_escaped_and_chinese_is_utf8(env):
 
 def test_the_script_gets_each_next_item_with_its_rating(env):
     """POST /rating answers with the item the slot page would show next, then with the completion URL."""
-    campaign = env.campaign(slots=4)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=4)
     slot, page = current(client, base)
     assert f'data-rating-url="{base}rating"' in page
     for number in range(1, 5):
@@ -205,9 +154,7 @@ def test_the_script_gets_each_next_item_with_its_rating(env):
 
 
 def test_the_script_gets_refusals_as_json(env):
-    campaign = env.campaign(slots=2)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=2)
     slot, _ = current(client, base)
     before = snapshot(env)
     bad_score = rate(client, base, slot, "x", "rating")
@@ -251,9 +198,7 @@ def test_rating_a_later_slot_is_refused(env, via):
 
 @via
 def test_going_back_is_refused(env, via):
-    campaign = env.campaign(slots=5)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=5)
     first, _ = current(client, base)
     rate(client, base, first, 30, via)
     current(client, base)
@@ -270,9 +215,7 @@ def test_going_back_is_refused(env, via):
 
 @via
 def test_the_same_rating_twice_is_stored_once(env, via):
-    campaign = env.campaign(slots=3)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=3)
     slot, _ = current(client, base)
     assert accepted(rate(client, base, slot, 64, via))
     before = snapshot(env)
@@ -303,9 +246,7 @@ def test_another_workers_assignment_is_refused(env, via):
 @via
 @pytest.mark.parametrize("score", ["101", "-1", "50.5", "1e2", "abc", "", " 5", "05", "0x10", None, "１０"])
 def test_malformed_scores_are_refused(env, score, via):
-    campaign = env.campaign(slots=2)
-    client = env.app.test_client()
-    base = arrive_pool(env, client, campaign.campaign_id)
+    client, base = arrive_at_new_hit(env, slots=2)
     slot, _ = current(client, base)
     before = snapshot(env)
     assert rate(client, base, slot, score, via).status_code == 400
@@ -540,14 +481,6 @@ def test_a_dropped_database_connection_costs_no_rating(env, database_url):
 
 
 # The own pool's time limit per HIT ------------------------------------------------------------------
-
-
-def age_assignments(env: WebEnv, minutes: float, source: str = "pool") -> None:
-    """Pretend the ``source`` assignments started ``minutes`` ago."""
-    with env.sessions() as s:
-        s.execute(update(Assignment).where(Assignment.source == source)
-                  .values(started_at=utcnow() - timedelta(minutes=minutes)))
-        s.commit()
 
 
 @via

@@ -28,7 +28,7 @@ import pytest
 from analysis.readers import read_ratings
 from analysis.report import analyze
 from analysis.scores import ScoreSettings
-from tests.conftest import WMT21
+from tests.data_paths import WMT21
 
 FIXTURE = WMT21
 PAIRS = ("bn-hi", "hi-bn", "xh-zu", "zu-xh")

@@ -185,6 +185,7 @@ def test_long_answers_are_reported_with_count_and_longest_ids(env) -> None:
     assert f"{len(over)} of {len(answers)} answers" in warning and longest.split("/")[1] in warning
 
 
+@pytest.mark.slow
 def test_build_command_sets_the_language_and_prints_the_warning(database_url: str, tmp_path: Path) -> None:
     runner = CliRunner()
     env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}

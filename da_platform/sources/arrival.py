@@ -1,7 +1,7 @@
-"""The worker pages' hand-out on Core statements (built once, with bind parameters), like the rating path.
+"""Hand HITs to arriving workers atomically, whatever the number of concurrent arrivals, on Core statements
+(built once, with bind parameters), like the rating path.
 
-Same rules as :mod:`da_platform.sources.handout` (the ORM version, for callers holding a session):
-a blocked worker gets nothing; a worker never gets the same HIT twice, never more HITs of a campaign
+Rules: a blocked worker gets nothing; a worker never gets the same HIT twice, never more HITs of a campaign
 than ``Campaign.max_hits_per_worker`` — abandoned ones count too, so letting HITs time out does not buy
 more; a HIT never gets more live assignments than ``Hit.max_assignments`` (abandoned and rejected ones
 free their place); own-pool assignments past the campaign's time limit are marked abandoned first.
@@ -18,10 +18,12 @@ HITs are taken ``FOR UPDATE SKIP LOCKED`` and the HIT's room re-checked once its
 from __future__ import annotations
 
 import json
+import secrets
 from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, func, literal, select, update
+from sqlalchemy.orm import Session
 
 from da_platform.models import (
     Assignment,
@@ -33,12 +35,34 @@ from da_platform.models import (
     utcnow,
 )
 from da_platform.sources.base import Arrival, ArrivalRefused
-from da_platform.sources.handout import FINAL, FREED, begin_write, new_public_id
 from da_platform.sources.pool import (
     DEFAULT_TIME_LIMIT_MINUTES,
     TIME_LIMIT_SETTING,
     PoolSource,
 )
+
+# Assignments that no longer hold a place on their HIT.
+FREED = (AssignmentStatus.abandoned, AssignmentStatus.rejected)
+# Provider states after which the worker can no longer change anything.
+FINAL = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
+
+
+def begin_write(target: Session | Connection) -> None:
+    """Start the transaction of a session or connection as a writer (SQLite: ``BEGIN IMMEDIATE``;
+    no-op elsewhere).
+
+    Call it first in a transaction, before anything is read or written.
+    """
+    connection = target.connection() if isinstance(target, Session) else target
+    dbapi = connection.connection.dbapi_connection  # None only once the connection is closed
+    if connection.dialect.name == "sqlite" and dbapi is not None and not dbapi.in_transaction:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def new_public_id() -> str:
+    """A random opaque identifier for URLs (128 bits)."""
+    return secrets.token_urlsafe(16)
+
 
 _A, _H, _C, _W = (cast(Table, m.__table__) for m in (Assignment, Hit, Campaign, Worker))
 

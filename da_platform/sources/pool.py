@@ -16,12 +16,12 @@ import secrets
 import time
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import ColumnElement, CursorResult, and_, select, update
+from sqlalchemy import ColumnElement, and_
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
+from da_platform.models import Assignment, AssignmentStatus, Campaign
 from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource
 from da_platform.sources.tokens import TokenError, Tokens
 
@@ -53,19 +53,6 @@ def is_overdue(source: str, status: AssignmentStatus, started_at: datetime | Non
         started_at = started_at.replace(tzinfo=timezone.utc)
     minutes = float((settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))
     return started_at < now - timedelta(minutes=minutes)
-
-
-def release_overdue(session: Session, campaign: Campaign, now: datetime) -> int:
-    """Mark the campaign's pool assignments still unfinished after the time limit as abandoned (their
-    places go back to others; their ratings stay); returns how many. One UPDATE, in the caller's
-    transaction."""
-    released = cast(CursorResult, session.execute(  # an UPDATE's result has a rowcount
-        update(Assignment)
-        .where(overdue(campaign, now), Assignment.hit_id.in_(select(Hit.id).where(Hit.campaign_id == campaign.id)))
-        .values(status=AssignmentStatus.abandoned)
-        .execution_options(synchronize_session=False)
-    ))
-    return released.rowcount
 
 
 class PoolSource(WorkerSource):

@@ -61,7 +61,7 @@ from da_platform.models import (
     Worker,
     utcnow,
 )
-from da_platform.sources.handout import begin_write
+from da_platform.sources.arrival import begin_write
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, TIME_LIMIT_SETTING, PoolSource, is_overdue
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")

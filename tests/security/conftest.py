@@ -4,8 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.web_factories import WebEnv, make_web_env
-
-FAKE_TURK = "http://127.0.0.1:9"  # allow-listed for these tests; nothing is ever sent there
+from tests.worker_flow import FAKE_TURK
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ from da_platform.models import ReviewDecision
 from da_platform.web.admin.accounts import create_user, set_password
 from da_platform.web.admin.auth import LoginThrottle
 from tests import dashboard_factories as factories
+from tests.admin_client import PASSWORD, csrf_token, login
 from tests.web_factories import make_web_env
-
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -26,15 +25,6 @@ def env(database_url, tmp_path):
         for name in ("ana", "bea"):
             create_user(session, name, PASSWORD)
     return env
-
-
-def csrf_token(client, path: str = "/admin/login") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).text).group(1)
-
-
-def login(client, name: str = "ana", password: str = PASSWORD):
-    return client.post("/admin/login", data={"csrf_token": csrf_token(client), "username": name,
-                                             "password": password})
 
 
 def _stolen_copy(env, client):

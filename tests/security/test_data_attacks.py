@@ -9,21 +9,18 @@ import csv
 import io
 import zipfile
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select, update
-from test_import import BASE_TEST_SET, database_snapshot, write
 
 from analysis.csv_safety import FORMULA_STARTS, cell
 from analysis.output import write_report
 from da_platform import exports
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.cli import main
 from da_platform.models import Campaign, Question, System
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
+from tests.import_files import BASE_TEST_SET, database_snapshot, write
 from tests.web_factories import make_web_env
 
 # System names as a hostile data file could give them: spreadsheet formulas, and mathtext for plots.
@@ -52,6 +49,7 @@ def test_csv_cells_are_neutralised_and_numbers_left_alone():
     assert cell(-0.25) == -0.25 and cell(None) is None and cell("") == "" and cell("plain = text") == "plain = text"
 
 
+@pytest.mark.slow
 def test_hostile_names_in_exports_plots_and_the_dashboard(database_url, tmp_path):
     """Items 6 and 7: every CSV export neutralises formula cells; a ``$`` in a name draws as a ``$``."""
     env = make_web_env(database_url, tmp_path)
@@ -110,13 +108,6 @@ HOSTILE_TEST_SETS = {
     "lone surrogate in a reference": '{"id": "a1", "question": "q", "references": ["ok", "\\udfff"]}\n',
     "lone surrogate in a key": '{"id": "a1", "question": "q", "references": ["r"], "\\ud83d": 1}\n',
 }
-
-
-@pytest.fixture
-def run(database_url: str, tmp_path: Path):
-    runner = CliRunner()
-    env = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
-    return lambda *args: runner.invoke(main, list(args), env=env, catch_exceptions=False)
 
 
 @pytest.mark.parametrize("case", list(HOSTILE_TEST_SETS))

@@ -18,14 +18,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, text
-from test_import import BASE_TEST_SET
 
 from da_core.errors import InputError
 from da_platform import models
 from da_platform.building.importers import import_system_answers, import_test_set
 from da_platform.db import make_engine, session_factory, transaction, upgrade
+from tests.import_files import BASE_TEST_SET, TABLES
 
-TABLES = ("test_set", "question", "reference", "system", "answer")
 FIELDS = ["id", "question", "references", "answer_type", "yes_no", "context", "entities", "answer", "system"]
 
 # Text with every kind of character, lone surrogates included (they survive only as JSON escapes).
@@ -120,6 +119,7 @@ def _counts(sessions) -> tuple:
 _numbers = itertools.count()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), target=st.sampled_from(["test set", "answers"]))

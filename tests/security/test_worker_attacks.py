@@ -24,8 +24,8 @@ from da_platform.models import (
 from da_platform.ratings import load_ratings
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
-from tests.security.conftest import FAKE_TURK
-from tests.test_web_flow import (
+from tests.worker_flow import (
+    FAKE_TURK,
     accepted,
     age_assignments,
     arrive_pool,
@@ -110,21 +110,27 @@ def test_timing_hits_out_does_not_lift_the_cap_and_their_ratings_stay_out(env):
     assert len(ratings(env)) == 1  # stored all the same
 
 
+VIAS = ("slot", "rating")
+
+
+def _rated_the_first_item(env, campaign_id: int, score: int, via: str = "slot") -> tuple[object, str, str]:
+    """A pool worker arrives and rates the first item: their client, base path and next slot."""
+    client = env.app.test_client()
+    base = arrive_pool(env, client, campaign_id)
+    slot, _ = current(client, base)
+    assert accepted(rate(client, base, slot, score, via))
+    return client, base, current(client, base)[0]
+
+
 def test_a_worker_blocked_while_rating_can_rate_nothing_more(env):
     """Item 4: blocking applies to the HIT in hand, not only to the next arrival (both ways of posting)."""
     campaign = env.campaign(hits=2, slots=4)
-    clients, bases, slots = [], [], []
-    for _ in ("slot", "rating"):
-        client = env.app.test_client()
-        base = client.get(urlsplit(mint_invites(tokens(env), "", campaign.campaign_id, 1, 1)[0]).path).location
-        slot, _ = current(client, base)
-        assert accepted(rate(client, base, slot, 70))
-        clients.append(client), bases.append(base), slots.append(current(client, base)[0])
+    clients, bases, slots = zip(*(_rated_the_first_item(env, campaign.campaign_id, 70) for _ in range(2)))
     with env.sessions() as s:
         s.execute(update(Worker).values(blocked=True))
         s.commit()
     before = snapshot(env)
-    for via, client, base, slot in zip(("slot", "rating"), clients, bases, slots):
+    for via, client, base, slot in zip(VIAS, clients, bases, slots):
         refused = rate(client, base, slot, 71, via)
         assert refused.status_code == 403
         assert "cannot take part" in (refused.text if via == "slot" else refused.json["error"])
@@ -156,16 +162,10 @@ def test_oversized_worker_posts_are_refused_with_413(env):
 def test_a_late_pool_worker_is_stopped_on_their_own_next_request(env):
     """Item 12: the time limit holds even when nobody else arrives to release the HIT (both ways of posting)."""
     campaign = env.campaign(hits=2, slots=4)
-    clients, bases, slots = [], [], []
-    for via in ("slot", "rating"):
-        client = env.app.test_client()
-        base = client.get(urlsplit(mint_invites(tokens(env), "", campaign.campaign_id, 1, 1)[0]).path).location
-        slot, _ = current(client, base)
-        assert accepted(rate(client, base, slot, 10, via))
-        clients.append(client), bases.append(base), slots.append(current(client, base)[0])
+    clients, bases, slots = zip(*(_rated_the_first_item(env, campaign.campaign_id, 10, via) for via in VIAS))
     age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)
     before = snapshot(env)
-    for via, client, base, slot in zip(("slot", "rating"), clients, bases, slots):
+    for via, client, base, slot in zip(VIAS, clients, bases, slots):
         late = rate(client, base, slot, 11, via)
         assert late.status_code == 409
         assert "time for this task ran out" in (late.text if via == "slot" else late.json["error"])
