@@ -9,6 +9,9 @@ from analysis.table import RatingsTable
 
 WORDS = ["river", "mountain", "city", "museum", "bridge", "station", "harbour", "castle", "garden", "library",
          "market", "tower", "island", "valley", "forest", "desert", "lake", "temple", "palace", "school"]
+CROWD = {**{f"honest-{k}": "honest" for k in range(5)}, "overlap-bot": "overlap-bot", "paced-bot": "paced-bot",
+         "oracle": "oracle", "meaning-blind": "meaning-blind", "random": "random"}
+"""One worker of each kind ``crowd_table`` knows (five honest)."""
 N_ITEMS = 30  # SYSTEM items per worker; 10 BAD_REF and 10 MEANING checks are made from the first 20
 
 

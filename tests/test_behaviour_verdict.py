@@ -27,10 +27,7 @@ from analysis.table import MEANING, RatingsTable
 from analysis.verdict import VerdictStatus, combine, worker_verdicts
 from da_platform.behaviour import parse_behaviour
 from da_platform.models import BehaviourStatus
-from tests.crowd_tables import N_ITEMS, crowd_table, human_record
-
-CROWD = {**{f"honest-{k}": "honest" for k in range(5)}, "overlap-bot": "overlap-bot", "paced-bot": "paced-bot",
-         "oracle": "oracle", "meaning-blind": "meaning-blind", "random": "random"}
+from tests.crowd_tables import CROWD, N_ITEMS, crowd_table, human_record
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from analysis.evidence import FORGED, RECORD_STATUSES, SERVER_TIME_TOLERANCE_MS,
 from analysis.quality import quality_control
 from analysis.table import RatingsTable
 from analysis.verdict import VerdictStatus, combine, worker_verdicts
-from tests.test_behaviour_verdict import CROWD, crowd_table, human_record
+from tests.crowd_tables import CROWD, crowd_table, human_record
 
 
 def rows(claims_ms: list[int], server_s: list[float]) -> RatingEvidence:
@@ -132,7 +132,7 @@ def test_a_paced_bot_that_does_not_wait_is_caught_by_the_server_time_and_people_
     from da_platform.models import BehaviourStatus, Campaign, Rating, Slot
     from da_platform.ocr import TesseractReader
     from da_platform.ratings import load_ratings
-    from tests.test_web_flow import tokens
+    from tests.worker_flow import tokens
 
     env, campaign, clock, base_url = served
     with env.sessions() as s:
