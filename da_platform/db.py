@@ -44,6 +44,16 @@ def alembic_config(url: str):
 
 def upgrade(url: str, revision: str = "head") -> None:
     """Bring the database at ``url`` to the given revision (creating it when empty)."""
+    _migrate(url, revision, downgrade=False)
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Take the database at ``url`` back to the given revision (the migrations' ``downgrade`` steps)."""
+    _migrate(url, revision, downgrade=True)
+
+
+def _migrate(url: str, revision: str, *, downgrade: bool) -> None:
+    """Run the migrations to ``revision`` in one transaction; on SQLite, with the foreign-key checks around it."""
     from alembic import command
 
     engine = make_engine(url)
@@ -59,7 +69,7 @@ def upgrade(url: str, revision: str = "head") -> None:
             with connection.begin():
                 config = alembic_config(url)
                 config.attributes["connection"] = connection
-                command.upgrade(config, revision)
+                (command.downgrade if downgrade else command.upgrade)(config, revision)
                 if sqlite:
                     broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
                     if broken:

@@ -31,12 +31,11 @@ def test_upgrade_is_idempotent(database_url: str) -> None:
 
 def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> None:
     """A database built before 0002 gets each HIT's slot count from its stored slots."""
-    from alembic import command
     from sqlalchemy import func, select
 
     from da_platform.building.build import build_campaign
     from da_platform.building.sample import import_sample
-    from da_platform.db import alembic_config, session_factory, transaction
+    from da_platform.db import downgrade, session_factory, transaction
     from da_platform.models import Hit, Slot
     from hit_builder.storage import LocalImageStorage
 
@@ -44,17 +43,10 @@ def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> 
     with transaction(session_factory(engine)) as session:
         test_set = import_sample(session, questions=30)
         build_campaign(session, name="c", test_set=test_set.name, storage=LocalImageStorage(tmp_path), seed=1)
-    with engine.connect() as connection:  # back to 0001: the column goes, the HITs stay
-        if connection.dialect.name == "sqlite":
-            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # as da_platform.db.upgrade does
-            connection.commit()
-        with connection.begin():
-            config = alembic_config(database_url)
-            config.attributes["connection"] = connection
-            command.downgrade(config, "0001")
-            assert "slot_count" not in {c["name"] for c in inspect(connection).get_columns("hit")}
     engine.dispose()
+    downgrade(database_url, "0001")  # back to 0001: the column goes, the HITs stay
     with engine.connect() as connection:
+        assert "slot_count" not in {c["name"] for c in inspect(connection).get_columns("hit")}
         assert connection.execute(select(func.count()).select_from(Slot)).scalar_one() > 0
     upgrade(database_url)
     with engine.connect() as connection:
@@ -67,21 +59,10 @@ def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> 
 
 def _at_revision(database_url: str, revision: str) -> None:
     """Migrate a fresh database down to ``revision`` (as an older installation would be)."""
-    from alembic import command
-
-    from da_platform.db import alembic_config
+    from da_platform.db import downgrade
 
     upgrade(database_url)
-    engine = make_engine(database_url)
-    with engine.connect() as connection:
-        if connection.dialect.name == "sqlite":
-            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
-            connection.commit()
-        with connection.begin():
-            config = alembic_config(database_url)
-            config.attributes["connection"] = connection
-            command.downgrade(config, revision)
-    engine.dispose()
+    downgrade(database_url, revision)
 
 
 def _insert_decision(database_url: str, action: str, status: str) -> None:
