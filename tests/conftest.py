@@ -29,10 +29,15 @@ from tests.admin_client import PASSWORD
 from tests.web_factories import WebEnv, make_web_env
 
 
-def _postgres_admin_url() -> str | None:
+@pytest.fixture
+def postgres_admin_url() -> str:
+    """$DA_TEST_POSTGRES_URL: the PostgreSQL server the tests may create databases on. Without one the
+    test is skipped, except under CI (``CI=true``), where a missing server is a failure."""
     url = os.environ.get("DA_TEST_POSTGRES_URL")
-    if not url and os.environ.get("CI") == "true":
-        pytest.fail("CI=true but DA_TEST_POSTGRES_URL is not set: .ci/run must start PostgreSQL")
+    if not url:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true but DA_TEST_POSTGRES_URL is not set: .ci/run must start PostgreSQL")
+        pytest.skip("no PostgreSQL server configured (set DA_TEST_POSTGRES_URL; CI always does)")
     return url
 
 
@@ -44,9 +49,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         upgrade(url)
         yield url
         return
-    admin_url = _postgres_admin_url()
-    if admin_url is None:
-        pytest.skip("no PostgreSQL server configured (set DA_TEST_POSTGRES_URL; CI always does)")
+    admin_url = request.getfixturevalue("postgres_admin_url")
     name = f"da_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:

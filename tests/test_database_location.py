@@ -87,16 +87,14 @@ def test_a_broken_project_file_is_named(empty: Path) -> None:
     assert result.exit_code == 1 and f"{empty.resolve() / PROJECT_FILE}: not a readable project file" in result.output
 
 
-def test_a_postgres_database_without_the_schema_is_refused_and_left_alone(monkeypatch, empty: Path) -> None:
+@pytest.mark.postgres
+def test_a_postgres_database_without_the_schema_is_refused_and_left_alone(monkeypatch, empty: Path,
+                                                                         postgres_admin_url: str) -> None:
     import os
 
     from sqlalchemy import create_engine, inspect, text
 
-    admin = os.environ.get("DA_TEST_POSTGRES_URL")
-    if not admin:  # as tests/conftest.py: under CI a missing server is a failure, never a skip
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but DA_TEST_POSTGRES_URL is not set: .ci/run must start PostgreSQL")
-        pytest.skip("no PostgreSQL server configured ($DA_TEST_POSTGRES_URL)")
+    admin = postgres_admin_url
     name = f"da_location_{os.getpid()}"
     engine = create_engine(admin, isolation_level="AUTOCOMMIT")
     with engine.connect() as connection:
