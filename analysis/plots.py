@@ -6,17 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.figures import pyplot, save_figure
 from analysis.mathtext import plain_text
 from analysis.report import GroupAnalysis
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def confidence_intervals(analysis: GroupAnalysis, level: float = 0.95) -> dict[str, tuple[float, float]]:
@@ -34,7 +26,7 @@ def confidence_intervals(analysis: GroupAnalysis, level: float = 0.95) -> dict[s
 
 def pvalue_heatmap(analysis: GroupAnalysis, path: Path) -> Path:
     """Heatmap of p(row > column) on a log scale; cells with p < alpha are outlined numbers."""
-    plt = _pyplot()
+    plt = pyplot()
     r = analysis.ranking
     m = len(r.systems)
     with np.errstate(divide="ignore"):
@@ -52,17 +44,12 @@ def pvalue_heatmap(analysis: GroupAnalysis, path: Path) -> Path:
                         fontsize=6, color="white")
     ax.set_title(f"{plain_text(analysis.group)}: p(row better than column)", fontsize=9)
     fig.colorbar(image, ax=ax, label="log10 p")
-    try:
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-    finally:
-        plt.close(fig)  # also when drawing fails: pyplot keeps every open figure
-    return path
+    return save_figure(fig, path)
 
 
 def ranking_plot(analysis: GroupAnalysis, path: Path, level: float = 0.95) -> Path:
     """System z-scores, best on top, with confidence intervals and dashed lines between clusters."""
-    plt = _pyplot()
+    plt = pyplot()
     r = analysis.ranking
     intervals = confidence_intervals(analysis, level)
     m = len(r.systems)
@@ -79,12 +66,7 @@ def ranking_plot(analysis: GroupAnalysis, path: Path, level: float = 0.95) -> Pa
         ax.axhline(m - position - 0.5, linestyle="--", color="grey", linewidth=0.8)
     ax.set_xlabel(f"z (mean of item z, {int(level * 100)} % confidence interval)")
     ax.set_title(plain_text(analysis.group), fontsize=9)
-    try:
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-    finally:
-        plt.close(fig)  # also when drawing fails: pyplot keeps every open figure
-    return path
+    return save_figure(fig, path)
 
 
 def plain_label(text: str) -> str:
@@ -95,7 +77,7 @@ def plain_label(text: str) -> str:
 def replication_scatter(systems: tuple[str, ...], run_a: tuple[float, ...], run_b: tuple[float, ...],
                         path: Path, *, label_a: str = "run A", label_b: str = "run B", title: str = "") -> Path:
     """Scatter plot of two runs' system z-scores, each point labelled, with the line y = x."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 5.0))
     ax.scatter(run_a, run_b, s=18)
     for name, x, y in zip(systems, run_a, run_b):
@@ -107,7 +89,4 @@ def replication_scatter(systems: tuple[str, ...], run_a: tuple[float, ...], run_
     ax.set_ylabel(f"z, {plain_label(label_b)}")
     if title:
         ax.set_title(plain_label(title), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

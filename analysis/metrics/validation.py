@@ -157,11 +157,9 @@ def validate_metrics(human: Mapping[str, float], metric_scores: Mapping[str, Map
 
 def plot_williams_heatmap(result: ValidationResult, path: str | Path) -> Path:
     """Heatmap of Williams p-values: row metric beats column metric; p < 0.05 is annotated bold."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from analysis.figures import pyplot, save_figure
 
     metrics = result.metrics
     from analysis.mathtext import plain_text
@@ -170,7 +168,7 @@ def plot_williams_heatmap(result: ValidationResult, path: str | Path) -> Path:
     k = len(metrics)
     values = np.array([[result.williams_pvalue(a, b) for b in metrics] for a in metrics], dtype=float)
     size = 1.2 + 0.75 * k
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    fig, ax = pyplot().subplots(figsize=(size + 1.5, size))
     image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis_r", vmin=0.0, vmax=0.1)
     for i in range(k):
         for j in range(k):
@@ -184,11 +182,7 @@ def plot_williams_heatmap(result: ValidationResult, path: str | Path) -> Path:
     ax.set_ylabel("better metric (A)")
     ax.set_title(f"Williams test p-values, {len(result.systems)} systems")
     fig.colorbar(image, ax=ax, label="p (A correlates better than B)", extend="max")
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
-    return path
+    return save_figure(fig, Path(path), dpi=150)
 
 
 def write_validation(result: ValidationResult, out_dir: str | Path, stem: str = "metric-validation") -> list[Path]:
