@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from flask import Flask, current_app
+from flask import Flask, Response, abort, current_app
 
 from da_platform.sources import MTurkSource, PoolSource, ProlificSource, Tokens, WorkerSource
 
@@ -38,3 +38,19 @@ def init_services(app: Flask) -> None:
 
 def services() -> Services:
     return current_app.extensions["da_platform"]
+
+
+def stored_png(key: str | None) -> bytes:
+    """The image stored under ``key``; 404 when there is no key or nothing is stored under it."""
+    if not key:
+        abort(404)
+    try:
+        return services().storage.read(key)
+    except KeyError:
+        abort(404)
+
+
+def png_response(png: bytes) -> Response:
+    """An answer image: never cached by anything shared, and no ETag or Last-Modified, so that identical
+    images (a REPEAT and its original) are not recognisable by their headers."""
+    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})

@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from flask import Blueprint, Response, abort, current_app, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
@@ -44,7 +44,7 @@ from da_platform.web.flow import (
 from da_platform.web.i18n import current_language
 from da_platform.web.image_variation import vary
 from da_platform.web.security import origin_of
-from da_platform.web.services import services
+from da_platform.web.services import png_response, services, stored_png
 from da_platform.web.worker_page import (
     assignment_page,
     campaign_page,
@@ -222,28 +222,18 @@ def practice(token: str, number: int):
                            show_context=False)
 
 
-def _stored_png(key: str | None) -> Response:
-    if not key:
-        abort(404)
-    try:
-        png = services().storage.read(key)
-    except KeyError:
-        abort(404)
-    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
-
-
 @bp.get("/a/<token>/practice/<int:number>/<any(reference, candidate):role>")
 def practice_image(token: str, number: int, role: str):
     items = _worker_settings(_state(token)).get("practice") or []
     if not 1 <= number <= len(items):
         abort(404)
-    return _stored_png(items[number - 1].get(f"{role}_image"))
+    return png_response(stored_png(items[number - 1].get(f"{role}_image")))
 
 
 @bp.get("/a/<token>/example/<any(reference, good, bad):which>")
 def example_image(token: str, which: str):
     example = _worker_settings(_state(token)).get("example") or {}
-    return _stored_png((example.get("images") or {}).get(which))
+    return png_response(stored_png((example.get("images") or {}).get(which)))
 
 
 @bp.get("/a/<token>/slot")
@@ -318,16 +308,9 @@ def image(token: str, slot_id: str, role: Literal["reference", "candidate"]):  #
         with autocommit_connection() as connection:
             return current_image_key(connection, public_id, slot_id, role)
 
-    key = once_more_if_disconnected(find)
-    if key is None:
-        abort(404)
-    try:
-        png = services().storage.read(key)
-    except KeyError:
-        abort(404)
-    png = vary(png, slot_id, role, current_app.config["SECRET_KEY"])  # per-slot bytes: a REPEAT is not its original's
-    # No ETag or Last-Modified: identical images (a REPEAT and its original) must not be recognisable.
-    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
+    png = stored_png(once_more_if_disconnected(find))
+    # Per-slot bytes: a REPEAT is not its original's.
+    return png_response(vary(png, slot_id, role, current_app.config["SECRET_KEY"]))
 
 
 @bp.get("/a/<token>/done")

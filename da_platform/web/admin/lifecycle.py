@@ -2,7 +2,7 @@
 release button, and the read-only preview of any HIT's slots (``da_platform.preview``)."""
 from __future__ import annotations
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from da_platform.assignments import assignments_in_progress
@@ -19,7 +19,7 @@ from da_platform.web.admin import bp
 from da_platform.web.admin.auth import logged_in_user, login_required
 from da_platform.web.admin.context import campaign_or_404
 from da_platform.web.database import get_session
-from da_platform.web.services import services
+from da_platform.web.services import png_response, stored_png
 
 LABELS = {StatusChange.open: "Open to workers", StatusChange.pause: "Pause", StatusChange.resume: "Resume",
           StatusChange.close: "Close for good"}
@@ -96,14 +96,7 @@ def preview(campaign_id: int):
 @bp.get("/campaigns/<int:campaign_id>/preview/<slot_id>/<any(reference, candidate):role>.png")
 @login_required
 def preview_image(campaign_id: int, slot_id: str, role: str):
-    key = image_key(get_session(), campaign_or_404(campaign_id), slot_id, role)
-    if key is None:
-        abort(404)
-    try:
-        png = services().storage.read(key)
-    except KeyError:
-        abort(404)
-    return Response(png, mimetype="image/png", headers={"Cache-Control": "private, no-store"})
+    return png_response(stored_png(image_key(get_session(), campaign_or_404(campaign_id), slot_id, role)))
 
 
 @bp.route("/campaigns/<int:campaign_id>/pool-review", methods=["GET", "POST"])
