@@ -155,19 +155,25 @@ def _campaigns_with_system(session: Session, system: System) -> list[Campaign]:
                                 .order_by(Campaign.id)))
 
 
+def _remove_campaigns_of(session: Session, what: str, campaigns: list[Campaign], force: bool, holds: str) -> Deleted:
+    """Remove the ``campaigns`` that deleting ``what`` takes with it: refused when there are any (and, again,
+    when they hold ratings) unless ``force``. ``holds``: how the refusal names the campaigns' relation."""
+    if campaigns and not force:
+        raise LifecycleError(f"{what} {holds} {', '.join(repr(c.name) for c in campaigns)}: "
+                             "deleting it deletes them; use --force to do that")
+    deleted = Deleted(what, tuple(c.name for c in campaigns), _guard(session, what, campaigns, force))
+    for campaign in campaigns:
+        _remove_campaign(session, campaign)
+    return deleted
+
+
 def delete_system(session: Session, system: System, *, force: bool = False, actor: str,
                   reason: str = "") -> Deleted:
     """Delete a system and its answers. Campaigns that rate it go with it, so: refused when any
     campaign rates it unless ``force`` (and refused with ratings unless ``force``)."""
     campaigns = _campaigns_with_system(session, system)
     what = f"system {system.name!r} of test set {system.test_set.name!r}"
-    if campaigns and not force:
-        raise LifecycleError(f"{what} is rated in campaign(s) {', '.join(repr(c.name) for c in campaigns)}: "
-                             "deleting it deletes them; use --force to do that")
-    ratings = _guard(session, what, campaigns, force)
-    deleted = Deleted(what, tuple(c.name for c in campaigns), ratings)
-    for campaign in campaigns:
-        _remove_campaign(session, campaign)
+    deleted = _remove_campaigns_of(session, what, campaigns, force, "is rated in campaign(s)")
     session.execute(delete(Answer).where(Answer.system_id == system.id))
     session.execute(delete(System).where(System.id == system.id))
     session.expire_all()
@@ -182,13 +188,7 @@ def delete_test_set(session: Session, test_set: TestSet, *, force: bool = False,
     campaigns = list(session.scalars(select(Campaign).where(Campaign.test_set_id == test_set.id)
                                      .order_by(Campaign.id)))
     what = f"test set {test_set.name!r}"
-    if campaigns and not force:
-        raise LifecycleError(f"{what} has campaign(s) {', '.join(repr(c.name) for c in campaigns)}: deleting it "
-                             "deletes them; use --force to do that")
-    ratings = _guard(session, what, campaigns, force)
-    deleted = Deleted(what, tuple(c.name for c in campaigns), ratings)
-    for campaign in campaigns:
-        _remove_campaign(session, campaign)
+    deleted = _remove_campaigns_of(session, what, campaigns, force, "has campaign(s)")
     session.delete(session.get(TestSet, test_set.id))  # questions, references, systems, answers cascade
     session.flush()
     _record(session, "test_set.delete", what, deleted, actor=actor, reason=reason)
