@@ -91,6 +91,8 @@ def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=No
         flags.append(f"{qc.longest_identical_run} identical in a row")
     if median < FAST_SECONDS:
         flags.append(f"fast ({median:.1f} s per item)")
+    if verdict is not None and verdict.meaning is not None and verdict.meaning.status == QCStatus.failed:
+        flags.append("MEANING check failed")  # excludes the worker though the QC column (BAD_REF) passed
     if verdict is not None and verdict.status.value == "flagged":
         flags.append("flagged for review: " + ", ".join(s.name.replace("_", " ") for s in verdict.flags))
     if excluded:
