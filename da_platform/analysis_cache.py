@@ -2,9 +2,10 @@
 
 The analysis (``da_platform.campaign_analysis.CampaignAnalysis``) depends on the campaign's ratings,
 its data decisions and its quality-control settings. Each use first reads a cheap **stamp** of those
-inputs (count, largest and sum of the rating ids; count, largest id and latest change of the review
-decisions; the QC settings and the name). A cached analysis is used only while its stamp is the
-current one, so no analysis is ever shown as current once a rating or a decision has arrived. The
+inputs (count, largest and sum of the rating ids, and how many of them are of abandoned assignments;
+count, largest id and latest change of the review decisions; the QC settings and the name). A cached
+analysis is used only while its stamp is the current one, so no analysis is ever shown as current
+once a rating or a decision has arrived, or a HIT was abandoned. The
 stamp is read *before* the inputs are loaded, so an analysis holds at least what its stamp says.
 
 Small campaigns (fewer than ``background_from`` ratings) are recomputed in the request. Larger ones
@@ -22,11 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.models import Assignment, Campaign, Hit, Rating, ReviewDecision, utcnow
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, utcnow
 
 BACKGROUND_FROM = 50_000
 """Default: campaigns with at least this many ratings are analysed off the request path."""
@@ -39,6 +40,7 @@ class Stamp:
     ratings: int
     rating_max_id: int
     rating_id_sum: int
+    abandoned: int  # ratings of abandoned assignments (left out of the analysis)
     decisions: int
     decision_max_id: int
     decision_changed: str
@@ -51,6 +53,8 @@ class Stamp:
                                                                       older.rating_id_sum):
             new = self.ratings - older.ratings
             parts.append(f"{new:,} new ratings" if new > 0 else "the ratings changed")
+        if self.abandoned != older.abandoned:
+            parts.append("HITs were abandoned" if self.abandoned > older.abandoned else "abandoned HITs were resumed")
         if (self.decisions, self.decision_max_id, self.decision_changed) != (
                 older.decisions, older.decision_max_id, older.decision_changed):
             parts.append("new decisions")
@@ -61,8 +65,10 @@ class Stamp:
 
 def read_stamp(session: Session, campaign: Campaign) -> Stamp:
     """The campaign's current stamp: two aggregate queries over indexed columns."""
-    ratings, max_id, id_sum = session.execute(
-        select(func.count(Rating.id), func.coalesce(func.max(Rating.id), 0), func.coalesce(func.sum(Rating.id), 0))
+    abandoned = func.sum(case((Assignment.status == AssignmentStatus.abandoned, 1), else_=0))
+    ratings, max_id, id_sum, left = session.execute(
+        select(func.count(Rating.id), func.coalesce(func.max(Rating.id), 0), func.coalesce(func.sum(Rating.id), 0),
+               func.coalesce(abandoned, 0))
         .join(Assignment, Assignment.id == Rating.assignment_id).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id)).one()
     decisions, decision_max, changed = session.execute(
@@ -70,7 +76,7 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
                func.max(ReviewDecision.updated_at))
         .where(ReviewDecision.campaign_id == campaign.id)).one()
     settings = json.dumps([campaign.name, (campaign.settings or {}).get("review")], sort_keys=True, default=str)
-    return Stamp(int(ratings), int(max_id), int(id_sum), int(decisions), int(decision_max),
+    return Stamp(int(ratings), int(max_id), int(id_sum), int(left), int(decisions), int(decision_max),
                  "" if changed is None else str(changed), settings)
 
 

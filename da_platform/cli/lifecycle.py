@@ -75,7 +75,7 @@ def campaign_list(context: CliContext) -> None:
         for c in session.scalars(select(Campaign).order_by(Campaign.id)):
             progress = campaign_progress(session, c)
             rows.append([c.name, c.criterion, c.test_set.name, c.status.value, len(c.systems),
-                         f"{progress.hits_done}/{progress.hits_total}", progress.ratings_total])
+                         f"{progress.hits_done}/{progress.hits_total}", progress.ratings_line()])
     _rows(["campaign", "criterion", "test set", "status", "systems", "HITs done", "ratings"], rows)
 
 
