@@ -168,15 +168,20 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
     The dashboard has the same preview with the images (campaign page, "Preview the HITs").
     """
     from da_platform.preview import PreviewError, slot_preview
+    from da_platform.web.i18n import worker_language
     from hit_builder.storage import LocalImageStorage
 
     with context.sessions() as session:
+        found = find_campaign(session, campaign)
+        seen = worker_language(found.settings)  # what the worker reads: the campaign's language
         try:
-            shown = slot_preview(session, find_campaign(session, campaign), hit_index, position)
+            shown = slot_preview(session, found, hit_index, position)
         except PreviewError as error:
             raise click.ClickException(str(error)) from None
-    click.echo(f"HIT {shown.hit_index}, item {shown.position + 1} of {shown.total}\n")
-    click.echo(f"statement:  {shown.statement}")
+    click.echo(f"HIT {shown.hit_index}, item {shown.position + 1} of {shown.total} (worker pages in {seen.lang})\n")
+    click.echo(f"statement:  {seen.text(shown.statement)}")
+    if seen.text(shown.statement) != shown.statement:
+        click.echo(f"            (in English: {shown.statement})")
     click.echo(f"question:   {shown.question}")
     if shown.reference_text is not None:
         click.echo(f"answer A:   {shown.reference_text}")
