@@ -21,17 +21,14 @@ from sqlalchemy import select
 from da_platform.cli import main
 from da_platform.lifecycle import release_assignment
 from da_platform.models import Assignment, Worker
-from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.admin_client import PASSWORD, login
-from tests.web_factories import make_web_env
+from tests.admin_client import login
 
 
 @pytest.fixture
-def env(database_url, tmp_path):
-    env = make_web_env(database_url, tmp_path)
+def env(admin_env, database_url):
+    env = admin_env  # the app and its dashboard user ana (tests/conftest.py)
     with env.sessions() as session:
-        create_user(session, "ana", PASSWORD)
         campaign = factories.build(session, env.storage, passes=2, hostile=False)
         factories.rate_hit(session, campaign, 0, "full", seed=1)
         factories.rate_hit(session, campaign, 1, "leaver", slots=14, seed=2)
