@@ -87,10 +87,12 @@ def test_a_merged_answer_is_rated_once_and_counted_for_every_system(session, tmp
 
 def test_copies_of_merged_answers_are_not_the_workers_ratings_in_quality_control(session, tmp_path):
     """A worker who rated one HIT of a merged campaign did one HIT of 100 ratings: the copies made for the
-    other systems count in the scores, not in qc-workers.csv's ratings, HITs, HIT times or runs."""
+    other systems count in the scores, not in qc-workers.csv's ratings, HITs, HIT times or runs, nor in
+    the worker page's timeline."""
     import csv
 
     from analysis.output import write_qc_csv
+    from da_platform.web.admin.plots import worker_rows
 
     test_set = make_test_set(session, name="merge qc", questions=35, systems=("alpha", "beta", "gamma", "delta"))
     by_name = {s.name: {a.question.external_id: a for a in s.answers} for s in test_set.systems}
@@ -119,6 +121,7 @@ def test_copies_of_merged_answers_are_not_the_workers_ratings_in_quality_control
         qc = analysis.worker_qc[label]
         assert (qc.n_ratings, qc.n_hits, qc.single_hit, qc.hit_seconds) == (100, 1, True, (600.0,))
         assert qc.longest_identical_run == longest
+        assert len(worker_rows(table, label)) == 100  # the worker page's timeline: the ratings given
         assert (rows[label]["n_ratings"], rows[label]["n_hits"], rows[label]["single_hit"],
                 rows[label]["hit_seconds"]) == ("100", "1", "True", "600.0")
 
