@@ -10,6 +10,9 @@ attributes for the page's script). A campaign names its language in
   ``da_platform/web/translations/worker.pot``); it is checked at build time (every message translated,
   no unknown placeholder) and stored with the campaign, so a running campaign needs no files.
 
+A page of no known campaign (a broken link, the landing page) is in the shipped language the
+browser asks for (``Accept-Language``), else English.
+
 Catalogues are read with Babel's PO reader at run time (no compiled ``.mo`` files to keep in step).
 Translations are text, never markup: every translation is HTML-escaped before a template sees it,
 so a researcher's catalogue cannot inject HTML. Arabic, Hebrew, Persian, Urdu, ... pages get
@@ -26,7 +29,7 @@ from pathlib import Path
 from flask import Flask
 from markupsafe import Markup, escape
 
-from da_core.languages import DEFAULT_LANG, SHIPPED_LANGUAGES, CatalogueError, text_direction
+from da_core.languages import DEFAULT_LANG, SHIPPED_LANGUAGES, CatalogueError, negotiate, text_direction
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 TEMPLATE = TRANSLATIONS / "worker.pot"
@@ -127,14 +130,17 @@ def worker_language(settings: Mapping | None) -> WorkerLanguage:
     return WorkerLanguage(lang, dict(worker.get("messages") or {}))
 
 
-ENGLISH = WorkerLanguage(DEFAULT_LANG, {})
-
-
 def current_language() -> WorkerLanguage:
-    """The language of this request's worker page (English until a campaign is known)."""
-    from flask import g
+    """The language of this request's worker page: its campaign's once known (``use_page``), else the
+    shipped language the browser asks for (``Accept-Language``: a broken link, the landing page)."""
+    from flask import g, has_request_context, request
 
-    return g.get("worker_language", ENGLISH)
+    if "worker_language" not in g:
+        lang = DEFAULT_LANG
+        if has_request_context():
+            lang = negotiate(tag for tag, quality in request.accept_languages if quality > 0)
+        g.worker_language = worker_language({"worker": {"lang": lang}})
+    return g.worker_language
 
 
 def init_i18n(app: Flask) -> None:

@@ -1,6 +1,6 @@
 """Exports of large campaigns, prepared off the request path (``da_platform.prepared_exports``).
 
-A campaign with at least ``EXPORT_BACKGROUND_FROM`` ratings (default: ``ANALYSIS_BACKGROUND_FROM``)
+A campaign with at least ``EXPORT_BACKGROUND_FROM`` ratings (default 50,000)
 gets its bundle, ratings CSV and WMT files from a preparing process: the export link answers with
 the file when the one for the current ratings and decisions is ready, else sends the researcher to a
 page that says how far the preparation got (it reloads itself with a meta refresh, no script) and
@@ -38,8 +38,7 @@ def in_background(session: Session, campaign: Campaign, kind: str) -> Stamp | No
     """The campaign's analysis stamp if its ``kind`` export is prepared off the request path, else None."""
     if kind not in KINDS:
         return None
-    threshold = int(current_app.config.get("EXPORT_BACKGROUND_FROM",
-                                           current_app.config.get("ANALYSIS_BACKGROUND_FROM", BACKGROUND_FROM)))
+    threshold = int(current_app.config.get("EXPORT_BACKGROUND_FROM", BACKGROUND_FROM))
     stamp = read_stamp(session, campaign)
     return stamp if stamp.ratings >= threshold else None
 
