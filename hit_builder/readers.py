@@ -199,7 +199,10 @@ def _read_delimited(text: str, file: str, kind: str) -> Table:
         for row in reader:
             start, line = line, reader.line_num + 1
             if not row or all(not cell.strip() for cell in row):
-                continue
+                if header is None and len(row) > 1:  # a header row of empty cells, not a blank line
+                    raise InputError("the header row has no column names (every cell is empty); the first "
+                                     "row must name the columns", file=file, line=start)
+                continue  # blank lines, and empty rows after the header (spreadsheets add them)
             if header is None:
                 header, header_line = _header(row, file, start), start
                 continue
