@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.import_files import BASE_TEST_SET, database_snapshot, write
+from tests.import_files import database_snapshot, write
 
 EMPTY_HEADERS = {
     "csv": ",,\nq1,Why is the sky blue?,Rayleigh scattering.\n",
@@ -20,14 +20,12 @@ EMPTY_HEADERS = {
 
 @pytest.mark.parametrize("case", list(EMPTY_HEADERS))
 def test_an_all_empty_header_row_is_reported_at_its_line(run, sessions, tmp_path, case):
-    assert run("import", "test-set", str(write(tmp_path, "base.jsonl", BASE_TEST_SET))).exit_code == 0
-    before = database_snapshot(sessions)
     path = write(tmp_path, "empty-header." + ("tsv" if case == "tsv" else "csv"), EMPTY_HEADERS[case])
     result = run("import", "test-set", str(path))
-    assert result.exit_code == 1 and "Traceback" not in result.output
-    assert f"{path}:1: the header row has no column names" in result.output, result.output
-    assert "unknown column" not in result.output and "field 'q1'" not in result.output
-    assert database_snapshot(sessions) == before
+    assert result.exit_code == 1, result.output
+    assert f"{path}:1: the header row has no column names" in result.output
+    assert "Traceback" not in result.output and "unknown column" not in result.output
+    assert not any(database_snapshot(sessions).values())  # nothing imported
 
 
 def test_blank_lines_before_the_header_are_still_skipped(run, tmp_path):
