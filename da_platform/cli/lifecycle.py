@@ -2,8 +2,9 @@
 ``system list|delete|replace`` (``da_platform.lifecycle`` does the work)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from sqlalchemy import func, select
@@ -11,6 +12,9 @@ from sqlalchemy.orm import Session
 
 from da_platform.cli import CliContext, database_name, find_campaign, find_worker, pass_context
 from da_platform.rows import get_row
+
+if TYPE_CHECKING:
+    from da_platform.lifecycle import Deleted
 
 COMMANDS: list[click.Command] = []
 ACTOR = "cli"
@@ -30,6 +34,22 @@ def _changing(context: CliContext, work) -> None:
     except (LifecycleError, InputError) as error:
         raise click.ClickException(f"{error}\nnothing was changed") from None
     click.echo(message)
+
+
+def _deleting(context: CliContext, work: Callable[[Session], Deleted], describe: Callable[[Deleted], str]) -> None:
+    """``_changing`` for a deletion; once it is committed, delete its campaigns' prepared export files
+    (``<instance>/exports``; a server on another machine never offers them to another campaign)."""
+    from da_platform.prepared_exports import remove_campaign_files
+
+    done: list[Deleted] = []
+
+    def run(session: Session) -> str:
+        done.append(work(session))
+        return describe(done[0])
+
+    _changing(context, run)
+    for problem in remove_campaign_files(context.settings.instance_path / "exports", done[0].prepared):
+        click.echo(f"warning: could not delete the prepared exports {problem}", err=True)
 
 
 def _test_set(session: Session, name: str):
@@ -209,11 +229,9 @@ def campaign_delete(context: CliContext, campaign: str, force: bool, reason: str
     """Delete CAMPAIGN with its HITs, assignments and ratings (refused if rated, unless --force)."""
     from da_platform.lifecycle import delete_campaign
 
-    def work(session: Session) -> str:
-        deleted = delete_campaign(session, find_campaign(session, campaign), force=force, actor=ACTOR, reason=reason)
-        return f"deleted {deleted.what} ({deleted.ratings} ratings)"
-
-    _changing(context, work)
+    _deleting(context, lambda session: delete_campaign(session, find_campaign(session, campaign), force=force,
+                                                       actor=ACTOR, reason=reason),
+              lambda deleted: f"deleted {deleted.what} ({deleted.ratings} ratings)")
 
 
 # -- test sets and systems ------------------------------------------------------------------------------
@@ -246,12 +264,13 @@ def test_set_delete(context: CliContext, name: str, force: bool, reason: str) ->
     """Delete test set NAME with its systems (refused if it has campaigns, unless --force)."""
     from da_platform.lifecycle import delete_test_set
 
-    def work(session: Session) -> str:
-        deleted = delete_test_set(session, _test_set(session, name), force=force, actor=ACTOR, reason=reason)
-        also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
-        return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
+    _deleting(context, lambda session: delete_test_set(session, _test_set(session, name), force=force, actor=ACTOR,
+                                                       reason=reason), _with_campaigns)
 
-    _changing(context, work)
+
+def _with_campaigns(deleted: Deleted) -> str:
+    also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
+    return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
 
 
 @click.group("system")
@@ -286,13 +305,8 @@ def system_delete(context: CliContext, test_set_name: str, name: str, force: boo
     """Delete system NAME and its answers (refused if a campaign rates it, unless --force)."""
     from da_platform.lifecycle import delete_system
 
-    def work(session: Session) -> str:
-        deleted = delete_system(session, _system(session, test_set_name, name), force=force, actor=ACTOR,
-                                reason=reason)
-        also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
-        return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
-
-    _changing(context, work)
+    _deleting(context, lambda session: delete_system(session, _system(session, test_set_name, name), force=force,
+                                                     actor=ACTOR, reason=reason), _with_campaigns)
 
 
 @system_group.command("replace")
