@@ -41,12 +41,14 @@ def test_squad_test_set_and_predictions(run, sessions, tmp_path):
     assert guess_format(path) == "squad"
     result = run("import", "test-set", str(path), "--name", "sq")
     assert result.exit_code == 0, result.output
-    assert "2 questions; references per question: 1×1, 2×1; 2 with context" in result.output
+    assert "2 questions; references per question: 1×1, 3×1; 2 with context" in result.output
     assert "note: left out 1 unanswerable question(s) (is_impossible, no answers)" in result.output
+    assert ("note: kept every annotator's answer as given: in 1 question(s) an annotator repeats an earlier answer"
+            in result.output)
     with sessions() as s:
         questions = s.scalars(select(Question).order_by(Question.id)).all()
         assert [q.external_id for q in questions] == ["56be4db0acb8001400a502ec", "w1"]
-        assert [r.text for r in questions[0].references] == ["1937", "in 1937"]     # repeats dropped
+        assert [r.text for r in questions[0].references] == ["1937", "1937", "in 1937"]  # as given
         assert questions[0].context == "The Golden Gate Bridge opened in 1937."
     predictions = _json(tmp_path / "bert.json", {"56be4db0acb8001400a502ec": "1937", "w1": "at 100 degrees"})
     result = run("import", "answers", "--test-set", "sq", str(predictions))
@@ -97,10 +99,10 @@ def test_cmrc_test_set_and_metrics_on_the_files(run, sessions, tmp_path):
     path = _json(tmp_path / "cmrc2018_dev.json", CMRC)
     result = run("import", "test-set", str(path), "--format", "cmrc")
     assert result.exit_code == 0, result.output
-    assert "imported test set 'cmrc2018_dev': 2 questions; references per question: 1×1, 2×1" in result.output
+    assert "imported test set 'cmrc2018_dev': 2 questions; references per question: 1×1, 3×1" in result.output
     with sessions() as s:
         q = s.scalar(select(Question).where(Question.external_id == "DEV_0_QUERY_0"))
-        assert [r.text for r in q.references] == ["8848.86米", "8848.86"]
+        assert [r.text for r in q.references] == ["8848.86米", "8848.86米", "8848.86"]
     predictions = _json(tmp_path / "sys.json", {"DEV_0_QUERY_0": "8848米", "DEV_0_QUERY_1": "珠穆朗玛峰"})
     out = tmp_path / "m.json"
     result = run("metrics", "--references", str(path), "--answers", str(predictions), "--metric", "exact-match",
@@ -171,7 +173,11 @@ def test_dureader_errors_name_line_and_source_field(run, sessions, tmp_path):
     assert f"{path}:2: field 'yesno_answers': 1 yes/no labels for 2 references" in result.output
     path = write_jsonl(tmp_path / "bad2.json", [{**DUREADER[0], "answers": []}])
     result = run("import", "test-set", str(path), "--format", "dureader")
-    assert f"{path}:1: field 'answers': the list is empty" in result.output
+    assert f"{path}: field 'answers': no question in the file has answers (every 'answers' list is empty)" \
+        in result.output
+    path = write_jsonl(tmp_path / "bad4.json", [{**DUREADER[0], "documents": [{"paragraphs": "能吃"}]}])
+    result = run("import", "test-set", str(path))
+    assert f"{path}:1: field 'documents': document 1: 'paragraphs' must be a list of texts" in result.output
     path = write_jsonl(tmp_path / "bad3.json", [{**DUREADER[0], "question_type": "OPINION"}])
     result = run("import", "test-set", str(path))
     assert f"{path}:1: field 'question_type': unknown answer type 'OPINION'" in result.output

@@ -149,10 +149,10 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
     (``infer_yes_no_label``), counted in ``guessed``; without it such an answer gets no yes/no bonus,
     counted in ``unlabelled``.
 
-    A human system's answer is a reference itself (e.g. the second reference imported as ``HUMAN``),
-    so for it the references with exactly its text are left out and it is scored against the others.
-    When every reference has its text (the references are identical) it is a perfect answer and is
-    scored against them as they are.
+    A human system's answer is a reference itself (the second reference, imported as ``HUMAN``), so
+    for it that one reference is left out and it is scored against the others, as SQuAD scores human
+    performance: another reference with the same text still counts (two annotators who agree make a
+    perfect answer). A question with that one reference only is scored against it as it is.
     """
     hypotheses, references, infos = [], [], []
     guessed = unlabelled = 0
@@ -161,12 +161,11 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
             raise ValueError(f"system {system!r} has no answer for question {question.id!r}")
         answer = answers[question.id]
         refs, info = question.references, question.info
-        if is_human:
-            kept = [k for k, r in enumerate(refs) if r != answer]
-            if kept and len(kept) < len(refs):
-                refs = tuple(refs[k] for k in kept)
-                info = replace(info, reference_labels=tuple(info.reference_label(k) for k in kept),
-                               yes_no_label=None)
+        own = _own_reference(refs, answer) if is_human else None
+        if own is not None:
+            kept = [k for k in range(len(refs)) if k != own]
+            refs = tuple(refs[k] for k in kept)
+            info = replace(info, reference_labels=tuple(info.reference_label(k) for k in kept), yes_no_label=None)
         label = (labels or {}).get(question.id)
         if label is None and info.bonus_type == "yes_no":
             if guess_labels:
@@ -179,6 +178,16 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
         references.append(refs)
         infos.append(info)
     return SystemCorpus(system, tuple(hypotheses), tuple(references), tuple(infos), guessed, unlabelled)
+
+
+def _own_reference(references: Sequence[str], answer: str) -> int | None:
+    """Which reference a human system's answer is: the second when it has that text (``import human``),
+    else the first with its text; None when no reference has it or it is the only reference."""
+    if len(references) < 2:
+        return None
+    if references[1] == answer:
+        return 1
+    return next((k for k, text in enumerate(references) if text == answer), None)
 
 
 def _cell(text: str) -> str:

@@ -138,23 +138,34 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
 
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
                         guess_labels: bool = False):
-    """Test set and answer files in the import formats (hit_builder readers), scored without a database."""
+    """Test set and answer files in the import formats (hit_builder readers), scored without a database.
+
+    Scoring needs no question text, so reference files without one (the MRC2018 evaluation kit's) are read.
+    """
     from analysis.metrics.scoring import QuestionEntry, system_corpus
     from da_core.errors import InputError
-    from hit_builder.formats import read_answers_input, read_test_set_input
+    from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
     from hit_builder.records import parse_answers, parse_test_set
 
     try:
-        questions = parse_test_set(read_test_set_input(references))
+        reference_table = read_test_set_input(references)
+        for note in notes_of(reference_table):
+            click.echo(f"note: {note}", err=True)
+        questions = parse_test_set(reference_table, need_questions=False)
         entries = [QuestionEntry(q.id, q.references, _question_info(
             q.answer_type.value if q.answer_type else None, q.yes_no, q.entities,
             q.reference_labels or ())) for q in questions]
         known = {q.id for q in questions}
+        left_out: frozenset[str] = getattr(reference_table, "left_out", frozenset())
+        unscored = 0
         grouped: dict[str, dict[str, str]] = {}
         labels: dict[str, dict[str, str | None]] = {}
         for path in answers:
             table = read_answers_input(path)
             for record in parse_answers(table):
+                if record.id in left_out:
+                    unscored += 1
+                    continue
                 if record.id not in known:
                     raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
                                       field="id")
@@ -165,6 +176,9 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
                 labels.setdefault(name, {})[record.id] = record.yes_no
     except InputError as error:
         raise click.ClickException(str(error)) from None
+    if unscored:
+        click.echo(f"note: {unscored} answer(s) to questions left out of {references} (no reference answers) "
+                   "are not scored", err=True)
     names = systems if systems is not None else list(grouped)
     missing = [s for s in names if s not in grouped]
     if missing:
@@ -196,7 +210,8 @@ def _write(path: Path, text: str) -> None:
 @click.command("metrics")
 @click.option("--test-set", "test_set", help="Score the systems of this test set in the database.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO) ...")
+              help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO; "
+                   "the question text may be missing, as in the MRC2018 evaluation kit's reference files) ...")
 @click.option("--answers", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="... and system answer files (one per system, named by file stem, or a long table).")
 @click.option("--systems", help="Comma-separated system names to score (default: all).")
