@@ -6,6 +6,7 @@ import io
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from analysis import csv_safety
 from analysis.metrics.adapted import infer_yes_no_label
@@ -60,15 +61,22 @@ class SystemScores:
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:
-        """``# metric: signature`` lines, then header ``system,<metric names>``; ``read_metric_scores`` reads it."""
+        """A plain CSV: header ``system,<metric names>`` first, then one row per system (full precision).
+
+        The signatures go beside it (``signatures_json``), as sacrebleu keeps them out of its scores;
+        ``read_metric_scores`` reads it.
+        """
         buffer = io.StringIO()
-        for line in self.signature_lines():
-            buffer.write(f"# {line}\n")
         writer = csv_safety.writer(buffer)
         writer.writerow(["system", *self.metrics])
         for system in self.systems:
             writer.writerow([system, *(repr(self.value(m, system)) for m in self.metrics)])
         return buffer.getvalue()
+
+    def signatures_json(self) -> str:
+        """``{"metric": "signature", ...}``: what a CSV of the scores was computed with, for a file beside it."""
+        signed = {m: self.signatures[m] for m in self.metrics if m in self.signatures}
+        return json.dumps({"signatures": signed}, indent=2, ensure_ascii=False) + "\n"
 
     def to_json(self) -> str:
         document = {m: {s: {"score": self.scores[m][s].score, "n": self.scores[m][s].n,
@@ -94,7 +102,12 @@ def score_systems(corpora: Sequence[SystemCorpus], metrics: Sequence[Metric],
 
 
 def read_metric_scores(text: str, file: str) -> dict[str, dict[str, float]]:
-    """metric → system → score from the CSV that ``SystemScores.to_csv`` writes (its ``#`` lines skipped)."""
+    """metric → system → score from the CSV (``SystemScores.to_csv``) or the JSON (``to_json``) of ``metrics``.
+
+    A CSV written before the signatures moved beside it begins with ``# metric: signature`` lines: skipped.
+    """
+    if text.lstrip().startswith("{"):
+        return _read_scores_json(text, file)
     rows = list(csv.reader(io.StringIO(text)))
     skipped = 0
     while skipped < len(rows) and rows[skipped] and rows[skipped][0].startswith("#"):
@@ -118,8 +131,35 @@ def read_metric_scores(text: str, file: str) -> dict[str, dict[str, float]]:
     return table
 
 
+def _read_scores_json(text: str, file: str) -> dict[str, dict[str, float]]:
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise InputError(f"not valid JSON: {error}", file=file) from None
+    scores = document.get("scores") if isinstance(document, dict) else None
+    if not isinstance(scores, dict):
+        raise InputError("expected the JSON that 'metrics --out FILE.json' writes (a 'scores' object)", file=file,
+                         field="scores")
+    table: dict[str, dict[str, float]] = {}
+    for metric, by_system in scores.items():
+        for system, entry in (by_system.items() if isinstance(by_system, dict) else ()):
+            value = entry.get("score") if isinstance(entry, dict) else None
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise InputError("not a number", file=file, field=f"scores.{metric}.{system}.score")
+            table.setdefault(metric, {})[system] = float(value)
+    return table
+
+
 def read_metric_signatures(text: str) -> dict[str, str]:
-    """metric → signature from the ``# metric: signature`` lines that ``SystemScores.to_csv`` writes."""
+    """metric → signature from a signatures file or the JSON of ``metrics`` (``{"signatures": {...}}``), or from
+    the ``# metric: signature`` lines that begin a CSV written before the signatures moved beside it."""
+    if text.lstrip().startswith("{"):
+        try:
+            document = json.loads(text)
+        except ValueError:
+            return {}
+        found = document.get("signatures") if isinstance(document, dict) else None
+        return {str(m): str(s) for m, s in found.items()} if isinstance(found, dict) else {}
     signatures: dict[str, str] = {}
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -128,6 +168,11 @@ def read_metric_signatures(text: str) -> dict[str, str]:
         if signature:
             signatures[metric] = signature
     return signatures
+
+
+def signatures_path(csv_path: Path) -> Path:
+    """Where the signatures of a scores CSV are written: ``scores.csv`` → ``scores.signatures.json``."""
+    return csv_path.with_name(csv_path.stem + ".signatures.json")
 
 
 @dataclass(frozen=True)

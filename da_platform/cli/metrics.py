@@ -219,7 +219,8 @@ def _write(path: Path, text: str) -> None:
               help="Metric to compute (repeatable; default: every offline metric). See --list.")
 @click.option("--list", "list_metrics", is_flag=True, help="List the metrics and exit.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the scores: .csv, .json or .md by the file's ending.")
+              help="Also write the scores: .csv, .json or .md by the file's ending (a CSV is plain, header "
+                   "first; its signatures go to FILE.signatures.json beside it).")
 @metric_options
 @pass_context
 def metrics_command(context: CliContext, test_set: str | None, references: Path | None, answers: tuple[Path, ...],
@@ -259,9 +260,14 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
     scores = _score(corpora, metrics, guess_labels)
     click.echo(scores.to_markdown(), nl=False)
     if out is not None:
+        from analysis.metrics.scoring import signatures_path
+
         suffix = out.suffix.lower()
         _write(out, {".csv": scores.to_csv, ".json": scores.to_json, ".md": scores.to_markdown}[suffix]())
         click.echo(f"scores written to {out}")
+        if suffix == ".csv":  # a plain CSV (header first): the signatures go beside it
+            _write(signatures_path(out), scores.signatures_json())
+            click.echo(f"signatures written to {signatures_path(out)}")
 
 
 @click.command("validate-metrics")
@@ -270,7 +276,8 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
               help="Or: a file of human system scores (CSV 'system,z' or WMT ad-sys-scores).")
 @click.option("--test-set", "test_set", help="Test set whose systems the metrics score (default: the campaign's).")
 @click.option("--metric-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Or: metric scores already computed ('metrics --out FILE.csv').")
+              help="Or: metric scores already computed ('metrics --out FILE.csv' or FILE.json; a CSV's "
+                   "signatures are read from FILE.signatures.json beside it).")
 @click.option("--metric", "metric_names", multiple=True, metavar="NAME",
               help="Metric to validate (repeatable; default: every offline metric).")
 @click.option("--systems", help="Comma-separated systems to validate on (default: all with a human score).")
@@ -290,7 +297,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     a heatmap of Williams-test p-values for every ordered pair of metrics.
     """
     from analysis.metrics.human_scores import read_human_scores
-    from analysis.metrics.scoring import read_metric_scores, read_metric_signatures
+    from analysis.metrics.scoring import read_metric_scores, read_metric_signatures, signatures_path
     from analysis.metrics.validation import validate_metrics, write_validation
     from da_core.errors import InputError
 
@@ -313,12 +320,13 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     labels: dict[str, str] = {}
     signatures: dict[str, str] = {}
     if metric_scores is not None:
+        beside = signatures_path(metric_scores)
         try:
             text = metric_scores.read_text(encoding="utf-8-sig")
             by_metric = read_metric_scores(text, str(metric_scores))
+            signatures = read_metric_signatures(beside.read_text(encoding="utf-8-sig") if beside.is_file() else text)
         except (InputError, OSError, UnicodeDecodeError) as error:
             raise click.ClickException(str(error)) from None
-        signatures = read_metric_signatures(text)
         if metric_names:
             unknown = [m for m in metric_names if m not in by_metric]
             if unknown:
