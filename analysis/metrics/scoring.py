@@ -88,14 +88,13 @@ class SystemScores:
 
 def score_systems(corpora: Sequence[SystemCorpus], metrics: Sequence[Metric],
                   progress: Callable[[int], None] | None = None) -> SystemScores:
-    """Corpus score of every metric for every system; ``progress`` hears how many answers were scored."""
+    """Corpus score of every metric for every system; ``progress`` hears how many answers were scored, as
+    they are (a metric whose corpus score is not a mean of answers' scores tells of them all at its end)."""
     scores: dict[str, dict[str, MetricScore]] = {m.name: {} for m in metrics}
     for corpus in corpora:
         for metric in metrics:
             scores[metric.name][corpus.system] = metric.corpus_score(corpus.hypotheses, corpus.references,
-                                                                     corpus.questions)
-            if progress is not None:
-                progress(len(corpus.hypotheses))
+                                                                     corpus.questions, progress=progress)
     return SystemScores(systems=tuple(c.system for c in corpora), metrics=tuple(m.name for m in metrics),
                         labels={m.name: m.label for m in metrics}, scores=scores,
                         signatures={m.name: m.signature() for m in metrics})
