@@ -20,9 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import time
 
 from analysis.metrics import DEFAULT_METRICS, QuestionInfo, get_metric
+from benchmarks.metrics_100k import _timed
 
 _HAN = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
 _WEIGHTS = [1 / (rank + 1) for rank in range(len(_HAN))]
@@ -70,12 +70,6 @@ def generate(questions: int, systems: int, seed: int):
         for k in range(systems):
             answers[f"sys{k}"].append(made[k % len(made)])
     return references, answers
-
-
-def _timed(function):
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = function()
-    return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def main() -> None:

@@ -9,51 +9,25 @@ import math
 from collections.abc import Callable, Sequence
 
 from analysis.metrics import meteor
-from analysis.metrics.meteor import _subsets, crossings
+from analysis.metrics.meteor import _pairings, crossings
 
 
 def align(hyp: Sequence[str], ref: Sequence[str],
           stages: Sequence[Callable[[str], str]]) -> list[tuple[int, int]]:
-    """Banerjee & Lavie's alignment: per stage, the most matches, and among those the fewest crossings.
-
-    Each stage maps the tokens still unmatched to keys (exact form, stem, ...) and pairs equal keys.
-    A key with as many free tokens on both sides pairs them in order; one with more on a side
-    chooses which of them to pair, and the choice that crosses the fewest mappings (those of this
-    stage and of the earlier ones) wins; equal counts keep the leftmost tokens. (A word repeated so
-    often that its placements pass ``CHOICE_LIMIT``, or a stage whose search passes ``SEARCH_LIMIT``,
-    gets the best of the candidates tried.)
-    """
+    """Stage after stage, the tokens not yet matched, in order (``meteor.align``'s loop)."""
     matches: list[tuple[int, int]] = []
-    free_hyp = list(range(len(hyp)))
-    free_ref = list(range(len(ref)))
     for key in stages:
-        matches += _stage(hyp, ref, key, free_hyp, free_ref, matches)
-        used_hyp = {i for i, _ in matches}
-        used_ref = {j for _, j in matches}
-        free_hyp = [i for i in free_hyp if i not in used_hyp]
-        free_ref = [j for j in free_ref if j not in used_ref]
+        used_hyp, used_ref = {i for i, _ in matches}, {j for _, j in matches}
+        matches += _stage(hyp, ref, key, [i for i in range(len(hyp)) if i not in used_hyp],
+                          [j for j in range(len(ref)) if j not in used_ref], matches)
     return matches
 
 
 def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], free_hyp: list[int],
            free_ref: list[int], earlier: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    by_key: dict[str, tuple[list[int], list[int]]] = {}
-    for i in free_hyp:
-        by_key.setdefault(key(hyp[i]), ([], []))[0].append(i)
-    for j in free_ref:
-        if (entry := by_key.get(key(ref[j]))) is not None:
-            entry[1].append(j)
-    fixed = list(earlier)
-    options: list[list[list[tuple[int, int]]]] = []
-    for hyps, refs in by_key.values():
-        if not refs:
-            continue
-        if len(hyps) == len(refs):
-            fixed += zip(hyps, refs)
-        elif len(hyps) < len(refs):
-            options.append([list(zip(hyps, chosen)) for chosen in _subsets(refs, hyps, len(ref), len(hyp))])
-        else:
-            options.append([list(zip(chosen, refs)) for chosen in _subsets(hyps, refs, len(hyp), len(ref))])
+    base, choices = _pairings(hyp, ref, key, free_hyp, free_ref)
+    fixed = earlier + base
+    options = [options for _, _, options in choices]
     # Branch and bound: each key's choices in order of their crossings with the fixed mappings (the
     # first complete alignment reached is already good), bounded below by those crossings.
     scored = []
@@ -65,7 +39,6 @@ def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], fr
     floor = [0] * (len(scored) + 1)
     for depth in range(len(scored) - 1, -1, -1):
         floor[depth] = floor[depth + 1] + scored[depth][0][0]
-    base = fixed[len(earlier):]
     best: list[list[tuple[int, int]]] = []
     best_cost = [math.inf]
     visited = [0]

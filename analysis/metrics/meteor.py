@@ -42,6 +42,8 @@ def count_chunks(matches: Sequence[tuple[int, int]]) -> int:
     return chunks
 
 
+#: One way to pair a key's free tokens: its (hypothesis position, reference position) pairs.
+Option = list[tuple[int, int]]
 #: Search nodes one stage may visit looking for the fewest crossings; past it the best found counts.
 SEARCH_LIMIT = 20_000
 #: Ways to place one repeated word that a stage enumerates; past it, three candidates (``_subsets``).
@@ -76,43 +78,52 @@ def align(hyp: Sequence[str], ref: Sequence[str],
     return matches
 
 
-def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], free_hyp: list[int],
-           free_ref: list[int], earlier: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _pairings(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], free_hyp: list[int],
+              free_ref: list[int]) -> tuple[list[tuple[int, int]], list[tuple[list[int], list[int], list[Option]]]]:
+    """A stage's keys: the pairs of every key with as many free tokens on both sides (in order), and for
+    each key with more on one side its free positions and the ways to pair them (``_subsets``)."""
     by_key: dict[str, tuple[list[int], list[int]]] = {}
     for i in free_hyp:
         by_key.setdefault(key(hyp[i]), ([], []))[0].append(i)
     for j in free_ref:
         if (entry := by_key.get(key(ref[j]))) is not None:
             entry[1].append(j)
-    fixed = list(earlier)
-    keys: list[_Choices] = []
+    pairs: list[tuple[int, int]] = []
+    choices: list[tuple[list[int], list[int], list[Option]]] = []
     for hyps, refs in by_key.values():
         if not refs:
             continue
         if len(hyps) == len(refs):
-            fixed += zip(hyps, refs)
+            pairs += zip(hyps, refs)
         elif len(hyps) < len(refs):
-            keys.append(_Choices(hyps, refs, [list(zip(hyps, chosen))
-                                              for chosen in _subsets(refs, hyps, len(ref), len(hyp))]))
+            ways = [list(zip(hyps, chosen)) for chosen in _subsets(refs, hyps, len(ref), len(hyp))]
+            choices.append((hyps, refs, ways))
         else:
-            keys.append(_Choices(hyps, refs, [list(zip(chosen, refs))
-                                              for chosen in _subsets(hyps, refs, len(hyp), len(ref))]))
-    base = fixed[len(earlier):]
-    if not keys:
+            ways = [list(zip(chosen, refs)) for chosen in _subsets(hyps, refs, len(hyp), len(ref))]
+            choices.append((hyps, refs, ways))
+    return pairs, choices
+
+
+def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], free_hyp: list[int],
+           free_ref: list[int], earlier: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    base, ways = _pairings(hyp, ref, key, free_hyp, free_ref)
+    if not ways:
         return base
+    fixed = earlier + base
+    keys = [_Choices(hyps, refs, options) for hyps, refs, options in ways]
     # Branch and bound: each key's choices in order of their crossings with the fixed mappings (the
     # first complete alignment reached is already good), bounded below by those crossings. Crossings
     # with the fixed mappings and with the choices on the search path are counted for all of a key's
     # choices at once (``_Choices.crossings``); the search visits the choices in the same order and
     # stops at the same ``SEARCH_LIMIT``, whatever the counting. (Every alignment also crosses the
     # fixed mappings of this stage and the earlier ones alike: a constant, left out of the costs.)
-    for choices in keys:
-        choices.order_by(choices.crossings([i for i, _ in fixed], [j for _, j in fixed]))
-    keys.sort(key=lambda choices: len(choices.options))
+    for key_choices in keys:
+        key_choices.order_by(key_choices.crossings([i for i, _ in fixed], [j for _, j in fixed]))
+    keys.sort(key=lambda key_choices: len(key_choices.options))
     floor = [0] * (len(keys) + 1)
     for depth in range(len(keys) - 1, -1, -1):
         floor[depth] = floor[depth + 1] + keys[depth].costs[0]
-    best: list[list[tuple[int, int]]] = []
+    best: list[Option] = []
     best_cost = [math.inf]
     visited = [0]
     path: list[int] = []  # the index of the choice taken at each depth above the current one
@@ -157,7 +168,7 @@ class _Choices:
     #: Pair comparisons (options × their pairs × mappings) below which the pairs are counted one by one.
     SMALL = 300
 
-    def __init__(self, hyps: list[int], refs: list[int], options: list[list[tuple[int, int]]]) -> None:
+    def __init__(self, hyps: list[int], refs: list[int], options: list[Option]) -> None:
         self.hyps, self.refs = hyps, refs
         self.options = options
         self.costs: list[int] = []
