@@ -13,7 +13,7 @@ from da_core.errors import InputError
 from da_platform import models
 from da_platform.models import Answer, Question, System
 from hit_builder.formats import guess_format
-from tests.import_files import database_snapshot, write_jsonl
+from tests.import_files import DUREADER, DUREADER_PREDICTIONS, database_snapshot, write_jsonl
 
 
 def _json(path: Path, document) -> Path:
@@ -112,27 +112,6 @@ def test_cmrc_test_set_and_metrics_on_the_files(run, sessions, tmp_path):
     # "8848米" against "8848.86米": characters 8,8,4,8,米 of 8,8,4,8,8,6,米 (punctuation removed) → F1 = 10/12
     assert scores["exact-match"]["sys"]["score"] == 0.5
     assert scores["f1"]["sys"]["score"] == pytest.approx((10 / 12 + 1) / 2)   # P = 5/5, R = 5/7
-
-
-DUREADER = [
-    {"question_id": 186572, "question": "生鸡蛋能吃吗", "question_type": "YES_NO", "fact_or_opinion": "OPINION",
-     "answers": ["能吃，但要新鲜的。", "不能，生鸡蛋有细菌。"], "yesno_answers": ["Yes", "No"],
-     "entity_answers": [[], []],
-     "documents": [{"title": "...", "paragraphs": ["..."], "is_selected": True}]},
-    {"question_id": 186573, "question": "世界最高峰是哪座山", "question_type": "ENTITY", "fact_or_opinion": "FACT",
-     "answers": ["珠穆朗玛峰，高8848.86米。", "是珠峰"], "yesno_answers": [],
-     "entity_answers": [["珠穆朗玛峰"], ["珠峰"]], "documents": []},
-    {"question_id": 186574, "question": "如何养绿萝", "question_type": "DESCRIPTION", "fact_or_opinion": "OPINION",
-     "answers": ["放在半阴的地方，保持土壤湿润。"], "yesno_answers": [], "entity_answers": [[]], "documents": []},
-]
-DUREADER_PREDICTIONS = [
-    {"question_id": 186572, "question_type": "YES_NO", "answers": ["能吃，新鲜的就可以。"], "yesno_answers": ["Yes"],
-     "entity_answers": [[]], "source": "zhidao"},
-    {"question_id": 186573, "question_type": "ENTITY", "answers": ["珠穆朗玛峰", "珠峰"], "yesno_answers": [],
-     "entity_answers": [["珠穆朗玛峰"]], "source": "zhidao"},
-    {"question_id": 186574, "question_type": "DESCRIPTION", "answers": ["多浇水。"], "yesno_answers": [],
-     "entity_answers": [[]], "source": "zhidao"},
-]
 
 
 def test_dureader_labels_and_entities_reach_the_database_and_the_metrics(run, sessions, tmp_path):

@@ -10,8 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from da_platform.models import Question
-from tests.import_files import database_snapshot, write_jsonl
-from tests.test_import_formats import DUREADER, DUREADER_PREDICTIONS
+from tests.import_files import DUREADER, DUREADER_PREDICTIONS, database_snapshot, write_jsonl
 
 
 def _json(path: Path, document) -> Path:
