@@ -46,6 +46,10 @@ class Table:
         """An :class:`InputError` located in this file."""
         return InputError(message, file=self.file, line=line, field=field)
 
+    def where(self, line: int) -> str:
+        """Where the record of ``line`` is, for a message: ``on line 3``."""
+        return f"on line {line}"
+
 
 def read_table(path: str | Path) -> Table:
     """Read a JSONL, CSV or TSV file (chosen by its ending) into a :class:`Table`.

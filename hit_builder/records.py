@@ -288,27 +288,32 @@ def _entities(fields: _Fields, jsonl: bool,
     return tuple(dict.fromkeys(piece for piece in pieces if piece)) or None, None
 
 
-def parse_test_set(table: Table) -> list[QuestionRecord]:
-    """The questions of a test-set table, checked field by field; ids must be unique."""
+def parse_test_set(table: Table, *, need_questions: bool = True) -> list[QuestionRecord]:
+    """The questions of a test-set table, checked field by field; ids must be unique.
+
+    ``need_questions=False`` (scoring references, e.g. the MRC2018 evaluation kit's reference files,
+    which have no question text): a missing question is read as empty text.
+    """
     jsonl = table.format == "jsonl"
+    required = ("id", "question") if need_questions else ("id",)
     if jsonl:
         reference_columns = None
         allowed = set(TEST_SET_FIELDS_JSONL)
-        _check_fields(table, allowed, ("id", "question", "references"), TEST_SET_FIELDS_JSONL)
+        _check_fields(table, allowed, (*required, "references"), TEST_SET_FIELDS_JSONL)
     else:
         reference_columns = _reference_columns(table) if "reference" in table.fields else []
         allowed = set(TEST_SET_FIELDS_TABLE) | set(reference_columns)
-        _check_fields(table, allowed, ("id", "question", "reference"), TEST_SET_FIELDS_TABLE)
+        _check_fields(table, allowed, (*required, "reference"), TEST_SET_FIELDS_TABLE)
     questions: list[QuestionRecord] = []
     first_line: dict[str, int] = {}
     for record in table.records:
         fields = _Fields(table, record)
         question_id = fields.identifier("id")
         if question_id in first_line:
-            raise fields.error(f"duplicate id {question_id!r} (first on line {first_line[question_id]})", "id")
+            raise fields.error(f"duplicate id {question_id!r} (first {table.where(first_line[question_id])})", "id")
         first_line[question_id] = record.line
         answer_type = _answer_type(fields)
-        question = fields.text("question", required=True)
+        question = fields.text("question", required=need_questions) or ""
         references = _references(fields, reference_columns)
         yes_no, reference_labels = _yes_no(fields, answer_type, len(references))
         entities, reference_entities = _entities(fields, jsonl, len(references))
@@ -357,7 +362,7 @@ def parse_answers(table: Table) -> list[AnswerRecord]:
         key = (system, question_id)
         if key in first_line:
             whose = f" for system {system!r}" if system else ""
-            raise fields.error(f"duplicate answer to {question_id!r}{whose} (first on line {first_line[key]})",
+            raise fields.error(f"duplicate answer to {question_id!r}{whose} (first {table.where(first_line[key])})",
                                "id")
         first_line[key] = record.line
         answers.append(AnswerRecord(record.line, question_id, fields.text("answer", required=True), system,

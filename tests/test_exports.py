@@ -89,6 +89,9 @@ def test_a_complete_campaign_exports_everything(sessions, tmp_path, run):
     assert {"manifest.json", "campaign.json", "settings.json", "hits.csv", "degradation.jsonl",
             "quality-control.json", "excluded-workers.csv", "decisions.csv", "ratings.csv",
             "results/analysis.json", "results/system-scores.csv", "results/wmt/clusters.csv"} <= names
+    # every CSV is plain, header first (no comment lines before it), as spreadsheets and pandas read them
+    for name in [n for n in names if n.endswith(".csv") and "/wmt/" not in n]:
+        assert bundle.read(name).decode().split("\n", 1)[0].split(",")[0].isidentifier(), name
     manifest = json.loads(bundle.read("manifest.json"))
     assert manifest["status"] == "complete: 4 of 4 HITs" and manifest["ratings"] == 400
     assert manifest["software"]["da-platform"] == __import__("da_platform").__version__

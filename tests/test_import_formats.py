@@ -13,7 +13,7 @@ from da_core.errors import InputError
 from da_platform import models
 from da_platform.models import Answer, Question, System
 from hit_builder.formats import guess_format
-from tests.import_files import database_snapshot, write_jsonl
+from tests.import_files import DUREADER, DUREADER_PREDICTIONS, database_snapshot, write_jsonl
 
 
 def _json(path: Path, document) -> Path:
@@ -41,12 +41,14 @@ def test_squad_test_set_and_predictions(run, sessions, tmp_path):
     assert guess_format(path) == "squad"
     result = run("import", "test-set", str(path), "--name", "sq")
     assert result.exit_code == 0, result.output
-    assert "2 questions; references per question: 1×1, 2×1; 2 with context" in result.output
+    assert "2 questions; references per question: 1×1, 3×1; 2 with context" in result.output
     assert "note: left out 1 unanswerable question(s) (is_impossible, no answers)" in result.output
+    assert ("note: kept every annotator's answer as given: in 1 question(s) an annotator repeats an earlier answer"
+            in result.output)
     with sessions() as s:
         questions = s.scalars(select(Question).order_by(Question.id)).all()
         assert [q.external_id for q in questions] == ["56be4db0acb8001400a502ec", "w1"]
-        assert [r.text for r in questions[0].references] == ["1937", "in 1937"]     # repeats dropped
+        assert [r.text for r in questions[0].references] == ["1937", "1937", "in 1937"]  # as given
         assert questions[0].context == "The Golden Gate Bridge opened in 1937."
     predictions = _json(tmp_path / "bert.json", {"56be4db0acb8001400a502ec": "1937", "w1": "at 100 degrees"})
     result = run("import", "answers", "--test-set", "sq", str(predictions))
@@ -97,10 +99,10 @@ def test_cmrc_test_set_and_metrics_on_the_files(run, sessions, tmp_path):
     path = _json(tmp_path / "cmrc2018_dev.json", CMRC)
     result = run("import", "test-set", str(path), "--format", "cmrc")
     assert result.exit_code == 0, result.output
-    assert "imported test set 'cmrc2018_dev': 2 questions; references per question: 1×1, 2×1" in result.output
+    assert "imported test set 'cmrc2018_dev': 2 questions; references per question: 1×1, 3×1" in result.output
     with sessions() as s:
         q = s.scalar(select(Question).where(Question.external_id == "DEV_0_QUERY_0"))
-        assert [r.text for r in q.references] == ["8848.86米", "8848.86"]
+        assert [r.text for r in q.references] == ["8848.86米", "8848.86米", "8848.86"]
     predictions = _json(tmp_path / "sys.json", {"DEV_0_QUERY_0": "8848米", "DEV_0_QUERY_1": "珠穆朗玛峰"})
     out = tmp_path / "m.json"
     result = run("metrics", "--references", str(path), "--answers", str(predictions), "--metric", "exact-match",
@@ -110,27 +112,6 @@ def test_cmrc_test_set_and_metrics_on_the_files(run, sessions, tmp_path):
     # "8848米" against "8848.86米": characters 8,8,4,8,米 of 8,8,4,8,8,6,米 (punctuation removed) → F1 = 10/12
     assert scores["exact-match"]["sys"]["score"] == 0.5
     assert scores["f1"]["sys"]["score"] == pytest.approx((10 / 12 + 1) / 2)   # P = 5/5, R = 5/7
-
-
-DUREADER = [
-    {"question_id": 186572, "question": "生鸡蛋能吃吗", "question_type": "YES_NO", "fact_or_opinion": "OPINION",
-     "answers": ["能吃，但要新鲜的。", "不能，生鸡蛋有细菌。"], "yesno_answers": ["Yes", "No"],
-     "entity_answers": [[], []],
-     "documents": [{"title": "...", "paragraphs": ["..."], "is_selected": True}]},
-    {"question_id": 186573, "question": "世界最高峰是哪座山", "question_type": "ENTITY", "fact_or_opinion": "FACT",
-     "answers": ["珠穆朗玛峰，高8848.86米。", "是珠峰"], "yesno_answers": [],
-     "entity_answers": [["珠穆朗玛峰"], ["珠峰"]], "documents": []},
-    {"question_id": 186574, "question": "如何养绿萝", "question_type": "DESCRIPTION", "fact_or_opinion": "OPINION",
-     "answers": ["放在半阴的地方，保持土壤湿润。"], "yesno_answers": [], "entity_answers": [[]], "documents": []},
-]
-DUREADER_PREDICTIONS = [
-    {"question_id": 186572, "question_type": "YES_NO", "answers": ["能吃，新鲜的就可以。"], "yesno_answers": ["Yes"],
-     "entity_answers": [[]], "source": "zhidao"},
-    {"question_id": 186573, "question_type": "ENTITY", "answers": ["珠穆朗玛峰", "珠峰"], "yesno_answers": [],
-     "entity_answers": [["珠穆朗玛峰"]], "source": "zhidao"},
-    {"question_id": 186574, "question_type": "DESCRIPTION", "answers": ["多浇水。"], "yesno_answers": [],
-     "entity_answers": [[]], "source": "zhidao"},
-]
 
 
 def test_dureader_labels_and_entities_reach_the_database_and_the_metrics(run, sessions, tmp_path):
@@ -171,7 +152,11 @@ def test_dureader_errors_name_line_and_source_field(run, sessions, tmp_path):
     assert f"{path}:2: field 'yesno_answers': 1 yes/no labels for 2 references" in result.output
     path = write_jsonl(tmp_path / "bad2.json", [{**DUREADER[0], "answers": []}])
     result = run("import", "test-set", str(path), "--format", "dureader")
-    assert f"{path}:1: field 'answers': the list is empty" in result.output
+    assert f"{path}: field 'answers': no question in the file has answers (every 'answers' list is empty)" \
+        in result.output
+    path = write_jsonl(tmp_path / "bad4.json", [{**DUREADER[0], "documents": [{"paragraphs": "能吃"}]}])
+    result = run("import", "test-set", str(path))
+    assert f"{path}:1: field 'documents': document 1: 'paragraphs' must be a list of texts" in result.output
     path = write_jsonl(tmp_path / "bad3.json", [{**DUREADER[0], "question_type": "OPINION"}])
     result = run("import", "test-set", str(path))
     assert f"{path}:1: field 'question_type': unknown answer type 'OPINION'" in result.output

@@ -69,8 +69,12 @@ def test_metrics_scores_every_system_of_a_test_set(imported, database_url, tmp_p
     assert "| System | ROUGE-L | BLEU-1 | BLEU-4 | METEOR | EM | F1 | ROUGE-L (adapted) | BLEU-4 (adapted) |" \
         in result.output
     lines = out.read_text().splitlines()
-    assert lines[0].startswith("# rouge-l: rouge-l|tok:words|case:mixed|gamma:1.2")  # the signatures first
-    rows = {row["system"]: row for row in csv.DictReader(line for line in lines if not line.startswith("#"))}
+    # a plain CSV, header first (what a spreadsheet or pandas.read_csv expects); the signatures beside it
+    assert lines[0] == "system,rouge-l,bleu-1,bleu-4,meteor,exact-match,f1,rouge-l-adapted,bleu-4-adapted"
+    signatures = json.loads((tmp_path / "scores.signatures.json").read_text())["signatures"]
+    assert signatures["rouge-l"].startswith("rouge-l|tok:words|case:mixed|gamma:1.2")
+    assert f"signatures written to {tmp_path / 'scores.signatures.json'}" in result.output
+    rows = {row["system"]: row for row in csv.DictReader(lines)}
     assert set(rows) == {"good", "fair", "poor", "bad", "HUMAN"}
     # the database path gives exactly the library's numbers, annotations included
     refs = [tuple(q["references"]) for q in TEST_SET]
@@ -161,6 +165,31 @@ def test_validate_metrics_from_score_files_and_errors(tmp_path):
     assert result.exit_code != 0 and f"{human}:3: field 'z': not a number" in result.output
     result = runner.invoke(main, ["validate-metrics", "--metric-scores", str(scores)], env=env)
     assert result.exit_code != 0 and "--campaign NAME or --human-scores FILE" in result.output
+
+
+def test_validate_metrics_reads_the_plain_csv_with_its_signatures_beside_it(imported, database_url, tmp_path):
+    """``metrics --out x.csv`` writes a plain CSV and x.signatures.json; ``validate-metrics --metric-scores``
+    reads both (and the JSON output, and a CSV of an earlier version whose signatures begin it)."""
+    human = tmp_path / "human.csv"
+    human.write_text("system,z\ngood,0.8\nfair,0.1\npoor,-0.3\nbad,-0.9\n")
+    scores = tmp_path / "scores.csv"
+    assert _run(["metrics", "--test-set", "qa", "--metric", "rouge-l", "--out", str(scores)], database_url,
+                tmp_path).exit_code == 0
+    signature = json.loads((tmp_path / "scores.signatures.json").read_text())["signatures"]["rouge-l"]
+    as_json = tmp_path / "scores.json"
+    assert _run(["metrics", "--test-set", "qa", "--metric", "rouge-l", "--out", str(as_json)], database_url,
+                tmp_path).exit_code == 0
+    legacy = tmp_path / "legacy.csv"
+    legacy.write_text(f"# rouge-l: {signature}\n" + scores.read_text())
+    rows = []
+    for number, given in enumerate((scores, as_json, legacy)):
+        out = tmp_path / f"v{number}"
+        result = _run(["validate-metrics", "--human-scores", str(human), "--metric-scores", str(given),
+                       "--out", str(out)], database_url, tmp_path)
+        assert result.exit_code == 0, result.output
+        rows.append(list(csv.DictReader((out / "metric-validation.csv").open())))
+    assert rows[0] == rows[1] == rows[2]
+    assert rows[0][0]["metric"] == "rouge-l" and rows[0][0]["signature"] == signature
 
 
 def _rated_campaign(session, test_set) -> None:

@@ -204,6 +204,9 @@ def test_build_command_sets_the_language_and_prints_the_warning(database_url: st
         worker = session.scalar(select(Campaign).where(Campaign.name == "zh")).settings["worker"]
     assert (worker["lang"], worker["show_context"], worker["minutes"], worker["contact"]) == (
         "zh-Hans", True, 15, "x@example.org")
+    # the sample gives a context to 100 of its 300 questions
+    assert ("warning: --show-context: 200 of 300 questions have no context passage (q0001, q0002, q0003, "
+            "q0005, q0006, ...); their items show none") in result.output
     assert len(worker["practice"]) == 2 and worker["example"]["question"] == "澳大利亚的首都是哪里？"
     help_text = runner.invoke(main, ["build", "--help"]).output
     assert "--lang" in help_text and "--practice" in help_text and "--show-context" in help_text

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from analysis.metrics.base import (
     Metric,
     MetricScore,
+    Progress,
     QuestionInfo,
     check_corpus,
     check_references,
@@ -209,7 +210,8 @@ class AdaptedBleu(_Adapted):
         return self._bleu(self.statistics(hypothesis, references, question))
 
     def corpus_score(self, hypotheses: Sequence[str], references_lists: Sequence[Sequence[str]],
-                     questions: Sequence[QuestionInfo | None] | None = None) -> MetricScore:
+                     questions: Sequence[QuestionInfo | None] | None = None, *,
+                     progress: Progress | None = None) -> MetricScore:
         questions = check_corpus(hypotheses, references_lists, questions)
         if not hypotheses:
             return MetricScore(self.name, 0.0, 0)
@@ -217,6 +219,8 @@ class AdaptedBleu(_Adapted):
         for hypothesis, references, question in zip(hypotheses, references_lists, questions):
             for k, value in enumerate(self.statistics(hypothesis, references, question)):
                 sums[k] += value
+            if progress is not None:
+                progress(1)
         return MetricScore(self.name, self._bleu(sums), len(hypotheses))
 
 

@@ -7,13 +7,16 @@ Metrics follow sacrebleu's shape: a small class configured in its constructor, w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
 from typing import ClassVar
 
 from analysis.metrics.tokenize import DEFAULT_TOKENIZATION, get_tokenizer
+
+#: A progress callback: told how many more answers were scored.
+Progress = Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -105,12 +108,16 @@ class Metric(ABC):
         """Score one hypothesis against its references."""
 
     def corpus_score(self, hypotheses: Sequence[str], references_lists: Sequence[Sequence[str]],
-                     questions: Sequence[QuestionInfo | None] | None = None) -> MetricScore:
-        """Score a corpus; by default the mean of the sentence scores."""
+                     questions: Sequence[QuestionInfo | None] | None = None, *,
+                     progress: Progress | None = None) -> MetricScore:
+        """Score a corpus; by default the mean of the sentence scores. ``progress(k)`` hears of every k
+        answers scored (a progress bar)."""
         questions = check_corpus(hypotheses, references_lists, questions)
         total = 0.0
         for hypothesis, references, question in zip(hypotheses, references_lists, questions):
             total += self.sentence_score(hypothesis, references, question)
+            if progress is not None:
+                progress(1)
         n = len(hypotheses)
         return MetricScore(self.name, total / n if n else 0.0, n)
 

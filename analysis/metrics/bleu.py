@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from analysis.metrics.base import (
     Metric,
     MetricScore,
+    Progress,
     QuestionInfo,
     check_corpus,
     check_references,
@@ -59,8 +60,11 @@ class Bleu(Metric):
         own = tokenize in TOKENIZATIONS
         if own:
             self.tokenization = tokenize
+        # force: our own tokens are joined by spaces, so a sentence-final period is " ." on purpose; sacrebleu
+        # would warn "you forgot to detokenize" after 100 of them, which a user cannot act on.
         self._bleu = BLEU(tokenize="none" if own else tokenize, lowercase=False if own else lowercase,
-                          max_ngram_order=self.max_order, smooth_method=smooth, effective_order=effective_order)
+                          max_ngram_order=self.max_order, smooth_method=smooth, effective_order=effective_order,
+                          force=own)
 
     def signature_fields(self) -> dict[str, str]:
         tok = self.tokenize if self.tokenize in TOKENIZATIONS else f"sacrebleu-{self.tokenize}"
@@ -80,7 +84,8 @@ class Bleu(Metric):
         return unit_score(result.score)
 
     def corpus_score(self, hypotheses: Sequence[str], references_lists: Sequence[Sequence[str]],
-                     questions: Sequence[QuestionInfo | None] | None = None) -> MetricScore:
+                     questions: Sequence[QuestionInfo | None] | None = None, *,
+                     progress: Progress | None = None) -> MetricScore:
         check_corpus(hypotheses, references_lists, questions)
         if not hypotheses:
             return MetricScore(self.name, 0.0, 0)
@@ -96,6 +101,8 @@ class Bleu(Metric):
         details = {f"precision_{n + 1}": p / 100 for n, p in enumerate(result.precisions)}
         details.update(brevity_penalty=result.bp, hypothesis_length=result.sys_len,
                        reference_length=result.ref_len)
+        if progress is not None:
+            progress(len(hypotheses))
         return MetricScore(self.name, unit_score(result.score), len(hypotheses), details)
 
 

@@ -18,6 +18,8 @@ import math
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
+import numpy as np
+
 from analysis.metrics.base import (
     Metric,
     MetricUnavailable,
@@ -40,6 +42,8 @@ def count_chunks(matches: Sequence[tuple[int, int]]) -> int:
     return chunks
 
 
+#: One way to pair a key's free tokens: its (hypothesis position, reference position) pairs.
+Option = list[tuple[int, int]]
 #: Search nodes one stage may visit looking for the fewest crossings; past it the best found counts.
 SEARCH_LIMIT = 20_000
 #: Ways to place one repeated word that a stage enumerates; past it, three candidates (``_subsets``).
@@ -74,57 +78,130 @@ def align(hyp: Sequence[str], ref: Sequence[str],
     return matches
 
 
-def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], free_hyp: list[int],
-           free_ref: list[int], earlier: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _pairings(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], free_hyp: list[int],
+              free_ref: list[int]) -> tuple[list[tuple[int, int]], list[tuple[list[int], list[int], list[Option]]]]:
+    """A stage's keys: the pairs of every key with as many free tokens on both sides (in order), and for
+    each key with more on one side its free positions and the ways to pair them (``_subsets``)."""
     by_key: dict[str, tuple[list[int], list[int]]] = {}
     for i in free_hyp:
         by_key.setdefault(key(hyp[i]), ([], []))[0].append(i)
     for j in free_ref:
         if (entry := by_key.get(key(ref[j]))) is not None:
             entry[1].append(j)
-    fixed = list(earlier)
-    options: list[list[list[tuple[int, int]]]] = []
+    pairs: list[tuple[int, int]] = []
+    choices: list[tuple[list[int], list[int], list[Option]]] = []
     for hyps, refs in by_key.values():
         if not refs:
             continue
         if len(hyps) == len(refs):
-            fixed += zip(hyps, refs)
+            pairs += zip(hyps, refs)
         elif len(hyps) < len(refs):
-            options.append([list(zip(hyps, chosen)) for chosen in _subsets(refs, hyps, len(ref), len(hyp))])
+            ways = [list(zip(hyps, chosen)) for chosen in _subsets(refs, hyps, len(ref), len(hyp))]
+            choices.append((hyps, refs, ways))
         else:
-            options.append([list(zip(chosen, refs)) for chosen in _subsets(hyps, refs, len(hyp), len(ref))])
+            ways = [list(zip(chosen, refs)) for chosen in _subsets(hyps, refs, len(hyp), len(ref))]
+            choices.append((hyps, refs, ways))
+    return pairs, choices
+
+
+def _stage(hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], str], free_hyp: list[int],
+           free_ref: list[int], earlier: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    base, ways = _pairings(hyp, ref, key, free_hyp, free_ref)
+    if not ways:
+        return base
+    fixed = earlier + base
+    keys = [_Choices(hyps, refs, options) for hyps, refs, options in ways]
     # Branch and bound: each key's choices in order of their crossings with the fixed mappings (the
-    # first complete alignment reached is already good), bounded below by those crossings.
-    scored = []
-    for choices in options:
-        costs = [crossings(option, fixed) for option in choices]
-        order = sorted(range(len(choices)), key=costs.__getitem__)
-        scored.append([(costs[k], choices[k]) for k in order])
-    scored.sort(key=len)
-    floor = [0] * (len(scored) + 1)
-    for depth in range(len(scored) - 1, -1, -1):
-        floor[depth] = floor[depth + 1] + scored[depth][0][0]
-    base = fixed[len(earlier):]
-    best: list[list[tuple[int, int]]] = []
+    # first complete alignment reached is already good), bounded below by those crossings. Crossings
+    # with the fixed mappings and with the choices on the search path are counted for all of a key's
+    # choices at once (``_Choices.crossings``); the search visits the choices in the same order and
+    # stops at the same ``SEARCH_LIMIT``, whatever the counting. (Every alignment also crosses the
+    # fixed mappings of this stage and the earlier ones alike: a constant, left out of the costs.)
+    for key_choices in keys:
+        key_choices.order_by(key_choices.crossings([i for i, _ in fixed], [j for _, j in fixed]))
+    keys.sort(key=lambda key_choices: len(key_choices.options))
+    floor = [0] * (len(keys) + 1)
+    for depth in range(len(keys) - 1, -1, -1):
+        floor[depth] = floor[depth + 1] + keys[depth].costs[0]
+    best: list[Option] = []
     best_cost = [math.inf]
     visited = [0]
+    path: list[int] = []  # the index of the choice taken at each depth above the current one
+    placed_hyp: list[int] = []  # their pairs' hypothesis positions
+    placed_ref: list[int] = []  # and reference positions
 
-    def search(depth: int, placed: list[tuple[int, int]], cost: int, chosen: list[list[tuple[int, int]]]) -> None:
-        if cost + floor[depth] >= best_cost[0]:
-            return
-        if depth == len(scored):
+    def search(depth: int, cost: int) -> None:
+        if depth == len(keys):
             best_cost[0] = cost
-            best[:] = chosen
+            best[:] = [keys[d].options[k] for d, k in enumerate(path)]
             return
-        for fixed_cost, option in scored[depth]:
+        choices = keys[depth]
+        increments = choices.crossings(placed_hyp, placed_ref)
+        bound = floor[depth + 1]
+        for k, fixed_cost in enumerate(choices.costs):
             visited[0] += 1
             if visited[0] > SEARCH_LIMIT and best_cost[0] < math.inf:
                 return
-            search(depth + 1, placed + option, cost + fixed_cost + crossings(option, placed[len(fixed):]),
-                   chosen + [option])
+            child = cost + fixed_cost + increments[k]
+            if child + bound >= best_cost[0]:  # the bound: this choice cannot lead to fewer crossings
+                continue
+            path.append(k)
+            placed_hyp.extend(i for i, _ in choices.options[k])
+            placed_ref.extend(j for _, j in choices.options[k])
+            search(depth + 1, child)
+            del placed_hyp[len(placed_hyp) - len(choices.options[k]):]
+            del placed_ref[len(placed_ref) - len(choices.options[k]):]
+            path.pop()
 
-    search(0, fixed, crossings(base, earlier) + _internal_crossings(base), [])
+    search(0, 0)
     return base + [pair for option in best for pair in option]
+
+
+class _Choices:
+    """The ways to pair one key's free tokens (``options``), each a list of (hypothesis, reference) pairs.
+
+    Every pair of every option is (``hyps[x]``, ``refs[y]``) for some x and y, so on large inputs the
+    crossings of all options with a set of mappings come from one table of crossings per (x, y) cell;
+    on small ones counting pair by pair is quicker. Both count exactly, so both give the same numbers.
+    """
+
+    #: Pair comparisons (options × their pairs × mappings) below which the pairs are counted one by one.
+    SMALL = 300
+
+    def __init__(self, hyps: list[int], refs: list[int], options: list[Option]) -> None:
+        self.hyps, self.refs = hyps, refs
+        self.options = options
+        self.costs: list[int] = []
+        self._cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def crossings(self, hyp_positions: list[int], ref_positions: list[int]) -> list[int]:
+        """How many of the mappings (``hyp_positions[n]``, ``ref_positions[n]``) each option crosses:
+        (i − k)·(j − m) < 0."""
+        if len(self.options) * len(self.options[0]) * len(hyp_positions) <= self.SMALL:
+            mappings = list(zip(hyp_positions, ref_positions))
+            return [crossings(option, mappings) for option in self.options]
+        if self._cells is None:
+            at_hyp = {position: x for x, position in enumerate(self.hyps)}
+            at_ref = {position: y for y, position in enumerate(self.refs)}
+            self._cells = (np.array(self.hyps), np.array(self.refs),
+                           np.array([[at_hyp[i] for i, _ in option] for option in self.options], dtype=np.intp),
+                           np.array([[at_ref[j] for _, j in option] for option in self.options], dtype=np.intp))
+        hyps, refs, x, y = self._cells
+        hyp_side = np.sign(hyps[:, None] - np.array(hyp_positions)[None, :])
+        ref_side = np.sign(refs[:, None] - np.array(ref_positions)[None, :])
+        # cell (x, y) crosses a mapping when its two positions lie on opposite sides of the mapping's
+        table = ((hyp_side > 0).astype(np.float64) @ (ref_side < 0).T.astype(np.float64)
+                 + (hyp_side < 0).astype(np.float64) @ (ref_side > 0).T.astype(np.float64))
+        return np.rint(table).astype(np.int64)[x, y].sum(axis=1).tolist()
+
+    def order_by(self, costs: list[int]) -> None:
+        """Keep the options in order of ``costs`` (stable: equal costs keep their order)."""
+        order = sorted(range(len(self.options)), key=costs.__getitem__)
+        self.options = [self.options[k] for k in order]
+        self.costs = [costs[k] for k in order]
+        if self._cells is not None:
+            hyps, refs, x, y = self._cells
+            self._cells = (hyps, refs, x[order], y[order])
 
 
 def _subsets(positions: list[int], partners: list[int], own_length: int,
@@ -144,10 +221,6 @@ def _subsets(positions: list[int], partners: list[int], own_length: int,
         room = free[:len(free) - (size - k - 1)]
         nearest.append(min(room, key=lambda p: abs(p - target)))
     return list(dict.fromkeys([tuple(positions[:size]), tuple(nearest), tuple(positions[-size:])]))
-
-
-def _internal_crossings(pairs: Sequence[tuple[int, int]]) -> int:
-    return sum(1 for a, (i, j) in enumerate(pairs) for k, m in pairs[a + 1:] if (i - k) * (j - m) < 0)
 
 
 class Meteor(Metric):

@@ -6,6 +6,7 @@ import io
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from analysis import csv_safety
 from analysis.metrics.adapted import infer_yes_no_label
@@ -60,15 +61,22 @@ class SystemScores:
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:
-        """``# metric: signature`` lines, then header ``system,<metric names>``; ``read_metric_scores`` reads it."""
+        """A plain CSV: header ``system,<metric names>`` first, then one row per system (full precision).
+
+        The signatures go beside it (``signatures_json``), as sacrebleu keeps them out of its scores;
+        ``read_metric_scores`` reads it.
+        """
         buffer = io.StringIO()
-        for line in self.signature_lines():
-            buffer.write(f"# {line}\n")
         writer = csv_safety.writer(buffer)
         writer.writerow(["system", *self.metrics])
         for system in self.systems:
             writer.writerow([system, *(repr(self.value(m, system)) for m in self.metrics)])
         return buffer.getvalue()
+
+    def signatures_json(self) -> str:
+        """``{"metric": "signature", ...}``: what a CSV of the scores was computed with, for a file beside it."""
+        signed = {m: self.signatures[m] for m in self.metrics if m in self.signatures}
+        return json.dumps({"signatures": signed}, indent=2, ensure_ascii=False) + "\n"
 
     def to_json(self) -> str:
         document = {m: {s: {"score": self.scores[m][s].score, "n": self.scores[m][s].n,
@@ -80,21 +88,25 @@ class SystemScores:
 
 def score_systems(corpora: Sequence[SystemCorpus], metrics: Sequence[Metric],
                   progress: Callable[[int], None] | None = None) -> SystemScores:
-    """Corpus score of every metric for every system; ``progress`` hears how many answers were scored."""
+    """Corpus score of every metric for every system; ``progress`` hears how many answers were scored, as
+    they are (a metric whose corpus score is not a mean of answers' scores tells of them all at its end)."""
     scores: dict[str, dict[str, MetricScore]] = {m.name: {} for m in metrics}
     for corpus in corpora:
         for metric in metrics:
             scores[metric.name][corpus.system] = metric.corpus_score(corpus.hypotheses, corpus.references,
-                                                                     corpus.questions)
-            if progress is not None:
-                progress(len(corpus.hypotheses))
+                                                                     corpus.questions, progress=progress)
     return SystemScores(systems=tuple(c.system for c in corpora), metrics=tuple(m.name for m in metrics),
                         labels={m.name: m.label for m in metrics}, scores=scores,
                         signatures={m.name: m.signature() for m in metrics})
 
 
 def read_metric_scores(text: str, file: str) -> dict[str, dict[str, float]]:
-    """metric → system → score from the CSV that ``SystemScores.to_csv`` writes (its ``#`` lines skipped)."""
+    """metric → system → score from the CSV (``SystemScores.to_csv``) or the JSON (``to_json``) of ``metrics``.
+
+    A CSV written before the signatures moved beside it begins with ``# metric: signature`` lines: skipped.
+    """
+    if text.lstrip().startswith("{"):
+        return _read_scores_json(text, file)
     rows = list(csv.reader(io.StringIO(text)))
     skipped = 0
     while skipped < len(rows) and rows[skipped] and rows[skipped][0].startswith("#"):
@@ -118,8 +130,35 @@ def read_metric_scores(text: str, file: str) -> dict[str, dict[str, float]]:
     return table
 
 
+def _read_scores_json(text: str, file: str) -> dict[str, dict[str, float]]:
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise InputError(f"not valid JSON: {error}", file=file) from None
+    scores = document.get("scores") if isinstance(document, dict) else None
+    if not isinstance(scores, dict):
+        raise InputError("expected the JSON that 'metrics --out FILE.json' writes (a 'scores' object)", file=file,
+                         field="scores")
+    table: dict[str, dict[str, float]] = {}
+    for metric, by_system in scores.items():
+        for system, entry in (by_system.items() if isinstance(by_system, dict) else ()):
+            value = entry.get("score") if isinstance(entry, dict) else None
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise InputError("not a number", file=file, field=f"scores.{metric}.{system}.score")
+            table.setdefault(metric, {})[system] = float(value)
+    return table
+
+
 def read_metric_signatures(text: str) -> dict[str, str]:
-    """metric → signature from the ``# metric: signature`` lines that ``SystemScores.to_csv`` writes."""
+    """metric → signature from a signatures file or the JSON of ``metrics`` (``{"signatures": {...}}``), or from
+    the ``# metric: signature`` lines that begin a CSV written before the signatures moved beside it."""
+    if text.lstrip().startswith("{"):
+        try:
+            document = json.loads(text)
+        except ValueError:
+            return {}
+        found = document.get("signatures") if isinstance(document, dict) else None
+        return {str(m): str(s) for m, s in found.items()} if isinstance(found, dict) else {}
     signatures: dict[str, str] = {}
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -128,6 +167,11 @@ def read_metric_signatures(text: str) -> dict[str, str]:
         if signature:
             signatures[metric] = signature
     return signatures
+
+
+def signatures_path(csv_path: Path) -> Path:
+    """Where the signatures of a scores CSV are written: ``scores.csv`` → ``scores.signatures.json``."""
+    return csv_path.with_name(csv_path.stem + ".signatures.json")
 
 
 @dataclass(frozen=True)
@@ -149,10 +193,10 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
     (``infer_yes_no_label``), counted in ``guessed``; without it such an answer gets no yes/no bonus,
     counted in ``unlabelled``.
 
-    A human system's answer is a reference itself (e.g. the second reference imported as ``HUMAN``),
-    so for it the references with exactly its text are left out and it is scored against the others.
-    When every reference has its text (the references are identical) it is a perfect answer and is
-    scored against them as they are.
+    A human system's answer is a reference itself (the second reference, imported as ``HUMAN``), so
+    for it that one reference is left out and it is scored against the others, as SQuAD scores human
+    performance: another reference with the same text still counts (two annotators who agree make a
+    perfect answer). A question with that one reference only is scored against it as it is.
     """
     hypotheses, references, infos = [], [], []
     guessed = unlabelled = 0
@@ -161,12 +205,11 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
             raise ValueError(f"system {system!r} has no answer for question {question.id!r}")
         answer = answers[question.id]
         refs, info = question.references, question.info
-        if is_human:
-            kept = [k for k, r in enumerate(refs) if r != answer]
-            if kept and len(kept) < len(refs):
-                refs = tuple(refs[k] for k in kept)
-                info = replace(info, reference_labels=tuple(info.reference_label(k) for k in kept),
-                               yes_no_label=None)
+        own = _own_reference(refs, answer) if is_human else None
+        if own is not None:
+            kept = [k for k in range(len(refs)) if k != own]
+            refs = tuple(refs[k] for k in kept)
+            info = replace(info, reference_labels=tuple(info.reference_label(k) for k in kept), yes_no_label=None)
         label = (labels or {}).get(question.id)
         if label is None and info.bonus_type == "yes_no":
             if guess_labels:
@@ -179,6 +222,16 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
         references.append(refs)
         infos.append(info)
     return SystemCorpus(system, tuple(hypotheses), tuple(references), tuple(infos), guessed, unlabelled)
+
+
+def _own_reference(references: Sequence[str], answer: str) -> int | None:
+    """Which reference a human system's answer is: the second when it has that text (``import human``),
+    else the first with its text; None when no reference has it or it is the only reference."""
+    if len(references) < 2:
+        return None
+    if references[1] == answer:
+        return 1
+    return next((k for k, text in enumerate(references) if text == answer), None)
 
 
 def _cell(text: str) -> str:

@@ -357,6 +357,17 @@ def _slot_texts(plan: Assembly, by_key: dict, altered: dict[tuple[int, int], tup
     return rows, jobs
 
 
+def _context_warning(items: list[_Item]) -> list[str]:
+    """``--show-context`` on questions without a context passage: say how many show none."""
+    questions = {item.question.id: item.question for item in items}
+    lacking = [q.external_id for q in questions.values() if not q.context]
+    if not lacking:
+        return []
+    shown = ", ".join(lacking[:5]) + (", ..." if len(lacking) > 5 else "")
+    return [f"warning: --show-context: {len(lacking)} of {len(questions)} questions have no context passage "
+            f"({shown}); their items show none"]
+
+
 def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, chain: FontChain,
             renderer: Renderer, storage: ImageStorage, worker: WorkerPageOptions, criterion: str,
             processes: int | None, progress: Progress | None, warn: Callable[[str], None] | None) -> _Images:
@@ -377,6 +388,8 @@ def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, cha
     reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
     if reading_warning := reading.warning():
         warnings.append(reading_warning)
+    if worker.show_context:
+        warnings += _context_warning(items)
     for warning in warnings:
         if warn:
             warn(warning)

@@ -138,23 +138,34 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
 
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
                         guess_labels: bool = False):
-    """Test set and answer files in the import formats (hit_builder readers), scored without a database."""
+    """Test set and answer files in the import formats (hit_builder readers), scored without a database.
+
+    Scoring needs no question text, so reference files without one (the MRC2018 evaluation kit's) are read.
+    """
     from analysis.metrics.scoring import QuestionEntry, system_corpus
     from da_core.errors import InputError
-    from hit_builder.formats import read_answers_input, read_test_set_input
+    from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
     from hit_builder.records import parse_answers, parse_test_set
 
     try:
-        questions = parse_test_set(read_test_set_input(references))
+        reference_table = read_test_set_input(references)
+        for note in notes_of(reference_table):
+            click.echo(f"note: {note}", err=True)
+        questions = parse_test_set(reference_table, need_questions=False)
         entries = [QuestionEntry(q.id, q.references, _question_info(
             q.answer_type.value if q.answer_type else None, q.yes_no, q.entities,
             q.reference_labels or ())) for q in questions]
         known = {q.id for q in questions}
+        left_out: frozenset[str] = getattr(reference_table, "left_out", frozenset())
+        unscored = 0
         grouped: dict[str, dict[str, str]] = {}
         labels: dict[str, dict[str, str | None]] = {}
         for path in answers:
             table = read_answers_input(path)
             for record in parse_answers(table):
+                if record.id in left_out:
+                    unscored += 1
+                    continue
                 if record.id not in known:
                     raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
                                       field="id")
@@ -165,6 +176,9 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
                 labels.setdefault(name, {})[record.id] = record.yes_no
     except InputError as error:
         raise click.ClickException(str(error)) from None
+    if unscored:
+        click.echo(f"note: {unscored} answer(s) to questions left out of {references} (no reference answers) "
+                   "are not scored", err=True)
     names = systems if systems is not None else list(grouped)
     missing = [s for s in names if s not in grouped]
     if missing:
@@ -196,7 +210,8 @@ def _write(path: Path, text: str) -> None:
 @click.command("metrics")
 @click.option("--test-set", "test_set", help="Score the systems of this test set in the database.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO) ...")
+              help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO; "
+                   "the question text may be missing, as in the MRC2018 evaluation kit's reference files) ...")
 @click.option("--answers", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="... and system answer files (one per system, named by file stem, or a long table).")
 @click.option("--systems", help="Comma-separated system names to score (default: all).")
@@ -204,7 +219,8 @@ def _write(path: Path, text: str) -> None:
               help="Metric to compute (repeatable; default: every offline metric). See --list.")
 @click.option("--list", "list_metrics", is_flag=True, help="List the metrics and exit.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the scores: .csv, .json or .md by the file's ending.")
+              help="Also write the scores: .csv, .json or .md by the file's ending (a CSV is plain, header "
+                   "first; its signatures go to FILE.signatures.json beside it).")
 @metric_options
 @pass_context
 def metrics_command(context: CliContext, test_set: str | None, references: Path | None, answers: tuple[Path, ...],
@@ -244,9 +260,14 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
     scores = _score(corpora, metrics, guess_labels)
     click.echo(scores.to_markdown(), nl=False)
     if out is not None:
+        from analysis.metrics.scoring import signatures_path
+
         suffix = out.suffix.lower()
         _write(out, {".csv": scores.to_csv, ".json": scores.to_json, ".md": scores.to_markdown}[suffix]())
         click.echo(f"scores written to {out}")
+        if suffix == ".csv":  # a plain CSV (header first): the signatures go beside it
+            _write(signatures_path(out), scores.signatures_json())
+            click.echo(f"signatures written to {signatures_path(out)}")
 
 
 @click.command("validate-metrics")
@@ -255,7 +276,8 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
               help="Or: a file of human system scores (CSV 'system,z' or WMT ad-sys-scores).")
 @click.option("--test-set", "test_set", help="Test set whose systems the metrics score (default: the campaign's).")
 @click.option("--metric-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Or: metric scores already computed ('metrics --out FILE.csv').")
+              help="Or: metric scores already computed ('metrics --out FILE.csv' or FILE.json; a CSV's "
+                   "signatures are read from FILE.signatures.json beside it).")
 @click.option("--metric", "metric_names", multiple=True, metavar="NAME",
               help="Metric to validate (repeatable; default: every offline metric).")
 @click.option("--systems", help="Comma-separated systems to validate on (default: all with a human score).")
@@ -275,7 +297,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     a heatmap of Williams-test p-values for every ordered pair of metrics.
     """
     from analysis.metrics.human_scores import read_human_scores
-    from analysis.metrics.scoring import read_metric_scores, read_metric_signatures
+    from analysis.metrics.scoring import read_metric_scores, read_metric_signatures, signatures_path
     from analysis.metrics.validation import validate_metrics, write_validation
     from da_core.errors import InputError
 
@@ -298,12 +320,13 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
     labels: dict[str, str] = {}
     signatures: dict[str, str] = {}
     if metric_scores is not None:
+        beside = signatures_path(metric_scores)
         try:
             text = metric_scores.read_text(encoding="utf-8-sig")
             by_metric = read_metric_scores(text, str(metric_scores))
+            signatures = read_metric_signatures(beside.read_text(encoding="utf-8-sig") if beside.is_file() else text)
         except (InputError, OSError, UnicodeDecodeError) as error:
             raise click.ClickException(str(error)) from None
-        signatures = read_metric_signatures(text)
         if metric_names:
             unknown = [m for m in metric_names if m not in by_metric]
             if unknown:

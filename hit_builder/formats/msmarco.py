@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hit_builder.formats.source import SourceTable, distinct
+from hit_builder.formats.source import SourceTable, distinct, question_id
 from hit_builder.readers import Record, read_json_lines
 
 NO_ANSWER = "No Answer Present."
@@ -30,20 +30,20 @@ def read_test_set(path: str | Path) -> SourceTable:
     """The queries of an MS MARCO file that have an answer, as platform records located by line."""
     table = read_json_lines(path)
     records = []
-    unanswered = 0
+    unanswered: list[str] = []
     for record in table.records:
         values = record.values
         answers = values.get("answers")
         if isinstance(answers, list) and all(isinstance(a, str) for a in answers):
             answers = distinct([a for a in answers if a.strip() != NO_ANSWER])
             if not answers:
-                unanswered += 1
+                unanswered.append(question_id(values.get("query_id")))
                 continue
         records.append(Record(record.line, {"id": values.get("query_id"), "question": values.get("query"),
                                             "references": answers, "context": _context(values.get("passages"))}))
-    notes = (f"left out {unanswered} quer(y/ies) with no answer ('{NO_ANSWER}')",) if unanswered else ()
+    notes = (f"left out {len(unanswered)} quer(y/ies) with no answer ('{NO_ANSWER}')",) if unanswered else ()
     return SourceTable(table.file, "jsonl", tuple(_TEST_SET_FIELDS), tuple(records), source_format="msmarco",
-                       field_names=_TEST_SET_FIELDS, notes=notes)
+                       field_names=_TEST_SET_FIELDS, notes=notes, left_out=frozenset(unanswered))
 
 
 def read_answers(path: str | Path) -> SourceTable:

@@ -29,6 +29,8 @@ class SourceTable(Table):
     notes: tuple[str, ...] = ()
     whole_json: bool = False
     """A whole-JSON file: errors give the record's JSON path instead of a line."""
+    left_out: frozenset[str] = frozenset()
+    """Ids of the questions the reader left out (no answers), so that answers to them can be told apart."""
 
     def error(self, message: str, *, line: int | None = None, field: str | None = None) -> InputError:
         source_field = self.field_names.get(field, field) if field else None
@@ -37,6 +39,12 @@ class SourceTable(Table):
             where = ".".join(part for part in (path, source_field) if part) or None
             return InputError(message, file=self.file, field=where)
         return InputError(message, file=self.file, line=line, field=source_field)
+
+    def where(self, line: int) -> str:
+        """A whole-JSON file's record by its JSON path (``at data[0].paragraphs[0].qas[1]``), else by line."""
+        if self.whole_json and line in self.paths:
+            return f"at {self.paths[line]}"
+        return super().where(line)
 
 
 def load_json(path: str | Path) -> Any:
@@ -54,6 +62,11 @@ def json_type(value: Any) -> str:
     names = {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
              dict: "an object", type(None): "null"}
     return names.get(type(value), type(value).__name__)
+
+
+def question_id(value: Any) -> str:
+    """A question id as the records hold it (a JSON number as its digits), for ``left_out``."""
+    return str(value).strip()
 
 
 def distinct(texts: list[str]) -> list[str]:
