@@ -30,7 +30,7 @@ SYSTEM, REPEAT, BAD_REF, REF, MEANING = range(5)
 NO_LINK = -1
 
 COPY_MARK = "/"
-"""A row copying a rating of a merged identical answer for another system (``da_platform.merged_ratings``)
+"""A row copying a rating of a merged identical answer for another system (``da_platform.rating.merged``)
 has slot id ``<slot>/<system>`` and HIT ``<HIT>/<system>``: the worker gave one rating, counted for
 several systems."""
 

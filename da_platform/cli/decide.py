@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from da_platform.cli import CliContext, find_campaign, find_worker, pass_context
-from da_platform.operations.decision_actions import ACTIONS
+from da_platform.review.actions import ACTIONS
 
 COMMANDS: list[click.Command] = []
 
@@ -34,7 +34,7 @@ def decide(context: CliContext, campaign: str, worker: str, action: str, reason:
 
     from sqlalchemy.exc import IntegrityError
 
-    from da_platform.operations.worker_decisions import DecisionError, plan, record
+    from da_platform.review.by_hand import DecisionError, plan, record
 
     if amount is not None and action != "bonus":
         raise click.UsageError("--amount is for ACTION bonus")

@@ -13,7 +13,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from da_platform.web.i18n import TEMPLATE, CatalogueError, load_catalogue
+from da_platform.rating.language import TEMPLATE, CatalogueError, load_catalogue
 
 ITEM = "Item %(number)s of %(total)s"
 BREAKING = {

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from da_platform.models import Campaign, Worker
-from da_platform.prepared_exports import ExportRequest, JobState, app_exports
-from da_platform.web.admin.accounts import create_user
+from da_platform.config.accounts import create_user
+from da_platform.db.models import Campaign, Worker
+from da_platform.exports.prepared import ExportRequest, JobState, app_exports
 from tests import dashboard_factories as factories
 from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
@@ -64,7 +64,7 @@ def test_a_deleted_campaigns_prepared_files_stay_with_it_even_if_left_on_disk(da
         old_id = old.id
         prepared.ensure(session, old, RATINGS)
     prepared.wait(old_id)
-    from da_platform.lifecycle import delete_campaign
+    from da_platform.campaigns.lifecycle import delete_campaign
 
     with env.sessions.begin() as session:
         delete_campaign(session, session.get(Campaign, old_id), force=True, actor="test")

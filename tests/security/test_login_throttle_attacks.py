@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from da_platform.settings import Settings, SettingsError
-from da_platform.web.admin.accounts import create_user
+from da_platform.config.accounts import create_user
+from da_platform.config.settings import Settings, SettingsError
 from da_platform.web.admin.devices import COOKIE
 from tests.admin_client import PASSWORD, csrf_token
 from tests.web_factories import make_web_env

@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from da_platform.models import Campaign
-from da_platform.prepared_exports import ExportRequest, JobState, app_exports
-from da_platform.web.admin.accounts import create_user
+from da_platform.config.accounts import create_user
+from da_platform.db.models import Campaign
+from da_platform.exports.prepared import ExportRequest, JobState, app_exports
 from tests import dashboard_factories as factories
 from tests.admin_client import PASSWORD, csrf_token, login
 from tests.web_factories import make_web_env

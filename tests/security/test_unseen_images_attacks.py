@@ -14,8 +14,8 @@ import json
 import pytest
 from sqlalchemy import select
 
-from da_platform.behaviour import parse_behaviour
-from da_platform.models import BehaviourStatus, Rating
+from da_platform.db.models import BehaviourStatus, Rating
+from da_platform.rating.behaviour import parse_behaviour
 from tests import browser_steps as steps
 
 IMAGES = "**/image/**"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from da_platform.ratings import abandoned_note
+from da_platform.rating.campaign_ratings import abandoned_note
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import current_user
 
