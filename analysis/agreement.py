@@ -3,7 +3,7 @@
 Units are (group, system, item); each worker's ordinary (``SYSTEM``) rating of a unit is one value
 (a worker who rated a unit twice in ordinary slots counts with their mean). ``REPEAT`` and checks are
 left out (a repeat is the same rater again), and so are copies of merged identical answers (slot ids
-``<slot>/<system>``, see ``da_platform.merged_ratings``), which would count one rating several times.
+``<slot>/<system>``, see ``da_platform.rating.merged``), which would count one rating several times.
 α is computed in closed form (:func:`_alpha`; equal to the ``krippendorff`` package's, Castro 2017,
 which a test checks) on raw scores and on each worker's z-scores; only units with at least two
 raters carry information.

@@ -1,6 +1,6 @@
 """Quality-control status as a type, dependency-free (``enum`` only) so that any layer may import it.
 
-``StrState`` is the base of every state enum of the project (``da_platform.states`` builds on it): a
+``StrState`` is the base of every state enum of the project (``da_platform.db.states`` builds on it): a
 ``str`` enum whose members equal their stored strings and whose ``str()`` and f-string form is the
 value on every supported Python (3.11 changed ``str()`` of mixed-in enums to ``Class.member``).
 """

@@ -1,8 +1,8 @@
 """Benchmark: an adversarial simulated crowd against the platform's quality control.
 
-Runs the demo's whole pipeline (``da_platform.demo.run_demo``: import the bundled sample, build,
+Runs the demo's whole pipeline (``da_platform.simulation.demo.run_demo``: import the bundled sample, build,
 serve the worker pages on 127.0.0.1, let the crowd rate over HTTP, quality control, analysis) once per
-configuration, with every kind of worker of ``da_platform.adversaries``:
+configuration, with every kind of worker of ``da_platform.simulation.adversaries``:
 
 - ``classic``: classic layout (70/10/10/10), plain images (the published method);
 - ``hardened``: hardened layout (60 SYSTEM + 10 each of BAD_REF, REPEAT, REF and MEANING), plain images;
@@ -42,8 +42,8 @@ from analysis.ranking import rank_systems
 from analysis.table import BAD_REF, MEANING
 from analysis.verdict import meaning_margins
 from benchmarks.crowd_rates import caught_by
-from da_platform.adversaries import KINDS
-from da_platform.demo import DemoOptions, DemoSteps, order_fact, run_demo
+from da_platform.simulation.adversaries import KINDS
+from da_platform.simulation.demo import DemoOptions, DemoSteps, order_fact, run_demo
 
 CONFIGS = {"classic": ("classic", "plain"), "hardened": ("hardened", "plain"),
            "hardened+ocr": ("hardened", "hardened")}
@@ -91,10 +91,10 @@ def language_order(group_analysis, chinese_items: set[str], true_order: list[str
 def run(config: str, args: argparse.Namespace, out: Path) -> dict:
     from sqlalchemy import select
 
-    from da_platform.db import make_engine, session_factory
-    from da_platform.models import Campaign, Question
-    from da_platform.ratings import load_ratings
-    from hit_builder.sample_data import load_truth
+    from da_platform.db.engine import make_engine, session_factory
+    from da_platform.db.models import Campaign, Question
+    from da_platform.rating.campaign_ratings import load_ratings
+    from da_platform.simulation.sample_data import load_truth
 
     layout, render = CONFIGS[config]
     bad = {kind: args.per_kind for kind in args.kinds.split(",") if kind != "honest"}
@@ -150,11 +150,11 @@ def offline_overlap(args: argparse.Namespace, out: Path) -> None:
     from sqlalchemy import select
 
     from analysis.table import RatingsTable
-    from da_platform.adversaries import overlap_score
     from da_platform.building.build import build_campaign
-    from da_platform.building.sample import import_sample
-    from da_platform.db import make_engine, session_factory, transaction, upgrade
-    from da_platform.models import Hit, Question, Slot, System
+    from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
+    from da_platform.db.models import Hit, Question, Slot, System
+    from da_platform.simulation.adversaries import overlap_score
+    from da_platform.simulation.sample import import_sample
     from hit_builder.storage import LocalImageStorage
 
     out.mkdir(parents=True, exist_ok=True)

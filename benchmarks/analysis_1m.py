@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis.readers import read_long_csv, write_long_csv  # noqa: E402
 from analysis.report import analyze  # noqa: E402
-from analysis.simulation import honest_and_bad_crowd, simulate_campaign, systems_evenly_spaced  # noqa: E402
+from da_platform.simulation.profiles import honest_and_bad_crowd, simulate_campaign, systems_evenly_spaced  # noqa: E402
 
 
 def main() -> None:

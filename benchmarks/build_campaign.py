@@ -25,8 +25,8 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from da_platform.building.build import build_campaign
-from da_platform.db import make_engine, session_factory, upgrade
-from da_platform.models import Answer, Hit, Question, Reference, Slot, System, TestSet
+from da_platform.db.engine import make_engine, session_factory, upgrade
+from da_platform.db.models import Answer, Hit, Question, Reference, Slot, System, TestSet
 from hit_builder.fonts import FontChain
 from hit_builder.render import Renderer, RenderStyle, Role, render_many
 from hit_builder.storage import LocalImageStorage

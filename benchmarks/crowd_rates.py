@@ -9,7 +9,7 @@ Cheap on purpose, and said plainly in the results: no HTTP and no OCR. The overl
 texts perfectly (the bot at its best, as ``--offline-overlap``); every worker's behaviour record and the
 server's time on each item are made here:
 
-- ``honest``: scores by ``analysis.simulation`` (true quality, personal bias, scale, noise); reads at the
+- ``honest``: scores by ``da_platform.simulation.profiles`` (true quality, personal bias, scale, noise); reads at the
   IReST mean rates (228 words/min, 255 CJK characters/min) plus 2.5 s to decide, log-normal around that;
   a person's record (pointer, or touch for 30 %); the server sees that time plus the network's.
 - ``random``, ``constant``, ``bot``: no record, answered as fast as the server does (0.15-0.3 s).
@@ -34,10 +34,9 @@ import numpy as np
 from analysis.evidence import RatingEvidence, reading_units
 from analysis.quality import quality_control
 from analysis.report import analyze
-from analysis.simulation import slot_quality
 from analysis.table import RatingsTable
 from analysis.verdict import MEANING_MARGIN_SHARE, WorkerVerdict, worker_verdicts
-from da_platform.adversaries import (
+from da_platform.simulation.adversaries import (
     Item,
     OracleAgent,
     OverlapBot,
@@ -48,6 +47,7 @@ from da_platform.adversaries import (
     person_record,
     person_timing,
 )
+from da_platform.simulation.profiles import slot_quality
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 LANGUAGES: dict[str, Callable[[dict[str, Any]], bool]] = {
@@ -118,11 +118,11 @@ def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path
     from sqlalchemy import select
 
     from da_platform.building.build import build_campaign
-    from da_platform.building.sample import import_sample
-    from da_platform.db import make_engine, session_factory, transaction, upgrade
-    from da_platform.models import Hit, Question, System
-    from da_platform.models import Slot as SlotRow
-    from hit_builder.sample_data import load_truth
+    from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
+    from da_platform.db.models import Hit, Question, System
+    from da_platform.db.models import Slot as SlotRow
+    from da_platform.simulation.sample import import_sample
+    from da_platform.simulation.sample_data import load_truth
     from hit_builder.storage import LocalImageStorage
 
     database = out / f"{language}-{layout}.sqlite"
@@ -201,8 +201,8 @@ def plan(honest: int, per_kind: int) -> dict[str, str]:
 
 
 def run_rates(args: argparse.Namespace, out: Path) -> None:
-    from da_platform.demo import order_fact
-    from hit_builder.sample_data import load_truth
+    from da_platform.simulation.demo import order_fact
+    from da_platform.simulation.sample_data import load_truth
 
     true_order = list(load_truth()["order"])
     kinds = plan(args.honest, args.per_kind)

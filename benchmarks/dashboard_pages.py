@@ -29,12 +29,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from da_platform.building.build import build_campaign  # noqa: E402
-from da_platform.db import upgrade  # noqa: E402
-from da_platform.exports import bundle, ratings, wmt  # noqa: E402
-from da_platform.models import Campaign  # noqa: E402
-from da_platform.prepared_exports import app_exports as prepared_exports  # noqa: E402
+from da_platform.config.accounts import create_user  # noqa: E402
+from da_platform.db.engine import upgrade  # noqa: E402
+from da_platform.db.models import Campaign  # noqa: E402
+from da_platform.exports.files import bundle, ratings, wmt  # noqa: E402
+from da_platform.exports.prepared import app_exports as prepared_exports  # noqa: E402
 from da_platform.web import create_app  # noqa: E402
-from da_platform.web.admin.accounts import create_user  # noqa: E402
 from da_platform.web.admin.context import analysis_cache  # noqa: E402
 from hit_builder.storage import LocalImageStorage  # noqa: E402
 from tests import dashboard_factories as factories  # noqa: E402
@@ -67,15 +67,7 @@ def rate_bulk(session, campaign, hits: list[int], rng: random.Random) -> int:
 
     from sqlalchemy import insert, select
 
-    from da_platform.models import (
-        Assignment,
-        AssignmentStatus,
-        Hit,
-        Rating,
-        Slot,
-        System,
-        Worker,
-    )
+    from da_platform.db.models import Assignment, AssignmentStatus, Hit, Rating, Slot, System, Worker
 
     hit_ids = dict(session.execute(select(Hit.index, Hit.id).where(Hit.campaign_id == campaign.id)).all())
     wanted = {hit_ids[i]: i for i in hits}
@@ -146,7 +138,7 @@ def _reuse(sessions) -> bool:
     """Whether a kept database holds a rated campaign; if so its last HIT is made unrated again."""
     from sqlalchemy import delete, select
 
-    from da_platform.models import Assignment, Hit, Rating, Worker
+    from da_platform.db.models import Assignment, Hit, Rating, Worker
 
     with sessions() as session:
         campaign_id = session.query(Campaign.id).scalar()

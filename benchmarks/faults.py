@@ -207,8 +207,8 @@ def rate_hit(server: Server, invite: str, seed: int, think: float, tally: Tally,
 def verify(url: str, tally: Tally) -> dict[str, int]:
     from sqlalchemy import func, select
 
-    from da_platform.db import make_engine
-    from da_platform.models import Assignment, Rating, Slot
+    from da_platform.db.engine import make_engine
+    from da_platform.db.models import Assignment, Rating, Slot
 
     engine = make_engine(url)
     with engine.connect() as connection:

@@ -3,7 +3,7 @@
 Takes the first ``--texts`` English and Chinese answers of the bundled sample (references and system
 answers, alternating), renders each as a candidate image with the plain style and with the hardened
 style, reads every image with Tesseract (``chi_sim+eng``) and RapidOCR, and reports the character error
-rate (edit distance / length of the true text, whitespace-normalised; ``da_platform.ocr``) per
+rate (edit distance / length of the true text, whitespace-normalised; ``da_platform.simulation.ocr``) per
 language, style and engine: mean and median over the texts, and the share of texts read with a CER
 under 10 % (good enough for a text-overlap bot).
 
@@ -17,11 +17,11 @@ import re
 import statistics
 import time
 
-from da_platform.ocr import RapidOcrReader, TesseractReader, character_error_rate
+from da_platform.simulation.ocr import RapidOcrReader, TesseractReader, character_error_rate
+from da_platform.simulation.sample_data import load_truth, sample_data_dir
 from hit_builder.fonts import FontChain
 from hit_builder.ocr_resistant import render_style
 from hit_builder.render import Renderer, Role
-from hit_builder.sample_data import load_truth, sample_data_dir
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 

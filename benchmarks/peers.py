@@ -83,7 +83,7 @@ JSON = {"Content-Type": "application/json"}
 # answer, so an acknowledged rating survives a power loss, not only a crash of the server process.
 DURABILITY = {
     "da-sqlite": "no: the rating is committed before the answer, but in WAL mode with `synchronous=NORMAL` "
-                 "(`da_platform/db.py`), so the commit is not fsynced: it survives a crash of the server, "
+                 "(`da_platform/db/engine.py`), so the commit is not fsynced: it survives a crash of the server, "
                  "not of the machine (the WAL is synced at checkpoints)",
     "da-postgres": "yes: one autocommitted statement before the answer; PostgreSQL's defaults "
                    "(`synchronous_commit=on`, `fsync=on`) wait for the WAL flush",

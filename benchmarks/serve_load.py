@@ -59,7 +59,7 @@ INVITES_PER_CLIENT = 40  # saturate: each back-to-back client takes HIT after HI
 
 def prepare_database(kind: str, postgres_url: str, folder: Path) -> tuple[str, callable]:
     """A fresh, migrated database URL and a function that removes it."""
-    from da_platform.db import upgrade
+    from da_platform.db.engine import upgrade
 
     if kind == "sqlite":
         url = f"sqlite:///{folder / 'load.sqlite'}"
@@ -88,9 +88,9 @@ def build(url: str, images: Path, places: int) -> int:
     from sqlalchemy import update
 
     from da_platform.building.build import build_campaign
-    from da_platform.building.sample import import_sample
-    from da_platform.db import make_engine, session_factory, transaction
-    from da_platform.models import CampaignStatus, Hit
+    from da_platform.db.engine import make_engine, session_factory, transaction
+    from da_platform.db.models import CampaignStatus, Hit
+    from da_platform.simulation.sample import import_sample
     from hit_builder.storage import LocalImageStorage
 
     engine = make_engine(url)
@@ -330,8 +330,8 @@ def verify(url: str, campaign_id: int, accepted: list[tuple[str, int]]) -> str:
     """Every accepted rating stored exactly once, nothing else stored."""
     from sqlalchemy import func, select
 
-    from da_platform.db import make_engine
-    from da_platform.models import Rating, Slot
+    from da_platform.db.engine import make_engine
+    from da_platform.db.models import Rating, Slot
 
     engine = make_engine(url)
     with engine.connect() as connection:

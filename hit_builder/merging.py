@@ -4,7 +4,7 @@ to a question, the answer is rated once and the rating counts for every system t
 Rule: two answers to one question are identical when their texts are equal after trimming and
 collapsing runs of whitespace (what the worker sees is then the same image). The item kept is the
 first in build order (system name, then question id); the others are recorded in
-``Campaign.settings["identical_answers"]`` and ``da_platform.merged_ratings`` gives every one of
+``Campaign.settings["identical_answers"]`` and ``da_platform.rating.merged`` gives every one of
 them a copy of each rating of the kept item, so the analysis sees one rating row per system.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ class MergePlan(Generic[T]):
         return self.items_before - len(self.kept)
 
     def describe(self) -> dict[str, Any]:
-        """The record stored with the campaign (read back by ``da_platform.merged_ratings``)."""
+        """The record stored with the campaign (read back by ``da_platform.rating.merged``)."""
         return {"merged": True, "rule": RULE, "items_before": self.items_before, "items_rated": len(self.kept),
                 "saved": self.saved, "groups": self.groups}
 

@@ -8,9 +8,9 @@ slot shows exactly the images of its original, so its key equals the original's 
 check away. Serve images under the slot's opaque public id (``/image/<slot public_id>/candidate``), look
 the key up on the server, and stream ``storage.read(key)``.
 
-Implementations: :class:`LocalImageStorage` (a folder, the default), ``da_platform.building.db_storage``
-(a table of the platform's database) and ``hit_builder.s3_storage`` (an S3-compatible object store);
-``da_platform.image_store`` picks one from the configuration. For parallel rendering a storage must be
+Implementations: :class:`LocalImageStorage` (a folder, the default), ``da_platform.images.database``
+(a table of the platform's database) and ``da_platform.images.s3`` (an S3-compatible object store);
+``da_platform.images.store`` picks one from the configuration. For parallel rendering a storage must be
 picklable (it is sent to the rendering processes), which write through ``put_many`` a chunk at a time.
 """
 from __future__ import annotations

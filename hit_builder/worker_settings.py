@@ -105,7 +105,7 @@ def worker_settings(options: WorkerPageOptions, *, show_reference: bool, render:
     warnings = []
     if not shipped(lang) and not options.messages:
         raise BuildError(f"the worker pages are shipped in en and zh-Hans; for {lang!r} give a catalogue "
-                         "(--messages FILE.po, made from da_platform/web/translations/worker.pot)")
+                         "(--messages FILE.po, made from da_platform/rating/translations/worker.pot)")
     if options.minutes is not None and options.minutes < 1:
         raise BuildError("the expected time (--minutes) must be at least 1 minute")
     settings: dict[str, Any] = {"lang": lang, "show_context": bool(options.show_context)}

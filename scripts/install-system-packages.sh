@@ -10,7 +10,7 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 # Tesseract and its English and Simplified Chinese data: the OCR bots of the adversarial crowd
-# (da_platform/ocr.py) and the OCR benchmark.
+# (da_platform/simulation/ocr.py) and the OCR benchmark.
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 ls /usr/share/tesseract-ocr/*/tessdata/eng.traineddata >/dev/null 2>&1 || missing+=(tesseract-ocr-eng)
 ls /usr/share/tesseract-ocr/*/tessdata/chi_sim.traineddata >/dev/null 2>&1 || missing+=(tesseract-ocr-chi-sim)

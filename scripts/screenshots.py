@@ -2,7 +2,7 @@
 
     python scripts/screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
 
-Builds three campaigns of the showcase test set (da_platform/building/showcase.py) with the real
+Builds three campaigns of the showcase test set (da_platform/simulation/showcase.py) with the real
 builder into a temporary SQLite database, serves the app on 127.0.0.1 and drives Chromium through
 Playwright: the instructions, a practice item, the first item and (for the long answers) the end of
 the page. Nothing leaves the machine; rerunning gives the same pictures for the same fonts.
@@ -23,8 +23,8 @@ SCREENS = {  # name: (viewport, device scale factor)
 
 def build(sessions, storage, *, name: str, lang: str, long: bool) -> int:
     from da_platform.building.build import build_campaign
-    from da_platform.building.showcase import make_showcase
-    from da_platform.models import CampaignStatus
+    from da_platform.db.models import CampaignStatus
+    from da_platform.simulation.showcase import make_showcase
     from hit_builder.worker_settings import WorkerPageOptions
 
     chinese = lang == "zh-Hans"
@@ -51,10 +51,10 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from da_platform.db import upgrade
+    from da_platform.db.engine import upgrade
+    from da_platform.simulation.background import serve_in_background
     from da_platform.sources.pool import mint_invites
     from da_platform.web import create_app
-    from da_platform.web.background import serve_in_background
     from hit_builder.storage import LocalImageStorage
 
     args.out.mkdir(parents=True, exist_ok=True)

@@ -22,8 +22,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.cli import main
-from da_platform.db import make_engine, session_factory, upgrade
-from da_platform.web.admin.accounts import create_user
+from da_platform.config.accounts import create_user
+from da_platform.db.engine import make_engine, session_factory, upgrade
 from tests import dashboard_factories
 from tests.admin_client import PASSWORD
 from tests.web_factories import WebEnv, make_web_env

@@ -15,7 +15,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from da_platform.building.build import build_campaign
-from da_platform.models import (
+from da_platform.db.models import (
     Assignment,
     AssignmentStatus,
     Campaign,

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
-from da_platform.db import make_engine, session_factory, upgrade
-from da_platform.models import Answer, Question, Reference, System, TestSet
+from da_platform.db.engine import make_engine, session_factory, upgrade
+from da_platform.db.models import Answer, Question, Reference, System, TestSet
 
 if TYPE_CHECKING:  # benchmarks import this module without pytest
     import pytest

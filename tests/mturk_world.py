@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from da_platform.cli import main
-from da_platform.models import Hit
+from da_platform.db.models import Hit
 from tests.fakes.crowd import quality_campaign, rate_hit, submit_form
 from tests.fakes.fake_mturk import create_fake_mturk
 from tests.fakes.server import serve_wsgi

@@ -23,15 +23,15 @@ def test_wheel_carries_templates_static_migrations_and_sample_data(tmp_path: Pat
         "da_platform/templates/admin/campaign.html",
         "da_platform/static/worker.js",
         "da_platform/static/worker.css",
-        "da_platform/migrations/env.py",
-        "da_platform/migrations/script.py.mako",
-        "da_platform/migrations/versions/0001_initial_schema.py",
-        "hit_builder/sample_data/test_set.jsonl",
-        "hit_builder/sample_data/truth.json",
+        "da_platform/db/migrations/env.py",
+        "da_platform/db/migrations/script.py.mako",
+        "da_platform/db/migrations/versions/0001_initial_schema.py",
+        "da_platform/simulation/sample_data/test_set.jsonl",
+        "da_platform/simulation/sample_data/truth.json",
         "analysis/report.py",
         "da_core/errors.py",
-        "da_platform/web/translations/worker.pot",  # read at run time: a fresh install needs no compile step
-        "da_platform/web/translations/zh-Hans.po",
+        "da_platform/rating/translations/worker.pot",  # read at run time: a fresh install needs no compile step
+        "da_platform/rating/translations/zh-Hans.po",
     }
     assert expected <= names, sorted(expected - names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))

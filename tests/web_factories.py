@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 from sqlalchemy.orm import Session
 
-from da_platform.models import (
+from da_platform.db.models import (
     Answer,
     Campaign,
     CampaignStatus,

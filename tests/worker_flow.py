@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from sqlalchemy import select, text, update
 
-from da_platform.models import Assignment, Rating, utcnow
+from da_platform.db.models import Assignment, Rating, utcnow
 from da_platform.sources.pool import mint_invites
 from tests.web_factories import WebEnv
 

@@ -26,17 +26,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from da_core.errors import BuildError
 from da_platform.building.inspection import verify_campaign
-from da_platform.models import (
-    Answer,
-    Campaign,
-    CampaignStatus,
-    Hit,
-    Question,
-    Slot,
-    SlotType,
-    System,
-    TestSet,
-)
+from da_platform.db.models import Answer, Campaign, CampaignStatus, Hit, Question, Slot, SlotType, System, TestSet
 from hit_builder.assembly import ASSEMBLY_VERSION, Assembly, HitPlan, SlotPlan, assemble
 from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
 from hit_builder.fonts import FontChain

@@ -1,7 +1,7 @@
 """Import test sets and system answers into the database (SPEC §1).
 
 Each function reads and checks a whole file first and adds nothing unless every record is good,
-so a caller that runs it inside :func:`da_platform.db.transaction` leaves the database exactly as
+so a caller that runs it inside :func:`da_platform.db.engine.transaction` leaves the database exactly as
 it was on any :class:`~da_core.errors.InputError`. Rows are inserted (bulk, flushed), not committed;
 the returned objects load their questions and answers lazily.
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
-from da_platform.models import Answer, Question, Reference, System, TestSet
+from da_platform.db.models import Answer, Question, Reference, System, TestSet
 from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
 from hit_builder.readers import Table
 from hit_builder.records import AnswerRecord, check_name, parse_answers, parse_test_set

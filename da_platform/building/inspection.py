@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_core.errors import BuildError
-from da_platform.models import Campaign, Hit, Question, Slot, SlotType, System
+from da_platform.db.models import Campaign, Hit, Question, Slot, SlotType, System
 from hit_builder.assembly import HitPlan, SlotPlan, verify_hit
 from hit_builder.layouts import CLASSIC, layout_named
 

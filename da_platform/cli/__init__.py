@@ -14,15 +14,15 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform import __version__
-from da_platform.settings import Settings
+from da_platform.config.settings import Settings
 
 
 def _settings() -> Settings:
     """The settings, read from the environment once per command (here and only here in the CLI)."""
     import os
 
-    from da_platform.location import LocationError
-    from da_platform.settings import SettingsError
+    from da_platform.config.location import LocationError
+    from da_platform.config.settings import SettingsError
 
     try:
         return Settings.from_environ(os.environ)
@@ -35,7 +35,7 @@ class CliContext:
     """What every command shares: settings from the environment and a migrated database.
 
     Only commands that create data set ``may_create`` (:func:`creates_database`); for the others a
-    missing database is an error naming the URL tried (``da_platform.location``), never a new one.
+    missing database is an error naming the URL tried (``da_platform.config.location``), never a new one.
     """
 
     settings: Settings = field(default_factory=_settings)
@@ -43,8 +43,8 @@ class CliContext:
 
     @cached_property
     def engine(self) -> Engine:
-        from da_platform.db import make_engine, upgrade
-        from da_platform.location import missing_database, shown_url
+        from da_platform.config.location import missing_database, shown_url
+        from da_platform.db.engine import make_engine, upgrade
 
         url = self.settings.database_url
         if not self.may_create:
@@ -60,7 +60,7 @@ class CliContext:
 
     @cached_property
     def sessions(self) -> sessionmaker[Session]:
-        from da_platform.db import session_factory
+        from da_platform.db.engine import session_factory
 
         return session_factory(self.engine)
 
@@ -89,7 +89,7 @@ def find_campaign(session: Session, name: str):
     """The campaign called ``name``, or a ClickException listing the campaigns there are."""
     from sqlalchemy import select
 
-    from da_platform.models import Campaign
+    from da_platform.db.models import Campaign
 
     campaign = session.scalar(select(Campaign).where(Campaign.name == name))
     if campaign is None:
@@ -123,7 +123,7 @@ def init(context: CliContext) -> None:
     """
     from pathlib import Path
 
-    from da_platform.location import find_project_file, shown_url, write_project_file
+    from da_platform.config.location import find_project_file, shown_url, write_project_file
 
     if not context.settings.location.from_environment and find_project_file() is None:
         click.echo(f"wrote {write_project_file(Path.cwd())}")
@@ -136,7 +136,7 @@ def init(context: CliContext) -> None:
 @pass_context
 def where(context: CliContext) -> None:
     """Show which database and instance folder commands here use, and why (creates nothing)."""
-    from da_platform.location import missing_database
+    from da_platform.config.location import missing_database
 
     location = context.settings.location
     problem = missing_database(location.database_url)
@@ -145,8 +145,8 @@ def where(context: CliContext) -> None:
     click.echo(f"chosen by: {location.chosen_by}")
 
 
-_COMMAND_MODULES = ("campaign_setup", "analyze", "metrics", "serve", "providers", "export", "demo", "lifecycle",
-                    "results", "reliability", "decide")
+_COMMAND_MODULES = ("imports", "build", "inspect", "analyze", "metrics", "serve", "pool", "providers", "export",
+                    "admin", "demo", "lifecycle", "results", "reliability", "decide")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:

@@ -13,7 +13,7 @@ from da_platform.cli import CliContext, find_campaign, pass_context
 
 if TYPE_CHECKING:
     from analysis.report import AnalysisResult
-    from da_platform.campaign_analysis import AnalysisOptions
+    from da_platform.results.campaign_analysis import AnalysisOptions
 
 FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
 
@@ -190,7 +190,7 @@ def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: st
                      z_digits: int | None, wmt_compat: bool, sd_zero: str | None):
     """The command line's choices as ``AnalysisOptions`` (None = the campaign's policy or the default)."""
     from analysis.scores import ScoreSettings
-    from da_platform.campaign_analysis import AnalysisOptions
+    from da_platform.results.campaign_analysis import AnalysisOptions
 
     if wmt_compat:
         scores = ScoreSettings.wmt(sd_zero or "raw-only")
@@ -238,7 +238,7 @@ def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, o
 
 def _load_campaign_analysis(context: CliContext, name: str, options=None):
     """The campaign's ``CampaignAnalysis``: the same ratings, decisions and path as the dashboard."""
-    from da_platform.campaign_analysis import CampaignAnalysis
+    from da_platform.results.campaign_analysis import CampaignAnalysis
 
     with context.sessions() as session:
         analysis = CampaignAnalysis(session, find_campaign(session, name), options)

@@ -1,7 +1,7 @@
 """CLI: ``decide``, one researcher's decision on one worker, as the dashboard's buttons take it.
 
-The command parses its arguments, shows what would be recorded (``worker_decisions.plan``), asks for
-confirmation and records it (``worker_decisions.record``): the same functions, tokens and effects as
+The command parses its arguments, shows what would be recorded (``by_hand.plan``), asks for
+confirmation and records it (``by_hand.record``): the same functions, tokens and effects as
 the dashboard's confirmation page.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from da_platform.cli import CliContext, find_campaign, pass_context
-from da_platform.operations.decision_actions import ACTIONS
+from da_platform.review.actions import ACTIONS
 
 COMMANDS: list[click.Command] = []
 
@@ -18,8 +18,8 @@ def _worker(session, campaign, name: str):
     """The campaign's worker called ``name`` (``source:id`` as in exports, or the id alone if unique)."""
     from sqlalchemy import select
 
-    from da_platform.models import Assignment, Hit, Worker
-    from da_platform.ratings import worker_label
+    from da_platform.db.models import Assignment, Hit, Worker
+    from da_platform.rating.campaign_ratings import worker_label
 
     workers = list(session.scalars(
         select(Worker).join(Assignment, Assignment.worker_id == Worker.id).join(Hit, Hit.id == Assignment.hit_id)
@@ -55,7 +55,7 @@ def decide(context: CliContext, campaign: str, worker: str, action: str, reason:
 
     from sqlalchemy.exc import IntegrityError
 
-    from da_platform.operations.worker_decisions import DecisionError, plan, record
+    from da_platform.review.by_hand import DecisionError, plan, record
 
     if amount is not None and action != "bonus":
         raise click.UsageError("--amount is for ACTION bonus")

@@ -56,7 +56,7 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     and the systems' known order recovered (exit status 1 if not).
     """
     from analysis.output import text_table
-    from da_platform.demo import CROWD_KIND_DESCRIPTIONS, DemoOptions, DemoSteps, run_demo
+    from da_platform.simulation.demo import CROWD_KIND_DESCRIPTIONS, DemoOptions, DemoSteps, run_demo
 
     bars: list = []
 
@@ -76,7 +76,7 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
                           render=render_name, font_paths=context.settings.font_paths)
     steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
-    from da_platform.ocr import OcrUnavailable
+    from da_platform.simulation.ocr import OcrUnavailable
 
     try:
         outcome = run_demo(options, steps)

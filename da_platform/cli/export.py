@@ -1,6 +1,6 @@
-"""``da-platform export ranking|ratings|wmt|bundle`` and ``da-platform admin`` (dashboard accounts).
+"""``da-platform export ranking|ratings|wmt|bundle``.
 
-The exports are the dashboard's (``da_platform.exports``): an empty campaign is refused, an
+The exports are the dashboard's (``da_platform.exports.files``): an empty campaign is refused, an
 unfinished one unless ``--partial`` is given, and then the files say so.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, creates_database, database_name, pass_context
+from da_platform.cli import CliContext, database_name, pass_context
 
 PARTIAL_HELP = "Export an unfinished campaign anyway (the files are marked 'unfinished: k of n HITs')."
 
@@ -17,7 +17,7 @@ PARTIAL_HELP = "Export an unfinished campaign anyway (the files are marked 'unfi
 def _campaign(session, name: str):
     from sqlalchemy import select
 
-    from da_platform.models import Campaign
+    from da_platform.db.models import Campaign
 
     campaign = session.scalar(select(Campaign).where(Campaign.name == name))
     if campaign is None and name.isdigit():
@@ -28,7 +28,7 @@ def _campaign(session, name: str):
 
 
 def _export(context: CliContext, kind: str, campaign_name: str, out: Path, **options) -> None:
-    from da_platform import exports
+    from da_platform.exports import files as exports
 
     with context.sessions() as session:
         campaign = _campaign(session, campaign_name)
@@ -58,7 +58,7 @@ def _bundle_with_progress(session, campaign, **options):
     """``exports.bundle`` with a progress bar on stderr, one step per :data:`exports.BUNDLE_STEPS`."""
     import sys
 
-    from da_platform import exports
+    from da_platform.exports import files as exports
 
     with click.progressbar(length=len(exports.BUNDLE_STEPS), label="bundle", file=sys.stderr,
                            item_show_func=lambda step: step or "") as bar:
@@ -123,59 +123,4 @@ _file_export("bundle", "A reproducibility zip: settings, seed, HIT composition, 
                        "versions, results.")
 
 
-@click.group()
-def admin() -> None:
-    """Accounts of the researchers' dashboard (/admin)."""
-
-
-def _with_new_password(context: CliContext, name: str, change) -> None:
-    """Ask for a password twice and apply ``change(session, name, password)`` in one transaction."""
-    from da_platform.db import transaction
-    from da_platform.web.admin.accounts import AccountError, check_username
-
-    try:
-        check_username(name)
-        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-        with transaction(context.sessions) as session:
-            change(session, name, password)
-    except AccountError as error:
-        raise click.ClickException(str(error)) from None
-
-
-@admin.command("create-user")
-@click.argument("name")
-@pass_context
-@creates_database
-def create_user(context: CliContext, name: str) -> None:
-    """Create a dashboard account; asks for the password twice (stored as a salted scrypt hash)."""
-    from da_platform.web.admin.accounts import create_user as create
-
-    _with_new_password(context, name, create)
-    click.echo(f"user {name} created")
-
-
-@admin.command("set-password")
-@click.argument("name")
-@pass_context
-def set_password(context: CliContext, name: str) -> None:
-    """Change a dashboard account's password (asks twice)."""
-    from da_platform.web.admin.accounts import set_password as change
-
-    _with_new_password(context, name, change)
-    click.echo(f"password of {name} changed")
-
-
-@admin.command("list-users")
-@pass_context
-def list_users(context: CliContext) -> None:
-    """List the dashboard accounts."""
-    from sqlalchemy import select
-
-    from da_platform.models import AdminUser
-
-    with context.sessions() as session:
-        for user in session.scalars(select(AdminUser).order_by(AdminUser.username)):
-            click.echo(f"{user.username}\tcreated {user.created_at:%Y-%m-%d %H:%M}")
-
-
-COMMANDS: list[click.Command] = [export, admin]
+COMMANDS: list[click.Command] = [export]

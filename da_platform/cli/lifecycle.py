@@ -1,5 +1,6 @@
 """CLI: ``campaign list|pause|resume|close|release|preview|delete``, ``test-set list|delete``,
-``system list|delete|replace`` (``da_platform.lifecycle`` does the work)."""
+``system list|delete|replace`` (``da_platform.campaigns.lifecycle`` does the work).
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -10,7 +11,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_platform.cli import CliContext, database_name, find_campaign, pass_context
-from da_platform.rows import get_row
 
 COMMANDS: list[click.Command] = []
 ACTOR = "cli"
@@ -21,8 +21,8 @@ _force = click.option("--force", is_flag=True, help="Delete even what holds rati
 def _changing(context: CliContext, work) -> None:
     """Run ``work(session)`` in one transaction; a LifecycleError or InputError becomes a CLI error."""
     from da_core.errors import InputError
-    from da_platform.db import transaction
-    from da_platform.lifecycle import LifecycleError
+    from da_platform.campaigns.lifecycle import LifecycleError
+    from da_platform.db.engine import transaction
 
     try:
         with transaction(context.sessions) as session:
@@ -33,13 +33,13 @@ def _changing(context: CliContext, work) -> None:
 
 
 def _test_set(session: Session, name: str):
-    from da_platform.cli.campaign_setup import find_test_set
+    from da_platform.cli.imports import find_test_set
 
     return find_test_set(session, name)
 
 
 def _system(session: Session, test_set_name: str, name: str):
-    from da_platform.models import System
+    from da_platform.db.models import System
 
     test_set = _test_set(session, test_set_name)
     system = session.scalar(select(System).where(System.test_set_id == test_set.id, System.name == name))
@@ -51,9 +51,9 @@ def _system(session: Session, test_set_name: str, name: str):
 
 
 def _rows(headers: list[str], rows: Sequence[Sequence[object]]) -> None:
-    from da_platform.cli.campaign_setup import _table
+    from da_platform.cli.tables import plain_table
 
-    click.echo(_table(headers, rows) if rows else "none")
+    click.echo(plain_table(headers, rows) if rows else "none")
 
 
 # -- campaigns ---------------------------------------------------------------------------------------
@@ -67,8 +67,8 @@ def campaign_group() -> None:
 @pass_context
 def campaign_list(context: CliContext) -> None:
     """Every campaign with its status, progress and ratings."""
-    from da_platform.models import Campaign
-    from da_platform.progress import campaign_progress
+    from da_platform.campaigns.progress import campaign_progress
+    from da_platform.db.models import Campaign
 
     with context.sessions() as session:
         rows = []
@@ -85,7 +85,7 @@ def _status_command(change: str, help_text: str) -> None:
     @_reason
     @pass_context
     def command(context: CliContext, campaign: str, reason: str) -> None:
-        from da_platform.lifecycle import change_status
+        from da_platform.campaigns.lifecycle import change_status
 
         def work(session: Session) -> str:
             found = find_campaign(session, campaign)
@@ -111,8 +111,8 @@ _status_command("close", "Close CAMPAIGN for good: no new HIT is handed out (wor
 def campaign_release(context: CliContext, campaign: str, assignment_id: str | None, worker_id: str | None,
                      reason: str) -> None:
     """Give a stuck assignment's HIT back to others (its ratings are kept)."""
-    from da_platform.lifecycle import release_assignment
-    from da_platform.models import Assignment, AssignmentStatus, Hit, Worker
+    from da_platform.campaigns.lifecycle import release_assignment
+    from da_platform.db.models import Assignment, AssignmentStatus, Hit, Worker
 
     if (assignment_id is None) == (worker_id is None):
         raise click.UsageError("name the assignment with exactly one of --assignment or --worker")
@@ -140,7 +140,7 @@ def campaign_release(context: CliContext, campaign: str, assignment_id: str | No
 @pass_context
 def campaign_assignments(context: CliContext, campaign: str) -> None:
     """Assignments in progress: worker, HIT, items rated (x/100), last activity."""
-    from da_platform.assignments import assignments_in_progress
+    from da_platform.campaigns.assignments import assignments_in_progress
 
     with context.sessions() as session:
         found = find_campaign(session, campaign)
@@ -165,7 +165,7 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
 
     The dashboard has the same preview with the images (campaign page, "Preview the HITs").
     """
-    from da_platform.preview import PreviewError, slot_preview
+    from da_platform.campaigns.preview import PreviewError, slot_preview
     from hit_builder.storage import LocalImageStorage
 
     with context.sessions() as session:
@@ -200,7 +200,7 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
 @pass_context
 def campaign_delete(context: CliContext, campaign: str, force: bool, reason: str) -> None:
     """Delete CAMPAIGN with its HITs, assignments and ratings (refused if rated, unless --force)."""
-    from da_platform.lifecycle import delete_campaign
+    from da_platform.campaigns.lifecycle import delete_campaign
 
     def work(session: Session) -> str:
         deleted = delete_campaign(session, find_campaign(session, campaign), force=force, actor=ACTOR, reason=reason)
@@ -220,7 +220,7 @@ def test_set_group() -> None:
 @pass_context
 def test_set_list(context: CliContext) -> None:
     """Every test set with its questions, systems and campaigns."""
-    from da_platform.models import Campaign, Question, TestSet
+    from da_platform.db.models import Campaign, Question, TestSet
 
     with context.sessions() as session:
         rows = [[t.name, session.scalar(select(func.count(Question.id)).where(Question.test_set_id == t.id)),
@@ -237,7 +237,7 @@ def test_set_list(context: CliContext) -> None:
 @pass_context
 def test_set_delete(context: CliContext, name: str, force: bool, reason: str) -> None:
     """Delete test set NAME with its systems (refused if it has campaigns, unless --force)."""
-    from da_platform.lifecycle import delete_test_set
+    from da_platform.campaigns.lifecycle import delete_test_set
 
     def work(session: Session) -> str:
         deleted = delete_test_set(session, _test_set(session, name), force=force, actor=ACTOR, reason=reason)
@@ -257,7 +257,7 @@ def system_group() -> None:
 @pass_context
 def system_list(context: CliContext, test_set_name: str | None) -> None:
     """Every system with its test set and answer count."""
-    from da_platform.models import Answer, System, TestSet
+    from da_platform.db.models import Answer, System, TestSet
 
     with context.sessions() as session:
         query = select(System, TestSet.name).join(TestSet, TestSet.id == System.test_set_id)
@@ -277,7 +277,7 @@ def system_list(context: CliContext, test_set_name: str | None) -> None:
 @pass_context
 def system_delete(context: CliContext, test_set_name: str, name: str, force: bool, reason: str) -> None:
     """Delete system NAME and its answers (refused if a campaign rates it, unless --force)."""
-    from da_platform.lifecycle import delete_system
+    from da_platform.campaigns.lifecycle import delete_system
 
     def work(session: Session) -> str:
         deleted = delete_system(session, _system(session, test_set_name, name), force=force, actor=ACTOR,
@@ -299,7 +299,7 @@ def system_replace(context: CliContext, test_set_name: str, name: str, file: Pat
 
     Refused once a built campaign shows the system's answers.
     """
-    from da_platform.lifecycle import replace_answers
+    from da_platform.campaigns.lifecycle import replace_answers
 
     def work(session: Session) -> str:
         count = replace_answers(session, _system(session, test_set_name, name), file, actor=ACTOR, reason=reason)
@@ -308,48 +308,4 @@ def system_replace(context: CliContext, test_set_name: str, name: str, file: Pat
     _changing(context, work)
 
 
-@click.group("pool")
-def pool_group() -> None:
-    """The lab's own pool: apply the review policy to every worker at once."""
-
-
-def _pool_review_options(command):
-    from da_platform.cli.providers import _review_options
-
-    return _review_options(command)
-
-
-@pool_group.command("review")
-@click.argument("campaign")
-@_pool_review_options
-@pass_context
-def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs, reject_min_p,
-                reject_identical_run, block_rejected, confirm_total) -> None:
-    """Decide approve / reject / bonus / block for every finished own-pool assignment (as `mturk review`).
-
-    The decisions are recorded and applied at once (nothing to send: pay own-pool workers outside the
-    platform). --dry-run shows them and stores nothing. --confirm-total is not used here.
-    """
-    from da_platform.cli.providers import _policy, _review_changes
-    from da_platform.operations.money import amount_string
-    from da_platform.operations.pool_review import plan_pool, review_pool
-
-    with context.sessions() as session:
-        found = find_campaign(session, campaign)
-        campaign_id = found.id
-    policy = _policy(context, campaign_id, **_review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
-                                                             reject_identical_run, block_rejected))
-    with context.sessions() as session:
-        planned = plan_pool(session, get_row(session, type(found), campaign_id), policy)
-    for p in planned:
-        amount = amount_string(p.amount) if p.amount is not None else ""
-        click.echo(f"{p.action:8} {p.worker:>20} {'use' if p.use_data else 'exclude':8} {amount:>7}  {p.reason}")
-    click.echo(f"{len(planned)} decision(s) for own-pool workers")
-    if dry_run:
-        click.echo("dry run: nothing was stored")
-        return
-    done = review_pool(context.sessions, campaign_id, policy, planned)
-    click.echo(f"recorded and applied {done} decision(s)")
-
-
-COMMANDS.extend([campaign_group, test_set_group, system_group, pool_group])
+COMMANDS.extend([campaign_group, test_set_group, system_group])

@@ -102,7 +102,7 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
     from sqlalchemy.orm import selectinload
 
     from analysis.metrics.scoring import QuestionEntry, system_corpus
-    from da_platform.models import Question, System, TestSet
+    from da_platform.db.models import Question, System, TestSet
 
     with context.sessions() as session:
         test_set = session.scalar(select(TestSet).where(TestSet.name == test_set_name))
@@ -355,7 +355,7 @@ def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], 
     from sqlalchemy import select
 
     from da_platform.cli.analyze import _load_campaign_analysis, _print_exclusions
-    from da_platform.models import Campaign, TestSet
+    from da_platform.db.models import Campaign, TestSet
 
     analysis = _load_campaign_analysis(context, name)
     if len(analysis.table) == 0:

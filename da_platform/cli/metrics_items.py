@@ -26,8 +26,8 @@ def item_level_table(context: CliContext, campaign: str, corpora, metrics, out: 
     from sqlalchemy import select
 
     from analysis.metrics.item_level import item_level
-    from da_platform.campaign_analysis import CampaignAnalysis
-    from da_platform.models import Question
+    from da_platform.db.models import Question
+    from da_platform.results.campaign_analysis import CampaignAnalysis
 
     with context.sessions() as session:
         found = find_campaign(session, campaign)

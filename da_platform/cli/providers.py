@@ -16,8 +16,8 @@ from typing import Any, overload
 import click
 
 from da_platform.cli import CliContext, pass_context
-from da_platform.rows import get_row
-from da_platform.states import DecisionStatus
+from da_platform.db.rows import get_row
+from da_platform.db.states import DecisionStatus
 
 ENDPOINT_HELP = "MTurk requester endpoint (default: the sandbox, or live with --live); $DA_MTURK_ENDPOINT_URL."
 
@@ -39,7 +39,7 @@ def _money(value: str, field: str) -> Decimal: ...
 @overload
 def _money(value: str | None, field: str) -> Decimal | None: ...
 def _money(value: str | None, field: str) -> Decimal | None:
-    from da_platform.operations.money import parse_amount
+    from da_platform.providers.money import parse_amount
 
     if value is None:
         return None
@@ -51,7 +51,7 @@ def _money(value: str | None, field: str) -> Decimal | None:
 
 def _confirm_cost(what: str, cost, confirm_total: str | None) -> None:
     """Show the total and ask; ``--confirm-total`` must equal it exactly (for scripts)."""
-    from da_platform.operations.money import amount_string
+    from da_platform.providers.money import amount_string
 
     total = amount_string(cost.total)
     click.echo(f"{what}: {cost.describe()}")
@@ -70,9 +70,9 @@ def _settings(cls, stored: dict[str, Any] | None, changes: dict[str, Any]):
         raise click.ClickException(f"invalid settings: {error}") from None
 
 
-def _policy(context: CliContext, campaign_id: int, **changes: Any):
-    from da_platform.models import Campaign
-    from da_platform.operations.review import ReviewPolicy
+def review_policy(context: CliContext, campaign_id: int, **changes: Any):
+    from da_platform.db.models import Campaign
+    from da_platform.review.policy import ReviewPolicy
 
     with context.sessions() as session:
         stored = (get_row(session, Campaign, campaign_id).settings or {}).get("review")
@@ -81,8 +81,8 @@ def _policy(context: CliContext, campaign_id: int, **changes: Any):
 
 def _provider_errors(call: Callable[[], Any]) -> Any:
     """Run ``call``; a provider's refusal or a bad setting becomes a readable error."""
-    from da_platform.operations.provider import ProviderError
-    from da_platform.operations.retry import RetriesExhausted
+    from da_platform.providers.base import ProviderError
+    from da_platform.providers.retry import RetriesExhausted
 
     try:
         return call()
@@ -93,7 +93,7 @@ def _provider_errors(call: Callable[[], Any]) -> Any:
 def _show_status(context: CliContext, campaign_id: int, provider: str) -> None:
     from sqlalchemy import func, select
 
-    from da_platform.models import Assignment, Hit, ReviewDecision
+    from da_platform.db.models import Assignment, Hit, ReviewDecision
 
     with context.sessions() as session:
         launched = session.scalar(select(func.count(Hit.id)).where(Hit.campaign_id == campaign_id,
@@ -119,7 +119,7 @@ def _show_status(context: CliContext, campaign_id: int, provider: str) -> None:
 
 
 def _show_plan(planned, cost) -> None:
-    from da_platform.operations.money import amount_string
+    from da_platform.providers.money import amount_string
 
     for p in planned:
         data = "use" if p.use_data else "exclude"
@@ -137,7 +137,7 @@ def _report(result) -> None:
 
 def _review(context: CliContext, campaign_id: int, provider, policy, pricing, *, dry_run: bool,
             confirm: Callable[[Any], None] | None) -> None:
-    from da_platform.operations.policy_review import carry_out_review, propose_review
+    from da_platform.review.provider_run import carry_out_review, propose_review
 
     proposal = propose_review(context.sessions, campaign_id, provider.name, policy, pricing)
     _show_plan(proposal.planned, proposal.cost)
@@ -164,8 +164,8 @@ def _mturk_options(command: Callable) -> Callable:
 
 def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_url: str | None):
     """The MTurk client, checked against the environment the campaign was launched in."""
-    from da_platform.models import Campaign
-    from da_platform.operations.mturk import MTurk, make_boto_client
+    from da_platform.db.models import Campaign
+    from da_platform.providers.mturk import MTurk, make_boto_client
 
     qualification = None
     if campaign_id is not None:
@@ -183,9 +183,9 @@ def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_ur
 
 
 def _mturk_pricing(context: CliContext, campaign_id: int):
-    from da_platform.models import Campaign
-    from da_platform.operations.money import mturk_cost
-    from da_platform.operations.mturk_settings import MTurkSettings
+    from da_platform.db.models import Campaign
+    from da_platform.providers.money import mturk_cost
+    from da_platform.providers.mturk_settings import MTurkSettings
 
     with context.sessions() as session:
         settings = MTurkSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("mturk"))
@@ -232,7 +232,7 @@ def launch(context: CliContext, campaign: str, reward, assignments_per_hit, titl
            dry_run, confirm_total, live, endpoint_url) -> None:
     """Create one HIT per HIT of CAMPAIGN, with an ExternalQuestion pointing at $DA_PUBLIC_URL/mturk."""
     from da_platform.operations.launch import LaunchError, launch_mturk, plan_mturk
-    from da_platform.operations.mturk_settings import MTurkSettings
+    from da_platform.providers.mturk_settings import MTurkSettings
 
     row = _campaign(context, campaign)
     changes = dict(reward=_money(reward, "reward"), assignments_per_hit=assignments_per_hit, title=title,
@@ -283,14 +283,14 @@ def sync(context: CliContext, campaign: str, live: bool, endpoint_url: str | Non
 
     row = _campaign(context, campaign)
     client = _mturk(context, row.id, live, endpoint_url)
-    policy = _policy(context, row.id)
+    policy = review_policy(context, row.id)
     result = _provider_errors(lambda: sync_campaign(context.sessions, row.id, client, policy.messages()))
     click.echo(f"{result.seen} assignment(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
                f"{result.excluded} worker(s) excluded; by status: {result.by_status}")
     _report(result.reconciled)
 
 
-def _review_options(command: Callable) -> Callable:
+def review_options(command: Callable) -> Callable:
     for option in reversed([
         click.option("--dry-run", is_flag=True, help="Show every decision and the total cost; send nothing."),
         click.option("--bonus", help="Bonus per assignment that passes quality control (e.g. 0.50)."),
@@ -307,21 +307,21 @@ def _review_options(command: Callable) -> Callable:
     return command
 
 
-def _review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p, reject_identical_run, block_rejected):
+def review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p, reject_identical_run, block_rejected):
     return dict(bonus=_money(bonus, "bonus"), reject_enabled=reject_enabled, reject_min_pairs=reject_min_pairs,
                 reject_min_p=reject_min_p, reject_identical_run=reject_identical_run, block_rejected=block_rejected)
 
 
 @mturk.command()
 @click.argument("campaign")
-@_review_options
+@review_options
 @_mturk_options
 @pass_context
 def review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs, reject_min_p,
            reject_identical_run, block_rejected, confirm_total, live, endpoint_url) -> None:
     """Decide approve / reject / bonus / block for every submitted assignment, then send the decisions."""
     row = _campaign(context, campaign)
-    policy = _policy(context, row.id, **_review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
+    policy = review_policy(context, row.id, **review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
                                                         reject_identical_run, block_rejected))
     client = _mturk(context, row.id, live, endpoint_url)
     confirm = (lambda cost: _confirm_cost("review", cost, confirm_total)) if live else None
@@ -339,10 +339,10 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
     """Expire the campaign's HITs now (or extend them); optionally delete finished ones."""
     from datetime import datetime, timedelta, timezone
 
-    from da_platform.models import Campaign, CampaignStatus
-    from da_platform.operations.audit import audit
-    from da_platform.operations.provider import ProviderError
+    from da_platform.db.audit import audit
+    from da_platform.db.models import Campaign, CampaignStatus
     from da_platform.operations.sync import work_ids
+    from da_platform.providers.base import ProviderError
 
     row = _campaign(context, campaign)
     client = _mturk(context, row.id, live, endpoint_url)
@@ -386,8 +386,8 @@ def notify(context: CliContext, campaign: str, subject: str, message: str, live:
     """Send a message to every MTurk worker who took part in CAMPAIGN."""
     from sqlalchemy import select
 
-    from da_platform.models import Assignment, Hit, Worker
-    from da_platform.operations.audit import audit
+    from da_platform.db.audit import audit
+    from da_platform.db.models import Assignment, Hit, Worker
 
     row = _campaign(context, campaign)
     client = _mturk(context, row.id, live, endpoint_url)
@@ -411,8 +411,8 @@ def _prolific_options(command: Callable) -> Callable:
 
 
 def _prolific(context: CliContext, campaign_id: int, base_url: str | None):
-    from da_platform.models import Campaign
-    from da_platform.operations.prolific import PROLIFIC_API, Prolific, ProlificSettings
+    from da_platform.db.models import Campaign
+    from da_platform.providers.prolific import PROLIFIC_API, Prolific, ProlificSettings
 
     with context.sessions() as session:
         settings = ProlificSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("prolific"))
@@ -447,7 +447,7 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
                     base_url) -> None:
     """Create CAMPAIGN's study as a draft; with --live (and confirmation) publish it."""
     from da_platform.operations.launch import LaunchError, launch_prolific, plan_prolific
-    from da_platform.operations.prolific import ProlificSettings
+    from da_platform.providers.prolific import ProlificSettings
 
     row = _campaign(context, campaign)
     changes = dict(reward=_money(reward, "reward"), currency=currency, places_per_hit=places_per_hit,
@@ -495,7 +495,7 @@ def prolific_sync(context: CliContext, campaign: str,
 
     row = _campaign(context, campaign)
     client, _ = _prolific(context, row.id, base_url)
-    policy = _policy(context, row.id)
+    policy = review_policy(context, row.id)
     result = _provider_errors(lambda: sync_campaign(context.sessions, row.id, client, policy.messages(),
                                                     resend_unverified_bonuses=resend_unverified))
     click.echo(f"{result.seen} submission(s) seen, {result.updated} updated, {len(result.unknown)} unknown; "
@@ -505,18 +505,18 @@ def prolific_sync(context: CliContext, campaign: str,
 
 @prolific.command("review")
 @click.argument("campaign")
-@_review_options
+@review_options
 @_prolific_options
 @pass_context
 def prolific_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs,
                     reject_min_p, reject_identical_run, block_rejected, confirm_total, live, base_url) -> None:
     """Decide approve / reject / bonus / block for every submission awaiting review, then send them."""
-    from da_platform.operations.money import rate_cost
+    from da_platform.providers.money import rate_cost
 
     row = _campaign(context, campaign)
     if not (dry_run or live):
         raise click.ClickException("Prolific has no sandbox: use --dry-run to look, or --live to pay")
-    policy = _policy(context, row.id, **_review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
+    policy = review_policy(context, row.id, **review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
                                                         reject_identical_run, block_rejected))
     client, settings = _prolific(context, row.id, base_url)
     pricing = lambda approvals, bonuses: rate_cost(assignments=approvals, reward=settings.reward, bonuses=bonuses,  # noqa: E731

@@ -1,4 +1,4 @@
-"""CLI: ``serve`` the worker pages for development, and mint own-pool ``invite`` links.
+"""CLI: ``serve`` the worker pages for development.
 
 Production does not use ``serve``; run the application factory under gunicorn (docs/deploy.md)::
 
@@ -15,14 +15,14 @@ from typing import Any
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli import CliContext, pass_context
 
 COMMANDS: list[click.Command] = []
 
 
 def development_app(context: CliContext, config: dict[str, Any] | None = None):
     """The Flask app as ``serve`` runs it: migrated database, ``DA_ENV`` defaulting to development."""
-    from da_platform.settings import Environment
+    from da_platform.config.settings import Environment
     from da_platform.web import create_app
 
     _ = context.engine  # creates or upgrades the schema
@@ -80,7 +80,7 @@ def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path
 
 def _demo_app(out: Path, host: str, port: int, context: CliContext):
     """The app on the demo's database, after running the demo there if needed; prints the login."""
-    from da_platform.demo import DEMO_ADMIN, DEMO_CAMPAIGN, demo_server_config
+    from da_platform.simulation.demo import DEMO_ADMIN, DEMO_CAMPAIGN, demo_server_config
     from da_platform.web import create_app
 
     if not (out / "demo.sqlite").exists():
@@ -98,97 +98,4 @@ def _demo_app(out: Path, host: str, port: int, context: CliContext):
     return create_app(config, settings=context.settings)
 
 
-@click.command()
-@click.argument("campaign")
-@click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(1, 100_000),
-              help="How many links (one per person).")
-@click.option("--days", default=14.0, show_default=True, type=click.FloatRange(0, min_open=True),
-              help="How long the links stay valid.")
-@click.option("--public-url", default=None, help="Base URL workers reach [default: $DA_PUBLIC_URL].")
-@click.option("--open", "open_campaign", is_flag=True, help="Also open a built campaign to workers.")
-@click.option("--time-limit", type=click.FloatRange(1, 7 * 24 * 60), default=None,
-              help="Minutes a pool worker has for one HIT before it goes back to others (the ratings given "
-                   "are kept); stored with the campaign [default: as set before, else 180].")
-@click.option("--output", "-o", type=click.File("w", encoding="utf-8"), default="-", show_default=True,
-              help="File to write the links to, one per line (with labels: CSV label,link).")
-@click.option("--label", "labels", multiple=True, metavar="NAME",
-              help="Your name for the person the link is for (repeat for several; one link each). Stored with "
-                   "the worker and shown on the dashboard, never to the worker.")
-@click.option("--labels", "labels_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV file of names (first column; a header 'label' or 'name' is skipped): one link each.")
-@pass_context
-def invite(context: CliContext, campaign: str, count: int, days: float, public_url: str | None,
-           open_campaign: bool, time_limit: float | None, output, labels: tuple[str, ...],
-           labels_file: Path | None) -> None:
-    """Mint invite links to CAMPAIGN for the lab's own pool (one anonymous worker per link).
-
-    Links are signed with $DA_SECRET_KEY, which must be the server's key. Following a link again
-    resumes the person's task, or gives them their next HIT up to the campaign's limit. A HIT left
-    unfinished past the time limit goes to the next person who arrives.
-    """
-    from da_platform.db import transaction
-    from da_platform.models import AuditLog, CampaignStatus
-    from da_platform.sources.invite_labels import csv_cell, mint_labelled_invites
-    from da_platform.sources.pool import (
-        TIME_LIMIT_SETTING,
-        mint_invites,
-        time_limit_minutes,
-    )
-    from da_platform.sources.tokens import Tokens
-
-    secret = context.settings.secret_key
-    if not secret:
-        raise click.ClickException("DA_SECRET_KEY is not set: invite links are signed with the server's key")
-    names = _labels(labels, labels_file, count)
-    with transaction(context.sessions) as session:
-        found = find_campaign(session, campaign)
-        if found.status != CampaignStatus.running:
-            if not open_campaign:
-                click.echo(f"warning: campaign {campaign!r} is {found.status.value}; the links work once it is "
-                           "open (add --open)", err=True)
-            elif found.status != CampaignStatus.built:
-                raise click.ClickException(f"campaign {campaign!r} is {found.status.value}: only a built campaign "
-                                           "can be opened")
-            else:
-                found.status = CampaignStatus.running
-                session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.open",
-                                     target=campaign, reason="da-platform invite --open"))
-        if time_limit is not None and time_limit != time_limit_minutes(found):
-            found.settings = {**(found.settings or {}), TIME_LIMIT_SETTING: time_limit}
-            session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.pool_time_limit",
-                                 target=campaign, reason=f"{time_limit:g} minutes (da-platform invite)"))
-        click.echo(f"time limit per HIT: {time_limit_minutes(found):g} minutes", err=True)
-        if names:
-            labelled = mint_labelled_invites(session, Tokens(secret), public_url or context.settings.public_url,
-                                             found.id, names, days)
-        else:
-            links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
-    if names:
-        import csv
-
-        writer = csv.writer(output, lineterminator="\n")
-        writer.writerow(["label", "link"])
-        writer.writerows([csv_cell(label), link] for label, link in labelled)
-        return
-    for link in links:
-        output.write(link + "\n")
-
-
-def _labels(labels: tuple[str, ...], labels_file: Path | None, count: int) -> list[str]:
-    """The names given with --label / --labels (checked), or [] for anonymous links."""
-    from da_core.errors import InputError
-    from da_platform.sources.invite_labels import check_labels, read_labels
-
-    if labels and labels_file:
-        raise click.UsageError("give names with --label or with --labels FILE, not both")
-    try:
-        names = read_labels(labels_file) if labels_file else list(labels)
-        check_labels(names, str(labels_file) if labels_file else "--label")
-    except InputError as error:
-        raise click.ClickException(f"{error}\nno link was made") from None
-    if names and count not in (1, len(names)):
-        raise click.UsageError(f"--count {count} but {len(names)} names: with names, one link per name")
-    return names
-
-
-COMMANDS.extend([serve, invite])
+COMMANDS.extend([serve])

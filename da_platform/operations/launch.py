@@ -13,15 +13,15 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from da_platform.models import Campaign, CampaignStatus, Hit
-from da_platform.operations.audit import audit
-from da_platform.operations.money import CostEstimate, mturk_cost, rate_cost
-from da_platform.operations.mturk import MTurk
-from da_platform.operations.mturk_settings import MTurkSettings
-from da_platform.operations.prolific import Prolific, ProlificSettings
-from da_platform.operations.public_url import require_public_https
-from da_platform.operations.tokens import request_token
-from da_platform.rows import get_row
+from da_platform.db.audit import audit
+from da_platform.db.models import Campaign, CampaignStatus, Hit
+from da_platform.db.rows import get_row
+from da_platform.providers.idempotency import request_token
+from da_platform.providers.money import CostEstimate, mturk_cost, rate_cost
+from da_platform.providers.mturk import MTurk
+from da_platform.providers.mturk_settings import MTurkSettings
+from da_platform.providers.prolific import Prolific, ProlificSettings
+from da_platform.providers.public_url import require_public_https
 
 LAUNCHABLE = (CampaignStatus.built, CampaignStatus.running)
 

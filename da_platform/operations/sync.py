@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from da_platform.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker
-from da_platform.operations.audit import audit
-from da_platform.operations.decisions import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
-from da_platform.operations.provider import Provider, ProviderAssignment, ProviderStatus
-from da_platform.operations.tokens import request_token
-from da_platform.rows import get_row
-from da_platform.states import DecisionAction
+from da_platform.db.audit import audit
+from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker
+from da_platform.db.rows import get_row
+from da_platform.db.states import DecisionAction
+from da_platform.providers.base import Provider, ProviderAssignment, ProviderStatus
+from da_platform.providers.idempotency import request_token
+from da_platform.review.apply import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
 
 _TO_OURS = {
     ProviderStatus.submitted: AssignmentStatus.submitted,

@@ -25,15 +25,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, bindparam, func, literal, select, update
 from sqlalchemy.orm import Session
 
-from da_platform.models import (
-    Assignment,
-    AssignmentStatus,
-    Campaign,
-    CampaignStatus,
-    Hit,
-    Worker,
-    utcnow,
-)
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, Worker, utcnow
 from da_platform.sources.base import Arrival, ArrivalRefused
 from da_platform.sources.pool import (
     DEFAULT_TIME_LIMIT_MINUTES,

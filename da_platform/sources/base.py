@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, Campaign
+from da_platform.db.models import Assignment, Campaign
 
 # Provider identifiers (MTurk workerId/assignmentId/hitId, Prolific ids, pool ids): plain tokens.
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_\-]{1,200}")

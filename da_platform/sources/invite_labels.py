@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from da_core.errors import InputError
-from da_platform.models import Worker
+from da_platform.db.models import Worker
 from da_platform.sources.pool import ARRIVAL_PATH, PoolSource
 from da_platform.sources.tokens import Tokens
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, Campaign, Hit
+from da_platform.db.models import Assignment, Campaign, Hit
 from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource, identifier
 
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"

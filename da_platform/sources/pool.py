@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign
 from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource
 from da_platform.sources.tokens import TokenError, Tokens
 

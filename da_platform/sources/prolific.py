@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from sqlalchemy.orm import Session
 
-from da_platform.models import Assignment, Campaign
+from da_platform.db.models import Assignment, Campaign
 from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource, identifier
 from da_platform.sources.tokens import TokenError, Tokens
 

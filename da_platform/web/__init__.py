@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask
 
 if TYPE_CHECKING:
-    from da_platform.settings import Settings
+    from da_platform.config.settings import Settings
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # da_platform/
 
@@ -25,7 +25,7 @@ _PACKAGE = Path(__file__).resolve().parents[1]  # da_platform/
 def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
     """Build the application from ``settings`` (default: read from the environment once, here),
     overridden by ``config``."""
-    from da_platform.settings import Settings
+    from da_platform.config.settings import Settings
     from da_platform.web.config import web_config
     from da_platform.web.database import DatabaseId, init_database
     from da_platform.web.i18n import init_i18n

@@ -5,7 +5,7 @@ import secrets
 import warnings
 from typing import Any
 
-from da_platform.settings import Environment, Settings
+from da_platform.config.settings import Environment, Settings
 from da_platform.sources.mturk import MTURK_ORIGINS
 from da_platform.sources.prolific import COMPLETE_URL
 from da_platform.web.limits import limit_config
@@ -26,9 +26,9 @@ def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> d
         "DATABASE_URL": settings.database_url,
         "PUBLIC_URL": settings.public_url,
         "IMAGE_FOLDER": str(settings.images),
-        # Large exports are prepared here off the request path (da_platform/prepared_exports.py).
+        # Large exports are prepared here off the request path (da_platform/exports/prepared.py).
         "EXPORT_FOLDER": str(settings.instance_path / "exports"),
-        # folder | database | s3 (da_platform/image_store.py), and the object store's bucket.
+        # folder | database | s3 (da_platform/images/store.py), and the object store's bucket.
         "IMAGE_STORE": settings.image_store,
         "S3_BUCKET": settings.s3_bucket,
         "S3_ENDPOINT_URL": settings.s3_endpoint_url,

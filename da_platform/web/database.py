@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, Pending
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.routing import IntegerConverter
 
-from da_platform.db import make_engine, session_factory
+from da_platform.db.engine import make_engine, session_factory
 
 T = TypeVar("T")
 

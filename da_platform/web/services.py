@@ -20,7 +20,7 @@ class Services:
 
 
 def init_services(app: Flask) -> None:
-    from da_platform.image_store import open_image_storage
+    from da_platform.images.store import open_image_storage
 
     tokens = Tokens(app.config["SECRET_KEY"], assignment_max_age=int(app.config["ASSIGNMENT_TOKEN_MAX_AGE"]))
     sources: list[WorkerSource] = [

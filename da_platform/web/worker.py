@@ -23,13 +23,10 @@ from typing import Literal
 from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
-from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
-from da_platform.rows import get_row
-from da_platform.sources import ArrivalRefused
-from da_platform.sources.arrival import take_assignment_id
-from da_platform.sources.tokens import TokenError
-from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
-from da_platform.web.flow import (
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit
+from da_platform.db.rows import get_row
+from da_platform.images.variation import vary
+from da_platform.rating.flow import (
     BLOCKED,
     TIMED_OUT,
     AssignmentState,
@@ -41,8 +38,11 @@ from da_platform.web.flow import (
     mark_shown,
     record_rating,
 )
+from da_platform.sources import ArrivalRefused
+from da_platform.sources.arrival import take_assignment_id
+from da_platform.sources.tokens import TokenError
+from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.i18n import current_language
-from da_platform.web.image_variation import vary
 from da_platform.web.security import origin_of
 from da_platform.web.services import png_response, services, stored_png
 from da_platform.web.worker_page import (
@@ -260,14 +260,14 @@ def _use_assignment_page(token: str) -> None:
 def _rate(token: str) -> Rated:
     """Store the rating in the form; raises RatingRefused or WorkerPageError."""
     public_id, slot, score = _assignment_public_id(token), request.form.get("slot", ""), request.form.get("score")
-    behaviour = request.form.get("behaviour")  # the page's behaviour record (da_platform.behaviour)
+    behaviour = request.form.get("behaviour")  # the page's behaviour record (da_platform.rating.behaviour)
     return once_more_if_disconnected(lambda: record_rating(get_engine(), public_id, slot, score,
                                                            now=_simulated_now(token), behaviour=behaviour))
 
 
 def _simulated_now(token: str) -> datetime | None:
-    """The time a simulation (``da_platform.crowd.SimulatedClock``, set as ``SIMULATED_CLOCK`` by the demo and
-    tests only) gives this assignment's serving and rating; None (the real clock) everywhere else."""
+    """The time a simulation (``da_platform.simulation.crowd.SimulatedClock``, set as ``SIMULATED_CLOCK`` by the
+    demo and tests only) gives this assignment's serving and rating; None (the real clock) everywhere else."""
     clock = current_app.config.get("SIMULATED_CLOCK")
     return clock(token) if clock is not None else None
 

@@ -15,9 +15,9 @@ from flask import current_app, g
 from markupsafe import Markup
 from sqlalchemy import select
 
-from da_platform.models import Assignment, Campaign, Hit, Question, Slot
+from da_platform.db.models import Assignment, Campaign, Hit, Question, Slot
+from da_platform.rating.language import WorkerLanguage, worker_language
 from da_platform.web.database import autocommit_connection, once_more_if_disconnected
-from da_platform.web.i18n import WorkerLanguage, worker_language
 
 _CACHE_LIMIT = 10_000
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from sqlalchemy import select
 
-from da_platform.crowd import SimulatedClock
-from da_platform.models import Assignment, CampaignStatus, Slot, SlotType
+from da_platform.db.models import Assignment, CampaignStatus, Slot, SlotType
+from da_platform.simulation.crowd import SimulatedClock
 from tests.web_factories import WebEnv
 
 Behaviour = Callable[[Slot], int]
@@ -23,7 +23,7 @@ Behaviour = Callable[[Slot], int]
 
 def sqlite_database(tmp_path) -> str:
     """A freshly migrated SQLite file (for checks where one database engine is enough)."""
-    from da_platform.db import upgrade
+    from da_platform.db.engine import upgrade
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     upgrade(url)

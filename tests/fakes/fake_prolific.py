@@ -6,7 +6,7 @@ category and a message of at least 100 characters), paginated submission lists, 
 name submissions of the study, and a pay endpoint that is NOT idempotent (paying twice pays twice,
 as Prolific documents). ``ledger`` holds every reward, bonus and rejection; faults can be queued.
 Responses follow the shapes in ``tests/fakes/prolific_contract.py`` (checked by
-``tests/test_prolific_contract.py``): a list item names ``participant_id``, a retrieved submission
+``tests/providers/test_prolific_contract.py``): a list item names ``participant_id``, a retrieved submission
 ``participant``; creations answer 201 and the pay endpoint 202, as the API reference documents.
 """
 from __future__ import annotations

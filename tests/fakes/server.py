@@ -7,6 +7,6 @@ Usage::
 
 (The implementation lives in the package, so that the demo can use it too.)
 """
-from da_platform.web.background import serve_in_background as serve_wsgi
+from da_platform.simulation.background import serve_in_background as serve_wsgi
 
 __all__ = ["serve_wsgi"]

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.pool import NullPool
 
-from da_platform.models import ReviewDecision
-from da_platform.web.admin.accounts import create_user, set_password
+from da_platform.config.accounts import create_user, set_password
+from da_platform.db.models import ReviewDecision
 from da_platform.web.admin.auth import LoginThrottle
 from tests import dashboard_factories as factories
 from tests.admin_client import PASSWORD, csrf_token, login

@@ -15,10 +15,10 @@ from sqlalchemy import select, update
 
 from analysis.csv_safety import FORMULA_STARTS, cell
 from analysis.output import write_report
-from da_platform import exports
-from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.models import Campaign, Question, System
-from da_platform.web.admin.accounts import create_user
+from da_platform.config.accounts import create_user
+from da_platform.db.models import Campaign, Question, System
+from da_platform.exports import files as exports
+from da_platform.results.campaign_analysis import CampaignAnalysis
 from tests import dashboard_factories as factories
 from tests.import_files import BASE_TEST_SET, database_snapshot, write
 from tests.web_factories import make_web_env

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from sqlalchemy import select, text
 
 from da_core.errors import InputError
-from da_platform import models
 from da_platform.building.importers import import_system_answers, import_test_set
-from da_platform.db import make_engine, session_factory, transaction, upgrade
+from da_platform.db import models
+from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
 from tests.import_files import BASE_TEST_SET, TABLES
 
 FIELDS = ["id", "question", "references", "answer_type", "yes_no", "context", "entities", "answer", "system"]

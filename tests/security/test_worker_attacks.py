@@ -13,15 +13,8 @@ import pytest
 from PIL import Image
 from sqlalchemy import select, text, update
 
-from da_platform.models import (
-    Assignment,
-    AssignmentStatus,
-    Campaign,
-    Slot,
-    SlotType,
-    Worker,
-)
-from da_platform.ratings import load_ratings
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType, Worker
+from da_platform.rating.campaign_ratings import load_ratings
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
 from tests.worker_flow import (

@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 from flask import current_app, g, redirect, render_template, request, session, url_for
 from flask_wtf.csrf import CSRFError
 
-from da_platform.models import AdminUser
+from da_platform.config.accounts import authenticate, revoke_sessions
+from da_platform.db.models import AdminUser
 from da_platform.web.admin import bp
-from da_platform.web.admin.accounts import authenticate, revoke_sessions
 from da_platform.web.database import get_session
 
 

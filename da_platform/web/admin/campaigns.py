@@ -8,9 +8,9 @@ from pathlib import Path
 from flask import Response, render_template, request, send_file
 from sqlalchemy import select
 
-from da_platform import exports
-from da_platform.models import Campaign
-from da_platform.progress import campaign_progress
+from da_platform.campaigns.progress import campaign_progress
+from da_platform.db.models import Campaign
+from da_platform.exports import files as exports
 from da_platform.web.admin import bp, prepared
 from da_platform.web.admin.auth import login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, rating_counts

@@ -1,6 +1,6 @@
 """Per-request helpers: the campaign and worker of the URL, and the campaign's analysis.
 
-The analysis comes from the app's :class:`da_platform.analysis_cache.AnalysisCache` (recomputed
+The analysis comes from the app's :class:`da_platform.results.analysis_cache.AnalysisCache` (recomputed
 when a rating or a decision has arrived; large campaigns off the request path) and is kept in
 ``flask.g`` for the rest of the request; ``g.analysis_state`` tells the pages when it was computed
 and whether it is current. Until a large campaign's first analysis is ready the pages answer with
@@ -11,9 +11,9 @@ from __future__ import annotations
 from flask import abort, current_app, g, render_template
 from sqlalchemy import select
 
-from da_platform.analysis_cache import AnalysisCache, Cached, app_cache
-from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.models import Assignment, Campaign, Hit, Worker
+from da_platform.db.models import Assignment, Campaign, Hit, Worker
+from da_platform.results.analysis_cache import AnalysisCache, Cached, app_cache
+from da_platform.results.campaign_analysis import CampaignAnalysis
 from da_platform.web.admin import bp
 from da_platform.web.database import get_session
 

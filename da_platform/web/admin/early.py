@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from da_platform.models import (
-    Assignment,
-    AssignmentStatus,
-    Campaign,
-    Hit,
-    Slot,
-    SlotType,
-)
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Slot, SlotType
 from da_platform.web.admin import bp
 from da_platform.web.database import get_session
 

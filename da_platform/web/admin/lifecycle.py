@@ -1,20 +1,20 @@
 """Dashboard: campaign status (open / pause / resume / close), assignments in progress with their
-release button, and the read-only preview of any HIT's slots (``da_platform.preview``)."""
+release button, and the read-only preview of any HIT's slots (``da_platform.campaigns.preview``)."""
 from __future__ import annotations
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
-from da_platform.assignments import assignments_in_progress
-from da_platform.lifecycle import (
+from da_platform.campaigns.assignments import assignments_in_progress
+from da_platform.campaigns.lifecycle import (
     LifecycleError,
     StatusChange,
     allowed_changes,
     change_status,
     release_assignment,
 )
-from da_platform.models import Assignment, Campaign, Hit
-from da_platform.preview import PreviewError, image_key, slot_preview
+from da_platform.campaigns.preview import PreviewError, image_key, slot_preview
+from da_platform.db.models import Assignment, Campaign, Hit
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import logged_in_user, login_required
 from da_platform.web.admin.context import campaign_or_404
@@ -106,8 +106,8 @@ def pool_review(campaign_id: int):
     review``): GET shows the decisions it would take, POST (confirmed) records and applies them."""
     from flask import current_app
 
-    from da_platform.operations.pool_review import plan_pool, review_pool
-    from da_platform.operations.worker_decisions import policy_of
+    from da_platform.review.by_hand import policy_of
+    from da_platform.review.pool_run import plan_pool, review_pool
 
     campaign = campaign_or_404(campaign_id)
     session = get_session()

@@ -1,12 +1,12 @@
-"""Template helper of the planning panel (``da_platform.planning_view``)."""
+"""Template helper of the planning panel (``da_platform.results.planning_view``)."""
 from __future__ import annotations
 
 from decimal import Decimal
 
 from sqlalchemy import func, select
 
-from da_platform.models import Campaign, Question
-from da_platform.planning_view import PairPlan, plan_pair
+from da_platform.db.models import Campaign, Question
+from da_platform.results.planning_view import PairPlan, plan_pair
 from da_platform.web.admin import bp
 from da_platform.web.database import get_session
 

@@ -1,4 +1,4 @@
-"""Exports of large campaigns, prepared off the request path (``da_platform.prepared_exports``).
+"""Exports of large campaigns, prepared off the request path (``da_platform.exports.prepared``).
 
 A campaign with at least ``EXPORT_BACKGROUND_FROM`` ratings (default: ``ANALYSIS_BACKGROUND_FROM``)
 gets its bundle, ratings CSV and WMT files from a preparing process: the export link answers with
@@ -13,15 +13,9 @@ from typing import Any
 from flask import current_app, redirect, render_template, request, send_file, url_for
 from sqlalchemy.orm import Session
 
-from da_platform.analysis_cache import BACKGROUND_FROM, Stamp, read_stamp
-from da_platform.models import Campaign
-from da_platform.prepared_exports import (
-    KINDS,
-    ExportRequest,
-    JobState,
-    PreparedExports,
-    app_exports,
-)
+from da_platform.db.models import Campaign
+from da_platform.exports.prepared import KINDS, ExportRequest, JobState, PreparedExports, app_exports
+from da_platform.results.analysis_cache import BACKGROUND_FROM, Stamp, read_stamp
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import login_required
 from da_platform.web.admin.context import campaign_or_404

@@ -6,7 +6,7 @@ import weakref
 from flask import render_template, request
 
 from analysis.agreement import LIBRARY, Agreement, agreement
-from da_platform.subsets import BUILT_IN, question_values, subset_rankings
+from da_platform.results.subsets import BUILT_IN, question_values, subset_rankings
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404

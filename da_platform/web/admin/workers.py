@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
-from da_platform.models import (
+from da_platform.db.models import (
     Assignment,
     Campaign,
     Hit,
@@ -23,20 +23,13 @@ from da_platform.models import (
     System,
     Worker,
 )
-from da_platform.operations.worker_decisions import (
-    ACTIONS,
-    DecisionError,
-    plan,
-    policy_of,
-    recommendation,
-    record,
-)
-from da_platform.ratings import worker_label
-from da_platform.states import QCStatus
+from da_platform.db.states import QCStatus
+from da_platform.rating.campaign_ratings import worker_label
+from da_platform.results.worker_plots import scatter_png, timeline_png
+from da_platform.review.by_hand import ACTIONS, DecisionError, plan, policy_of, recommendation, record
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import logged_in_user, login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, worker_or_404
-from da_platform.web.admin.plots import scatter_png, timeline_png
 from da_platform.web.database import get_session
 
 FAST_SECONDS = 2.0  # median time per item below this is flagged

@@ -1,0 +1,1 @@
+"""A built campaign's state: status and housekeeping, progress, assignments under way, the preview of a slot."""

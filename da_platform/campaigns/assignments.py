@@ -1,0 +1,49 @@
+"""Assignments under way in a campaign: who, which HIT, how far (x/100), last activity."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from da_platform.campaigns.progress import aware
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Worker, utcnow
+from da_platform.rating.campaign_ratings import worker_label
+from da_platform.sources import pool
+
+
+@dataclass(frozen=True)
+class InProgress:
+    """One assignment in progress."""
+
+    id: int
+    public_id: str
+    worker_id: int
+    worker: str  # analysis label, ``source:external_id``
+    label: str | None  # the researcher's label of an invited worker
+    hit_index: int
+    rated: int
+    total: int
+    started_at: datetime
+    last_activity: datetime  # the last rating, else when the current item was shown, else the start
+    overdue: bool  # an own-pool HIT past the campaign's time limit (the next arrival takes it)
+
+
+def assignments_in_progress(session: Session, campaign: Campaign, now: datetime | None = None) -> list[InProgress]:
+    """The campaign's assignments in progress, most recently active first."""
+    now = now or utcnow()
+    last_rating = (select(func.max(Rating.rated_at)).where(Rating.assignment_id == Assignment.id)
+                   .correlate(Assignment).scalar_subquery())
+    rows = session.execute(
+        select(Assignment, Worker.source, Worker.external_id, Worker.label, Hit.index, Hit.slot_count,
+               last_rating, pool.overdue(campaign, now))
+        .join(Hit, Hit.id == Assignment.hit_id).join(Worker, Worker.id == Assignment.worker_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.status == AssignmentStatus.in_progress)
+    ).all()
+    found = []
+    for a, source, external, label, index, total, last, late in rows:
+        moments = [m for m in (aware(last), aware(a.current_shown_at), aware(a.started_at)) if m is not None]
+        found.append(InProgress(a.id, a.public_id, a.worker_id, worker_label(source, external), label, index,
+                                a.next_position, total, aware(a.started_at), max(moments), bool(late)))
+    return sorted(found, key=lambda r: r.last_activity, reverse=True)

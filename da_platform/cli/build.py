@@ -1,0 +1,164 @@
+"""``da-platform build``: a campaign from an imported test set (HITs, degraded answers, images)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from da_platform.cli import CliContext, pass_context
+from da_platform.cli.imports import find_test_set
+
+
+@click.command("build")
+@click.option("--test-set", "test_set_name", required=True, help="Name of the imported test set.")
+@click.option("--name", required=True, help="Name of the new campaign.")
+@click.option("--criterion", type=click.Choice(["adequacy", "fluency", "custom"]), default="adequacy",
+              show_default=True, help="What workers judge (custom: give --statement and a reference flag).")
+@click.option("--statement", help="The statement workers rate, for --criterion custom.")
+@click.option("--show-reference/--hide-reference", default=None,
+              help="Whether a custom criterion shows the reference as Answer A.")
+@click.option("--systems", help="Comma-separated system names [default: every system of the test set].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the HIT assembly and degradation.")
+@click.option("--passes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Passes over the items (more ratings per item).")
+@click.option("--max-hits-per-worker", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many HITs of this campaign one worker may take.")
+@click.option("--font", "fonts", multiple=True,
+              help="Font file (path, or path#face for a .ttc); repeat for a fallback chain "
+                   "[default: $DA_FONT, else Noto Sans CJK SC then DejaVu Sans].")
+@click.option("--images", "image_folder", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the answer images when $DA_IMAGE_STORE is folder (the default) "
+                   "[default: $DA_IMAGE_FOLDER or INSTANCE/images]; $DA_IMAGE_STORE=database or s3 "
+                   "writes them to the database or the object store instead.")
+@click.option("--id-salt", help="Salt of the public ids, to reproduce an earlier build exactly "
+                                "[default: random, stored with the campaign].")
+@click.option("--processes", type=click.IntRange(min=1), help="Rendering processes [default: all cores "
+                                                               "for large campaigns].")
+@click.option("--merge-identical/--no-merge-identical", default=True, show_default=True,
+              help="Rate an answer that several systems gave to the same question once, and count the rating "
+                   "for each of them (as WMT did).")
+@click.option("--lang", default="en", show_default=True,
+              help="Language of the worker pages: en or zh-Hans (shipped), or any tag with --messages.")
+@click.option("--messages", "messages_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="PO catalogue of the worker pages for a language not shipped (start from "
+                   "da_platform/rating/translations/worker.pot).")
+@click.option("--instructions", "instructions_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Your own instruction text (Markdown, shown escaped) above the standard instructions.")
+@click.option("--contact", help="Contact line shown in the instructions (e.g. an e-mail address).")
+@click.option("--pay", help="Pay shown in the instructions, e.g. '2.00 USD' [default: from the campaign's "
+                            "MTurk or Prolific settings when known].")
+@click.option("--minutes", type=click.IntRange(min=1), help="Expected time in minutes shown in the instructions.")
+@click.option("--example", "example_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Example item (JSON: question, reference, good, bad, good_note, bad_note) "
+                   "[default: the shipped one for en and zh-Hans, adequacy and fluency].")
+@click.option("--practice/--no-practice", default=False, show_default=True,
+              help="Let workers rate the example's answers for practice before the HIT (never stored).")
+@click.option("--show-context/--hide-context", default=False, show_default=True,
+              help="Let workers open each question's context passage (collapsed by default).")
+@click.option("--allow-missing", is_flag=True, help="Leave out the items of systems that abstain on a question "
+                                                    "(imported with --allow-missing) instead of refusing to build.")
+@click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
+              help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
+                   "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
+                   "raters).")
+@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
+              show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
+                                      "glyphs, mixed fonts, light texture; same size and AA contrast).")
+@pass_context
+def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
+                  statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
+                  passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
+                  id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
+                  messages_file: Path | None, instructions_file: Path | None, contact: str | None,
+                  pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
+                  show_context: bool, layout: str, render_name: str, allow_missing: bool) -> None:
+    """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
+
+    Everything is checked before anything is stored: on any error nothing is built.
+    """
+    from da_core.errors import BuildError, InputError
+    from da_platform.building.build import build_campaign
+    from da_platform.db.engine import transaction
+    from da_platform.images.store import ImageStoreError, open_image_storage, settings_config
+    from hit_builder.ocr_resistant import render_style
+    from hit_builder.worker_settings import WorkerPageOptions, read_example
+
+    if image_folder is not None and context.settings.image_store != "folder":
+        raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store!r})")
+    try:
+        storage = open_image_storage(settings_config(context.settings, image_folder))
+    except ImageStoreError as error:
+        raise click.ClickException(str(error)) from None
+    bar = None
+
+    def progress(stage: str, done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label=f"{stage} images", show_pos=True)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    warnings: list[str] = []
+    try:
+        worker = WorkerPageOptions(
+            lang=lang, instructions=_read_text(instructions_file) if instructions_file else None,
+            contact=contact, pay=pay, minutes=minutes,
+            example=read_example(example_file) if example_file else None, practice=practice,
+            show_context=show_context, messages=_read_messages(messages_file) if messages_file else None)
+        with transaction(context.sessions) as session:
+            campaign = build_campaign(
+                session, name=name, test_set=find_test_set(session, test_set_name),
+                systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
+                criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
+                passes=passes, max_hits_per_worker=max_hits_per_worker,
+                storage=storage, font_paths=list(fonts or context.settings.font_paths),
+                progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
+                worker=worker, warn=warnings.append, layout=layout, allow_missing=allow_missing,
+                style=render_style(render_name))
+            settings = campaign.settings
+            hits = settings["assembly"]["hits"]
+    except (BuildError, InputError) as error:
+        raise click.ClickException(f"{error}\nnothing was built") from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
+               f"{settings['render']['images']} images in {_where(storage)}")
+    merged = settings.get("identical_answers")
+    if merged and not merged["saved"]:
+        click.echo("no identical answers to merge")
+    elif merged:
+        click.echo(f"identical answers merged: {merged['saved']} of {merged['items_before']} items are rated once "
+                   f"for several systems ({len(merged['groups'])} groups; --no-merge-identical rates each)")
+    for system_name, skipped in settings.get("abstentions", {}).items():
+        click.echo(f"{system_name} abstains on {len(skipped)} question(s): those items are not rated "
+                   f"({', '.join(skipped[:5])}{', ...' if len(skipped) > 5 else ''})")
+    for warning in warnings:
+        click.echo(warning, err=True)
+    click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")
+
+
+def _read_text(path: Path) -> str:
+    from da_core.errors import BuildError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise BuildError(f"{path}: cannot read it ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise BuildError(f"{path}: not UTF-8 text (byte {error.start})") from None
+
+
+def _read_messages(path: Path) -> dict[str, str]:
+    from da_platform.rating.language import load_catalogue
+
+    return load_catalogue(path)
+
+
+def _where(storage: object) -> str:
+    """Where a storage keeps its images, for a message (the folder, or the store's description)."""
+    folder = getattr(storage, "folder", None)
+    return str(folder) if folder is not None else repr(storage)
+
+
+COMMANDS: list[click.Command] = [build_command]

@@ -1,0 +1,1 @@
+"""How an installation is set up: settings from the environment, where the database is, dashboard accounts."""

@@ -1,0 +1,1 @@
+"""Files made from a campaign (ranking, ratings, WMT, bundle); large ones prepared off the request path."""

@@ -1,0 +1,300 @@
+"""Exports of a campaign, shared by the dashboard and ``da-platform export``.
+
+- ``ranking``: the human ranking (System | raw | z | N | n with clusters) as CSV, JSON or LaTeX;
+- ``ratings``: every rating in the platform's long CSV (``analysis.readers.write_long_csv``);
+- ``wmt``: the WMT release files (``analysis.output.write_wmt_files``), zipped;
+- ``bundle``: a reproducibility zip (settings, seed, HIT composition, degradation parameters, QC
+  method and thresholds, excluded workers with reasons, software versions, results), self-contained:
+  the test set (``test-set.jsonl``), the systems' answers (``answers.jsonl``) and the ratings with
+  their texts (``ratings-with-texts.csv``) are in it.
+
+A campaign without ratings cannot be exported (:class:`ExportError`, never an empty file). An
+unfinished campaign is refused too unless ``partial=True``; a partial export then says so: the
+bundle's manifest and the JSON carry ``"status": "unfinished: k of n HITs done"``, the LaTeX file a
+comment, the CSV files a last column ``status`` with that text on every row (readers of the long
+CSV ignore extra columns), and file names end in ``-partial``.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import platform
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, aliased
+
+from analysis import csv_safety
+from da_platform import __version__
+from da_platform.campaigns.progress import CampaignProgress, campaign_progress
+from da_platform.db.models import Campaign, Hit, Question, ReviewDecision, Slot, SlotType, System, Worker
+from da_platform.results.analysis_cache import current_analysis
+from da_platform.results.campaign_analysis import CampaignAnalysis
+
+RANKING_FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-tex"}
+RANKING_SUFFIX = {"csv": "csv", "json": "json", "latex": "tex"}
+REDACTED_SETTINGS = ("id_salt",)  # lets whoever holds it map public ids back to slots
+
+
+class ExportError(ValueError):
+    """The campaign cannot be exported as asked (the message says why)."""
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """One exported file: a suggested name, its bytes and its media type."""
+
+    name: str
+    content: bytes
+    media_type: str
+
+
+@dataclass
+class _Context:
+    campaign: Campaign
+    analysis: CampaignAnalysis
+    progress: CampaignProgress
+    partial: bool
+
+    @property
+    def stem(self) -> str:
+        from analysis.output import safe_name
+
+        return safe_name(self.campaign.name) + ("-partial" if self.partial else "")
+
+
+def _context(session: Session, campaign: Campaign, *, partial: bool, need_ranking: bool) -> _Context:
+    """Check that there is something to export; refuse an unfinished campaign unless ``partial``."""
+    progress = campaign_progress(session, campaign)
+    analysis = current_analysis(session, campaign)
+    if analysis.load_error:
+        raise ExportError(f"the ratings of campaign {campaign.name!r} cannot be read: {analysis.load_error}")
+    if len(analysis.table) == 0:
+        raise ExportError(f"campaign {campaign.name!r} has no ratings yet ({progress.describe()}): nothing to export")
+    if not progress.complete and not partial:
+        raise ExportError(f"campaign {campaign.name!r} is {progress.describe()}; export it anyway as a partial "
+                          "export (--partial on the command line, 'partial export' on the dashboard)")
+    if need_ranking and not analysis.ranked:
+        reasons = "; ".join(analysis.result.warnings) if analysis.result is not None else "no ratings used"
+        raise ExportError(f"campaign {campaign.name!r} has no ranking: {reasons}")
+    return _Context(campaign, analysis, progress, partial=not progress.complete)
+
+
+def _written(write: Callable[[Path], Any], name: str) -> bytes:
+    """Bytes of a file written by one of the analysis writers (they write to paths)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        write(path)
+        return path.read_bytes()
+
+
+def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: bool = False) -> ExportFile:
+    """The human ranking of the campaign in ``fmt`` (csv, json or latex)."""
+    from analysis.output import latex_table, result_as_dict, write_system_csv
+
+    if fmt not in RANKING_FORMATS:
+        raise ExportError(f"unknown ranking format {fmt!r}; expected one of {', '.join(RANKING_FORMATS)}")
+    ctx = _context(session, campaign, partial=partial, need_ranking=True)
+    result = ctx.analysis.ranked_result
+    if fmt == "csv":
+        content = _marked(ctx, _written(lambda p: write_system_csv(result, p), "ranking.csv"))
+    elif fmt == "json":
+        data = {"campaign": campaign.name, "status": ctx.progress.describe(),
+                "excluded_workers": ctx.analysis.excluded, **result_as_dict(result)}
+        content = (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode()
+    else:
+        note = "" if not ctx.partial else f"% {ctx.progress.describe()}: provisional ranking\n"
+        content = (note + latex_table(ctx.analysis.ranked_group)).encode()
+    return ExportFile(f"{ctx.stem}-ranking.{RANKING_SUFFIX[fmt]}", content, RANKING_FORMATS[fmt])
+
+
+def ratings(session: Session, campaign: Campaign, *, partial: bool = False, with_texts: bool = False) -> ExportFile:
+    """Every rating of the campaign (excluded workers too) as the platform's long CSV; ``with_texts``
+    adds the question, reference, candidate and check type of each row (``da_platform.exports.texts``)."""
+    from analysis.readers import write_long_csv
+    from da_platform.exports.texts import with_texts as add_texts
+
+    ctx = _context(session, campaign, partial=partial, need_ranking=False)
+    content = _written(lambda p: write_long_csv(ctx.analysis.table, p), "ratings.csv")
+    if with_texts:
+        content = add_texts(session, campaign, content)
+    content = _marked(ctx, content)
+    return ExportFile(f"{ctx.stem}-ratings{'-with-texts' if with_texts else ''}.csv", content, "text/csv")
+
+
+def _marked(ctx: _Context, content: bytes) -> bytes:
+    """A partial export's CSV with a last column ``status`` ("unfinished: k of n HITs done") on every row."""
+    if not ctx.partial:
+        return content
+    status = ctx.progress.describe()
+    rows = list(csv.reader(io.StringIO(content.decode("utf-8"))))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*rows[0], "status"])
+    writer.writerows([*row, status] for row in rows[1:])
+    return out.getvalue().encode("utf-8")
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    """A deterministic zip (sorted names, fixed timestamps)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, files[name])
+    return out.getvalue()
+
+
+def _folder_files(write: Callable[[Path], Any]) -> dict[str, bytes]:
+    """Every file a writer puts into a folder, by relative path."""
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        write(folder)
+        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def wmt(session: Session, campaign: Campaign, *, partial: bool = False) -> ExportFile:
+    """The WMT release files of the campaign's analysis (``ad-sys-scores-*.csv`` …), zipped."""
+    from analysis.output import write_wmt_files
+
+    ctx = _context(session, campaign, partial=partial, need_ranking=True)
+    files = _folder_files(lambda folder: write_wmt_files(ctx.analysis.ranked_result, folder))
+    return ExportFile(f"{ctx.stem}-wmt.zip", _zip(files), "application/zip")
+
+
+def _csv(header: tuple[str, ...], rows) -> bytes:
+    out = io.StringIO()
+    writer = csv_safety.writer(out)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def hit_composition(session: Session, campaign: Campaign) -> bytes:
+    """One row per slot: HIT, position, set, slot type, system, question, and a check's original."""
+    original = aliased(Slot)
+    rows = session.execute(
+        select(Hit.index, Hit.public_id, Slot.position, Slot.set_index, Slot.slot_type, System.name,
+               Question.external_id, original.position)
+        .join(Slot, Slot.hit_id == Hit.id).join(System, System.id == Slot.system_id)
+        .join(Question, Question.id == Slot.question_id)
+        .outerjoin(original, original.id == Slot.original_slot_id)
+        .where(Hit.campaign_id == campaign.id).order_by(Hit.index, Slot.position)
+    ).all()
+    return _csv(("hit", "hit_id", "position", "set", "slot_type", "system", "question", "original_position"),
+                [(h, hid, pos, st, t.value, sysname, q, "" if o is None else o)
+                 for h, hid, pos, st, t, sysname, q, o in rows])
+
+
+def degradations(session: Session, campaign: Campaign) -> bytes:
+    """One JSON line per BAD_REF (and MEANING) slot: where it is, what it changes and how it was made."""
+    rows = session.execute(
+        select(Hit.index, Slot.position, System.name, Question.external_id, Slot.degradation)
+        .join(Slot, Slot.hit_id == Hit.id).join(System, System.id == Slot.system_id)
+        .join(Question, Question.id == Slot.question_id)
+        .where(Hit.campaign_id == campaign.id, Slot.slot_type.in_((SlotType.BAD_REF, SlotType.MEANING)))
+        .order_by(Hit.index, Slot.position)
+    ).all()
+    lines = [json.dumps({"hit": h, "position": p, "system": s, "question": q, "degradation": d},
+                        ensure_ascii=False, sort_keys=True) for h, p, s, q, d in rows]
+    return ("\n".join(lines) + "\n").encode() if lines else b""
+
+
+def decisions_csv(session: Session, campaign: Campaign) -> bytes:
+    """Every review decision of the campaign with its reason and state."""
+    rows = session.execute(
+        select(ReviewDecision, Worker.source, Worker.external_id)
+        .outerjoin(Worker, Worker.id == ReviewDecision.worker_id)
+        .where(ReviewDecision.campaign_id == campaign.id).order_by(ReviewDecision.id)
+    ).all()
+    return _csv(("id", "worker", "assignment_id", "action", "use_data", "amount", "status", "reason", "outcome",
+                 "created_at"),
+                [(d.id, f"{source}:{external}" if source else "", d.assignment_id or "", d.action, d.use_data,
+                  d.amount or "", d.status, d.reason, d.outcome or "", d.created_at.isoformat())
+                 for d, source, external in rows])
+
+
+def _versions() -> dict[str, str]:
+    import matplotlib
+    import numpy
+    import scipy
+
+    return {"da-platform": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
+            "scipy": scipy.__version__, "matplotlib": matplotlib.__version__}
+
+
+BUNDLE_STEPS = ("analysis", "HIT composition", "ratings", "test set and answers", "ratings with texts", "results",
+                "zip")
+"""The steps :func:`bundle` reports to its ``progress`` callback, in order (before starting each)."""
+
+
+def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
+           progress: Callable[[str], None] | None = None) -> ExportFile:
+    """The reproducibility bundle (see the module docstring) as a zip with a ``manifest.json``;
+    ``progress(step)`` is called before each of :data:`BUNDLE_STEPS`."""
+    from analysis.output import write_report
+    from analysis.readers import write_long_csv
+
+    step = progress or (lambda _name: None)
+    step(BUNDLE_STEPS[0])
+    ctx = _context(session, campaign, partial=partial, need_ranking=False)
+    step(BUNDLE_STEPS[1])
+    analysis = ctx.analysis
+    settings = {k: ("(redacted)" if k in REDACTED_SETTINGS else v) for k, v in (campaign.settings or {}).items()}
+    excluded_rows = [(e.worker, e.excluded_by, e.reason) for e in analysis.exclusions]  # the analysis' own list
+    qc_settings = asdict(analysis.result.settings) if analysis.result is not None else {
+        "qc": {"method": analysis.qc_method, "alpha": analysis.qc_alpha}}
+    files: dict[str, bytes] = {
+        "campaign.json": _json({
+            "name": campaign.name, "test_set": campaign.test_set.name, "criterion": campaign.criterion,
+            "statement": campaign.statement, "show_reference": campaign.show_reference, "seed": campaign.seed,
+            "passes": campaign.passes, "max_hits_per_worker": campaign.max_hits_per_worker,
+            "systems": [s.name for s in campaign.systems], "status": campaign.status.value}),
+        "settings.json": _json(settings),
+        "hits.csv": hit_composition(session, campaign),
+        "degradation.jsonl": degradations(session, campaign) or b"\n",
+        "quality-control.json": _json({"analysis": qc_settings,
+                                       "review_policy": (campaign.settings or {}).get("review")}),
+        "excluded-workers.csv": _csv(("worker", "excluded_by", "reason"), excluded_rows),
+        "decisions.csv": decisions_csv(session, campaign),
+    }
+    step(BUNDLE_STEPS[2])
+    files["ratings.csv"] = _written(lambda p: write_long_csv(analysis.table, p), "ratings.csv")
+    from da_platform.exports.texts import test_set_files, with_texts
+
+    step(BUNDLE_STEPS[3])
+    files.update(test_set_files(session, campaign))  # self-contained: what was rated, and by whom
+    step(BUNDLE_STEPS[4])
+    files["ratings-with-texts.csv"] = with_texts(session, campaign, files["ratings.csv"])
+    step(BUNDLE_STEPS[5])
+    if (result := analysis.result) is not None:
+        results = _folder_files(lambda folder: write_report(result, folder, plots=False))
+        files.update({f"results/{name}": content for name, content in results.items()})
+    manifest = {
+        "campaign": campaign.name,
+        "status": ctx.progress.describe(),
+        "complete": ctx.progress.complete,
+        "hits": {"total": ctx.progress.hits_total, "done": ctx.progress.hits_done,
+                 "in_progress": ctx.progress.hits_in_progress, "open": ctx.progress.hits_open},
+        "ratings": len(analysis.table),
+        "ranked": analysis.ranked,
+        "warnings": list(analysis.result.warnings) if analysis.result is not None else [],
+        "software": _versions(),
+        "redacted_settings": list(REDACTED_SETTINGS),
+        "files": {name: hashlib.sha256(content).hexdigest() for name, content in sorted(files.items())},
+    }
+    files["manifest.json"] = _json(manifest)
+    step(BUNDLE_STEPS[6])
+    return ExportFile(f"{ctx.stem}-bundle.zip", _zip(files), "application/zip")
+
+
+def _json(data: Any) -> bytes:
+    return (json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode()

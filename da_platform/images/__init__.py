@@ -1,0 +1,1 @@
+"""Where answer images live (folder, database, S3 bucket), and the per-slot variation they are served with."""

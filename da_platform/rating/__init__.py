@@ -1,0 +1,1 @@
+"""A worker's ratings without Flask: slot order and storage, behaviour record, page language, ratings read back."""

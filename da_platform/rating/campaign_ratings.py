@@ -1,0 +1,74 @@
+"""Load a campaign's ratings from the database into the analysis table (``analysis.table``)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from analysis.evidence import RatingEvidence
+from analysis.table import RatingsTable
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, System, Worker
+from da_platform.rating.merged import expand
+
+
+def worker_label(source: str, external_id: str) -> str:
+    """How a worker is named in analysis tables and reports: ``<source>:<external id>``."""
+    return f"{source}:{external_id}"
+
+
+def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
+    """Every rating of the campaign, one row each, in the order each worker gave them.
+
+    group = campaign name; worker = ``source:external_id``; HIT = its public id; system = system
+    name; item = question external id; slot = slot id, checks linked to their original slot;
+    time on item = rated_at − shown_at in seconds (NaN when shown_at is unknown); evidence = each
+    rating's behaviour record, checked against that time, and the texts its slot showed (``analysis.evidence``).
+
+    A check (REPEAT, BAD_REF, REF, MEANING) whose original the same assignment has not rated yet is left out
+    until it has: checks sit in the other half of the HIT from their originals, so a HIT being rated
+    right now, or one a worker abandoned halfway, holds checks that cannot be paired.
+
+    Ratings of *abandoned* assignments (timed out or returned unfinished) are left out altogether:
+    they stay stored, but a HIT left before its checks were reached was never quality-controlled,
+    so letting HITs time out must not be a way around quality control (docs/security.md).
+    """
+    rows = session.execute(
+        select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
+               Slot.slot_type, Slot.id, Slot.original_slot_id, Rating.score, Rating.shown_at, Rating.rated_at,
+               Rating.assignment_id, Rating.behaviour_status, Rating.behaviour, Slot.candidate_text,
+               Slot.reference_text)
+        .join(Assignment, Rating.assignment_id == Assignment.id)
+        .join(Worker, Assignment.worker_id == Worker.id)
+        .join(Slot, Rating.slot_id == Slot.id)
+        .join(Hit, Slot.hit_id == Hit.id)
+        .join(System, Slot.system_id == System.id)
+        .join(Question, Slot.question_id == Question.id)
+        .where(Hit.campaign_id == campaign.id, Assignment.status != AssignmentStatus.abandoned)
+        .order_by(Assignment.id, Slot.position)
+    ).all()
+    rated = {(r.assignment_id, r.id) for r in rows}
+    rows = [r for r in rows if r.original_slot_id is None or (r.assignment_id, r.original_slot_id) in rated]
+    seconds = [(r.rated_at - r.shown_at).total_seconds() if r.shown_at is not None and r.rated_at is not None
+               else math.nan for r in rows]
+    columns: dict[str, Any] = dict(  # columns of different element types, by from_columns' parameter names
+        group=[campaign.name] * len(rows),
+        worker=[worker_label(r.source, r[1]) for r in rows],
+        hit=[r.public_id for r in rows],
+        system=[r.name for r in rows],
+        item=[r[4] for r in rows],
+        slot_type=[r.slot_type.value for r in rows],
+        slot=[str(r[6]) for r in rows],
+        original_slot=["" if r.original_slot_id is None else str(r.original_slot_id) for r in rows],
+        score=[r.score for r in rows],
+        seconds=seconds,
+    )
+    evidence = RatingEvidence.from_rows(
+        [None if r.behaviour_status is None else r.behaviour_status.value for r in rows],
+        [r.behaviour for r in rows], [r.candidate_text for r in rows], [r.reference_text for r in rows],
+        reference_shown=bool(campaign.show_reference), server_seconds=seconds)
+    columns = expand(columns, campaign.settings)  # merged identical answers count for every system
+    # The copies (appended after the real rows) carry no evidence of their own: the worker gave one rating.
+    evidence = evidence.extended(len(columns["score"]) - len(rows))
+    return RatingsTable.from_columns(**columns, evidence=evidence, source=f"campaign {campaign.name!r}")

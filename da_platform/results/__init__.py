@@ -1,0 +1,1 @@
+"""What a campaign's ratings say: its one analysis (cached), rankings per subset, planning, a worker's plots."""

@@ -1,0 +1,193 @@
+"""A campaign's analysis: the one path behind every number about a campaign.
+
+``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export and the bundle
+all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded, and
+``analysis.analyze`` with the campaign's QC settings (or options the command line overrides),
+which leaves out the decision-excluded workers and lists every exclusion with its cause.
+
+Payment is separate from data use (SPEC §6). A worker's data use is what their most recent data
+decision in the campaign says (``approve`` with or without ``use_data``, ``reject`` = excluded, or a
+data-only ``use_data`` / ``exclude_data`` record from the dashboard); failed decisions do not count.
+A worker without such a decision is judged by quality control alone. "Use" never overrides quality
+control: only workers who pass it count in the scores (SPEC §7).
+
+Everything is computed from the database on each call (no cache across requests).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import cached_property
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
+from analysis.scores import ScoreSettings
+from analysis.table import RatingsTable
+from da_core.errors import InputError
+from da_platform.db.models import Campaign, ReviewDecision, Worker
+from da_platform.db.states import DecisionAction, DecisionStatus
+from da_platform.rating.campaign_ratings import load_ratings, worker_label
+from da_platform.review.policy import ReviewPolicy
+
+DATA_ACTIONS = (DecisionAction.approve, DecisionAction.reject, DecisionAction.use_data, DecisionAction.exclude_data)
+"""Decisions that say whether a worker's data is used (bonus, block and exclude do not)."""
+
+
+class NotRankedError(LookupError):
+    """A campaign's ranking was asked for where there is none (callers check ``CampaignAnalysis.ranked``)."""
+
+
+@dataclass(frozen=True)
+class DataUse:
+    """The latest data decision about one worker in one campaign."""
+
+    worker_id: int
+    worker: str  # analysis label, ``source:external_id``
+    use: bool
+    action: str
+    reason: str
+    decided_at: datetime
+
+
+def data_use(session: Session, campaign: Campaign) -> dict[str, DataUse]:
+    """Each decided worker's latest data decision, by analysis label."""
+    rows = session.execute(
+        select(ReviewDecision, Worker.id, Worker.source, Worker.external_id)
+        .join(Worker, Worker.id == ReviewDecision.worker_id)
+        .where(ReviewDecision.campaign_id == campaign.id, ReviewDecision.action.in_(DATA_ACTIONS),
+               ReviewDecision.status != DecisionStatus.failed)
+        .order_by(ReviewDecision.id)
+    ).all()
+    latest: dict[str, DataUse] = {}
+    for decision, worker_id, source, external in rows:
+        label = worker_label(source, external)
+        use = bool(decision.use_data) and decision.action != DecisionAction.reject
+        latest[label] = DataUse(worker_id, label, use, decision.action, decision.reason,
+                                decision.created_at)
+    return latest
+
+
+def qc_settings(campaign: Campaign) -> tuple[str, float]:
+    """(method, alpha) of quality control: the campaign's review policy, else the defaults."""
+    policy = ReviewPolicy.from_dict((campaign.settings or {}).get("review"))
+    return policy.qc_method, policy.qc_alpha
+
+
+def without_workers(table: RatingsTable, workers: set[str]) -> RatingsTable:
+    """The table without the rows of ``workers`` (analysis labels)."""
+    if not workers or len(table) == 0:
+        return table
+    drop = np.array([label in workers for label in table.worker.labels], dtype=bool)
+    return table.select(~drop[table.worker.codes])
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Settings of a campaign's analysis; None = the campaign's review policy (QC) or the default."""
+
+    qc_method: str | None = None
+    qc_alpha: float | None = None
+    qc_scope: str = "group"
+    alpha: float = 0.05
+    scores: ScoreSettings | None = None
+
+
+class CampaignAnalysis:
+    """Ratings, data decisions and the analysis of one campaign (computed lazily, once)."""
+
+    def __init__(self, session: Session, campaign: Campaign, options: AnalysisOptions | None = None) -> None:
+        self.campaign_name = campaign.name
+        self.load_error: str | None = None
+        try:
+            self.table = load_ratings(session, campaign)
+        except InputError as error:  # the ratings cannot be tabled: say why instead of failing the page
+            self.load_error = str(error)
+            self.table = RatingsTable.from_records([])
+        self.decisions = data_use(session, campaign)
+        method, qc_alpha = qc_settings(campaign)
+        options = options or AnalysisOptions()
+        self.qc_method: str = options.qc_method or method
+        self.qc_alpha: float = qc_alpha if options.qc_alpha is None else options.qc_alpha
+        self.options = replace(options, qc_method=self.qc_method, qc_alpha=self.qc_alpha)
+
+    @property
+    def excluded(self) -> dict[str, str]:
+        """Workers excluded by a decision: label -> reason."""
+        return {w: d.reason for w, d in self.decisions.items() if not d.use}
+
+    @cached_property
+    def used(self) -> RatingsTable:
+        """The ratings analysed: all of them minus the workers excluded by a decision."""
+        return without_workers(self.table, set(self.excluded))
+
+    @cached_property
+    def result(self) -> AnalysisResult | None:
+        """QC → z → scores → ranking of the ratings minus decision exclusions; None when none are left."""
+        if len(self.used) == 0:
+            return None
+        o = self.options
+        return analyze(self.table, qc_method=self.qc_method, alpha=o.alpha, qc_alpha=self.qc_alpha,
+                       qc_scope=o.qc_scope, scores=o.scores, excluded=self.excluded)
+
+    @property
+    def exclusions(self) -> tuple[Exclusion, ...]:
+        """Every worker left out, by a decision or by quality control (or sd 0), with the reason."""
+        if self.result is not None:
+            return self.result.exclusions
+        return tuple(Exclusion(self.campaign_name, w, "decision", r) for w, r in sorted(self.excluded.items()))
+
+    @property
+    def group(self) -> GroupAnalysis | None:
+        """This campaign's group of the result (None without ratings)."""
+        return None if self.result is None else self.result.groups.get(self.campaign_name)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether there is a ranking to show: at least one system kept after quality control."""
+        return self.group is not None and len(self.group.ranking.systems) > 0
+
+    @property
+    def ranked_result(self) -> AnalysisResult:
+        """:attr:`result` of a campaign that is :attr:`ranked` (check that first); else :class:`NotRankedError`."""
+        if self.result is None or not self.ranked:
+            raise NotRankedError(f"campaign {self.campaign_name!r} has no ranking")
+        return self.result
+
+    @property
+    def ranked_group(self) -> GroupAnalysis:
+        """:attr:`group` of a campaign that is :attr:`ranked` (check that first); else :class:`NotRankedError`."""
+        if self.group is None or not self.ranked:
+            raise NotRankedError(f"campaign {self.campaign_name!r} has no ranking")
+        return self.group
+
+    @cached_property
+    def worker_qc(self) -> dict:
+        """Quality control of every worker, excluded ones too: label -> ``analysis.quality.WorkerQC``."""
+        from analysis.quality import quality_control
+
+        if len(self.table) == 0:
+            return {}
+        if not self.excluded and self.group is not None:
+            report = self.group.qc
+        else:
+            report = quality_control(self.table, method=self.qc_method, alpha=self.qc_alpha,
+                                     scope=self.options.qc_scope)[self.campaign_name]
+        return {w.worker: w for w in report.workers}
+
+    @cached_property
+    def worker_verdicts(self) -> dict:
+        """Combined verdict of every worker, excluded ones too: label -> ``analysis.verdict.WorkerVerdict``."""
+        from analysis.quality import QCReport, QCSettings
+        from analysis.verdict import worker_verdicts
+
+        if len(self.table) == 0:
+            return {}
+        if not self.excluded and self.group is not None:
+            return dict(self.group.verdicts)
+        report = QCReport(self.campaign_name, QCSettings.for_method(self.qc_method, self.qc_alpha), True,
+                          tuple(self.worker_qc.values()))
+        return worker_verdicts(self.table, {self.campaign_name: report}, method=self.qc_method,
+                               alpha=self.qc_alpha).get(self.campaign_name, {})

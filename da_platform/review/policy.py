@@ -1,0 +1,292 @@
+"""The review policy: from quality control to approve / reject / bonus / block, per assignment.
+
+Payment is separate from data filtering (SPEC §6): a worker can be paid and still excluded.
+Per submitted assignment, using its worker's quality control over the whole campaign:
+
+- no rating recorded at all -> reject (nothing was done);
+- a run of at least ``reject_identical_run`` identical scores, or failed QC with at least
+  ``reject_min_pairs`` non-zero pairs AND ``p > reject_min_p`` -> reject (clear evidence only),
+  and block when ``block_rejected``;
+- the MEANING check (issue 12) failed with the same clear evidence -> reject; failed otherwise ->
+  approve but exclude;
+- checks passed but behaviour or overlap signals flag the worker (``analysis.verdict``: "flagged")
+  -> hold: no decision is taken or sent; the work waits for the researcher's review (the dashboard),
+  because behaviour alone never rejects anyone;
+- QC passed (or the campaign has no checks) -> approve and use, plus ``bonus`` if set;
+- anything else (failed without clear evidence, too few pairs, ...) -> approve but exclude.
+
+With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are a
+frozen dataclass stored in ``campaign.settings['review']``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, fields, replace
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from analysis.verdict import VerdictStatus, WorkerVerdict
+from da_platform.db.audit import audit
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
+from da_platform.db.rows import get_row
+from da_platform.db.states import DecisionAction, QCStatus
+from da_platform.providers.idempotency import request_token
+from da_platform.providers.money import CostEstimate, amount_string, parse_amount
+from da_platform.review.apply import DONE, PENDING, WorkerMessages, apply_decision, carried_out_here
+
+DEFAULT_REJECTION = (
+    "Your ratings did not pass our quality checks: the answers we had deliberately damaged were scored "
+    "as highly as the originals, or the same score was given to almost every answer. We are sorry, but "
+    "we cannot accept this work."
+)
+
+
+@dataclass(frozen=True)
+class ReviewPolicy:
+    """Thresholds of the review policy (see the module docstring); money is exact."""
+
+    reject_enabled: bool = True
+    reject_min_pairs: int = 8
+    reject_min_p: float = 0.5
+    reject_identical_run: int = 50
+    block_rejected: bool = True
+    bonus: Decimal = Decimal("0.00")
+    bonus_requires_pass: bool = True
+    qc_method: str = "wilcoxon"
+    qc_alpha: float = 0.05
+    approval_feedback: str = "Thank you for your ratings."
+    rejection_feedback: str = DEFAULT_REJECTION
+    rejection_category: str = "FAILED_CHECK"  # Prolific's category; MTurk ignores it
+    bonus_reason: str = "Bonus for careful ratings that passed our quality checks. Thank you!"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bonus", parse_amount(self.bonus, field="bonus"))
+        if self.reject_min_pairs < 5:
+            raise ValueError("reject_min_pairs: at least 5 (fewer pairs cannot show anything)")
+        if not 0 < self.reject_min_p < 1:
+            raise ValueError("reject_min_p: between 0 and 1")
+        if self.reject_identical_run < 0:
+            raise ValueError("reject_identical_run: 0 (off) or more")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> ReviewPolicy:
+        data = dict(data or {})
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown review setting(s): {', '.join(unknown)}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "bonus": amount_string(self.bonus)}
+
+    def with_changes(self, **changes: Any) -> ReviewPolicy:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def messages(self) -> WorkerMessages:
+        return WorkerMessages(self.approval_feedback, self.rejection_feedback, self.rejection_category,
+                              self.bonus_reason)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The policy's answer for one assignment."""
+
+    action: str  # approve | reject | hold (no decision: flagged for the researcher's review)
+    use_data: bool
+    reason: str
+    bonus: Decimal | None = None
+    block: bool = False
+
+
+HOLD = "hold"
+
+
+def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: WorkerVerdict | None = None) -> Verdict:
+    """Apply the policy to one assignment; ``qc`` is its worker's ``analysis.quality.WorkerQC`` and
+    ``verdict`` (if known) the worker's combined verdict with the MEANING check and behaviour signals."""
+    def reject(reason: str) -> Verdict:
+        if not policy.reject_enabled:
+            return Verdict(DecisionAction.approve, False, f"{reason} (rejection disabled: approved, data excluded)")
+        return Verdict(DecisionAction.reject, False, reason, block=policy.block_rejected)
+
+    if ratings_given == 0:
+        return reject("no rating was recorded for this assignment")
+    if qc is None:
+        return Verdict(DecisionAction.approve, False,
+                       "no quality-control result for this worker: approved, data excluded")
+    run = int(qc.longest_identical_run)
+    if policy.reject_identical_run and run >= policy.reject_identical_run:
+        return reject(f"{run} identical scores in a row (threshold {policy.reject_identical_run})")
+    evidence = f"QC {qc.status}: p={qc.pvalue:.4g} over {qc.n_nonzero_pairs} non-zero pairs ({qc.method})"
+    if (qc.status == QCStatus.failed and qc.n_nonzero_pairs >= policy.reject_min_pairs
+            and qc.pvalue > policy.reject_min_p):
+        return reject(f"{evidence}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
+    meaning = verdict.meaning if verdict is not None else None
+    if meaning is not None and meaning.status == "failed":
+        found = f"MEANING check failed: p={meaning.pvalue:.4g} over {meaning.n_nonzero_pairs} non-zero pairs"
+        if meaning.n_nonzero_pairs >= policy.reject_min_pairs and meaning.pvalue > policy.reject_min_p:
+            return reject(f"{found}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
+        if qc.passed:
+            return Verdict("approve", False,
+                           f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
+    if verdict is not None and verdict.status == VerdictStatus.flagged:
+        return Verdict(HOLD, False, "flagged for review, no automatic decision (behaviour alone never rejects "
+                       f"anyone; the researcher decides): {'; '.join(s.name for s in verdict.flags)}")
+    bonus = policy.bonus if policy.bonus > 0 else None
+    if qc.status == QCStatus.not_quality_controlled:
+        return Verdict(DecisionAction.approve, True, "campaign has no quality checks: approved and used",
+                       None if policy.bonus_requires_pass else bonus)
+    if qc.passed:
+        return Verdict(DecisionAction.approve, True, f"{evidence}: approved and used", bonus)
+    return Verdict(DecisionAction.approve, False, f"{evidence}; not clear enough to reject: approved, data excluded",
+                   None if policy.bonus_requires_pass else bonus)
+
+
+@dataclass(frozen=True)
+class PlannedDecision:
+    """One decision as it will be stored (and shown by ``--dry-run``)."""
+
+    assignment_id: int | None
+    worker_id: int
+    worker: str  # provider's worker id
+    provider_assignment_id: str | None
+    action: str
+    use_data: bool
+    amount: Decimal | None
+    reason: str
+    request_token: str
+
+
+def awaiting_review(session: Session, campaign: Campaign, provider: str) -> list[tuple[Assignment, int]]:
+    """Submitted assignments of the campaign on ``provider`` without an approve/reject decision,
+    each with its number of ratings (own pool: every finished one, as nobody reports it submitted)."""
+    finished = (AssignmentStatus.completed, AssignmentStatus.submitted) if provider == "pool" else (
+        AssignmentStatus.submitted,)
+    decided = select(ReviewDecision.assignment_id).where(
+        ReviewDecision.campaign_id == campaign.id,
+        ReviewDecision.action.in_((DecisionAction.approve, DecisionAction.reject)),
+        ReviewDecision.assignment_id.is_not(None))
+    ratings = (select(func.count(Rating.id)).where(Rating.assignment_id == Assignment.id)
+               .correlate(Assignment).scalar_subquery())
+    rows = session.execute(
+        select(Assignment, ratings).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Assignment.source == provider,
+               Assignment.status.in_(finished), Assignment.id.not_in(decided))
+        .order_by(Assignment.id)
+    ).all()
+    return [(a, n) for a, n in rows]
+
+
+def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
+         qc_by_worker: dict[int, Any]) -> list[PlannedDecision]:
+    """Every decision the policy takes now (nothing is written)."""
+    planned: list[PlannedDecision] = []
+    blocked: set[int] = set(session.scalars(
+        select(ReviewDecision.worker_id).where(ReviewDecision.campaign_id == campaign.id,
+                                               ReviewDecision.action == DecisionAction.block)))
+    for assignment, n_ratings in awaiting_review(session, campaign, provider):
+        worker = assignment.worker
+        verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings)
+        if verdict.action == HOLD:
+            continue  # left awaiting review: see held_for_review
+        common: dict[str, Any] = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
+                      provider_assignment_id=assignment.provider_assignment_id)
+        planned.append(PlannedDecision(
+            **common, action=verdict.action, use_data=verdict.use_data, amount=None, reason=verdict.reason,
+            request_token=request_token(f"{provider}-{verdict.action}", campaign.id, assignment.public_id)))
+        if verdict.bonus is not None:
+            planned.append(PlannedDecision(
+                **common, action=DecisionAction.bonus, use_data=verdict.use_data, amount=verdict.bonus,
+                reason=f"bonus: {verdict.reason}",
+                request_token=request_token(f"{provider}-bonus", campaign.id, assignment.public_id)))
+        if verdict.block and worker.id not in blocked:
+            blocked.add(worker.id)
+            planned.append(PlannedDecision(
+                **common, action=DecisionAction.block, use_data=False, amount=None, reason=f"block: {verdict.reason}",
+                request_token=request_token(f"{provider}-block", campaign.id, worker.id)))
+    return planned
+
+
+def _judge_assignment(policy: ReviewPolicy, evidence: Any | None, n_ratings: int) -> Verdict:
+    """``judge`` for a worker known by a ``WorkerVerdict`` (checks and behaviour) or a bare ``WorkerQC``."""
+    if isinstance(evidence, WorkerVerdict):
+        return judge(policy, evidence.qc, n_ratings, evidence)
+    return judge(policy, evidence, n_ratings)
+
+
+def held_for_review(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
+                    qc_by_worker: dict[int, Any]) -> list[tuple[Assignment, Verdict]]:
+    """Submitted assignments the policy does not decide (flagged for the researcher's review)."""
+    held = []
+    for assignment, n_ratings in awaiting_review(session, campaign, provider):
+        verdict = _judge_assignment(policy, qc_by_worker.get(assignment.worker_id), n_ratings)
+        if verdict.action == HOLD:
+            held.append((assignment, verdict))
+    return held
+
+
+def store(session: Session, campaign: Campaign, planned: Iterable[PlannedDecision], *, provider: str) -> int:
+    """Record planned decisions with an audit row each (caller commits): every decision of every
+    path (dashboard, ``decide``, the review policy) is recorded here.
+
+    A decision a provider carries out stays ``pending`` (``apply.execute_pending`` sends it);
+    one nobody has to be asked about (own-pool workers, data-only decisions) takes effect at once
+    (``apply.apply_decision``).
+    """
+    count = 0
+    for p in planned:
+        decision = ReviewDecision(
+            campaign_id=campaign.id, assignment_id=p.assignment_id, worker_id=p.worker_id, action=p.action,
+            use_data=p.use_data, amount=amount_string(p.amount) if p.amount is not None else None,
+            reason=p.reason, request_token=p.request_token, status=PENDING)
+        session.add(decision)
+        here = carried_out_here(provider, p.action)
+        if here is not None:
+            apply_decision(session, decision, DONE, here)
+        audit(session, f"{provider}.decide.{p.action}", campaign_id=campaign.id,
+              target=p.provider_assignment_id or p.worker, reason=p.reason,
+              details={"use_data": p.use_data, "amount": amount_string(p.amount) if p.amount else None,
+                       "request_token": p.request_token})
+        count += 1
+    return count
+
+
+def planned_cost(planned: list[PlannedDecision], pricing: Callable[[int, list[Decimal]], CostEstimate]
+                 ) -> CostEstimate:
+    """What the planned approvals and bonuses cost, priced by the provider's ``pricing``."""
+    approvals = sum(p.action == DecisionAction.approve for p in planned)
+    return pricing(approvals, [p.amount for p in planned if p.action == DecisionAction.bonus and p.amount is not None])
+
+
+def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider: str, policy: ReviewPolicy,
+                     planned: list[PlannedDecision]) -> None:
+    """Commit the planned decisions (``store``) with the policy, before anything is sent."""
+    with sessions.begin() as session:
+        campaign = get_row(session, Campaign, campaign_id)
+        store(session, campaign, planned, provider=provider)
+        campaign.settings = {**(campaign.settings or {}), "review": policy.to_dict()}
+
+
+def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy) -> dict[int, WorkerVerdict]:
+    """Each worker's combined verdict over the whole campaign (``analysis.verdict.WorkerVerdict``:
+    BAD_REF and MEANING checks, behaviour signals), by Worker.id."""
+    from analysis.quality import quality_control
+    from analysis.verdict import worker_verdicts
+    from da_platform.rating.campaign_ratings import load_ratings, worker_label
+
+    table = load_ratings(session, campaign)
+    if len(table) == 0:
+        return {}
+    reports = quality_control(table, method=policy.qc_method, alpha=policy.qc_alpha)
+    verdicts = worker_verdicts(table, reports, method=policy.qc_method, alpha=policy.qc_alpha).get(campaign.name)
+    if verdicts is None:
+        return {}
+    rows = session.execute(
+        select(Worker.id, Worker.source, Worker.external_id).join(Assignment, Assignment.worker_id == Worker.id)
+        .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == campaign.id).distinct()
+    ).all()
+    ids = {worker_label(source, external): worker_id for worker_id, source, external in rows}
+    return {ids[label]: v for label, v in verdicts.items() if label in ids}

@@ -1,0 +1,362 @@
+"""The demo: a whole simulated campaign on the embedded default, from import to ranking.
+
+import the bundled sample → build an adequacy (or fluency) campaign → serve the worker pages on
+127.0.0.1 → a simulated crowd rates through them over HTTP → quality control → analysis → report,
+then check, as facts, that the bad workers were caught and the systems' known order recovered.
+"""
+from __future__ import annotations
+
+import secrets
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from analysis.report import AnalysisResult, GroupAnalysis
+from da_platform.db.rows import get_row
+from da_platform.simulation.adversaries import KIND_DESCRIPTIONS, KINDS
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from da_platform.simulation.crowd import SimulatedWorker, SlotOracle, WorkerOutcome
+
+DEMO_CAMPAIGN = "demo"
+# The demo's kinds of simulated worker (da_platform.simulation.adversaries), and what each does.
+CROWD_KINDS = {kind: kind for kind in KINDS}
+CROWD_KIND_DESCRIPTIONS = dict(KIND_DESCRIPTIONS)
+CLASSIC_BAD_KINDS = ("random", "constant", "bot")  # the kinds the published method was built to catch
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """What the demo runs; the defaults give a full campaign in well under two minutes."""
+
+    out: Path = Path("demo-output")
+    questions: int | None = None  # None: all questions of the sample
+    seed: int = 1
+    criterion: str = "adequacy"
+    bad_workers: dict[str, int] = field(default_factory=lambda: {"random": 2, "constant": 2, "bot": 2})
+    honest: int | None = None  # None: as many as the HITs left after the bad workers need
+    hits_per_worker: int = 3
+    threads: int = 4
+    fetch_images: bool = True
+    layout: str = "classic"  # hit_builder.layouts
+    render: str = "plain"  # hit_builder.ocr_resistant.render_style: "plain" or "hardened" (OCR-resistant)
+    bad_hits: int = 1  # HITs each bad (non-honest) worker may take
+    passes: int = 1  # passes over the items (more HITs for a larger crowd)
+    time_scale: float = 0.0  # paced workers sleep virtual seconds x this (0: no waiting); the server sees
+    # the virtual times anyway (da_platform.simulation.crowd.SimulatedClock)
+    phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
+    font_paths: tuple[str, ...] = ()  # $DA_FONT (settings): fonts tried before the bundled ones
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing the demo checked, and whether it held."""
+
+    held: bool
+    statement: str
+
+
+@dataclass(frozen=True)
+class DemoOutcome:
+    campaign: str
+    database_url: str
+    hits: int
+    ratings: int
+    workers: dict[str, str]  # worker label -> demo kind
+    hits_rated: int
+    result: AnalysisResult
+    report_files: list[Path]
+    facts: list[Fact]
+    seconds: dict[str, float]
+
+    @property
+    def group(self) -> GroupAnalysis:
+        return self.result.groups[self.campaign]
+
+
+class DemoSteps:
+    """Callbacks the CLI gives the demo to show progress (all optional)."""
+
+    def __init__(self, *, step: Callable[[str], None] | None = None,
+                 progress: Callable[[str, int], Callable[[int], None]] | None = None,
+                 done: Callable[[], None] | None = None) -> None:
+        self.step = step or (lambda message: None)
+        self._progress = progress
+        self.done = done or (lambda: None)
+
+    def bar(self, label: str, total: int) -> Callable[[int], None]:
+        """A function advancing a progress bar of ``total`` steps by n; ``done()`` closes it."""
+        return self._progress(label, total) if self._progress else (lambda n: None)
+
+    def stage_bars(self) -> Callable[[str, int, int], None]:
+        """A ``(stage, done, total)`` callback (as ``build_campaign`` reports) driving one bar per stage."""
+        bars: dict[str, tuple[Callable[[int], None], list[int]]] = {}
+
+        def report(stage: str, done: int, total: int) -> None:
+            if stage not in bars:
+                bars[stage] = (self.bar("rendering answer images" if stage == "render" else stage, total), [0])
+            advance, reported = bars[stage]
+            advance(done - reported[0])
+            reported[0] = done
+
+        return report
+
+
+def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcome:
+    """Run the whole simulated campaign and return what it found."""
+    from analysis.output import write_report
+    from da_platform.db.engine import make_engine, session_factory, upgrade
+    from da_platform.db.models import Campaign
+    from da_platform.rating.campaign_ratings import worker_label
+    from da_platform.results.campaign_analysis import CampaignAnalysis
+    from da_platform.simulation.crowd import SlotOracle
+    from da_platform.simulation.sample_data import load_truth
+
+    steps = steps or DemoSteps()
+    unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}
+    if unknown:
+        raise ValueError(f"unknown worker kinds {sorted(unknown)}; expected {sorted(CROWD_KINDS)}")
+    seconds: dict[str, float] = {}
+    out = options.out.resolve()
+    database, images = fresh_workspace(out)
+    url = f"sqlite:///{database}"
+    upgrade(url)
+    engine = make_engine(url)
+    sessions = session_factory(engine)
+    truth = load_truth()
+
+    started = time.perf_counter()
+    campaign_id, n_hits = _import_and_build(sessions, options, images, steps)
+    seconds["import and build"] = time.perf_counter() - started
+
+    with sessions() as session:
+        oracle = SlotOracle.from_database(session, campaign_id, truth["quality"])
+    crowd_kinds = _crowd_plan(options, n_hits)
+    started = time.perf_counter()
+    outcomes = _rate_through_pages(options, steps, url, images, campaign_id, n_hits * 100, crowd_kinds, oracle)
+    seconds["crowd"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    steps.step("quality control and analysis")
+    with sessions() as session:  # the campaign's one analysis, as the dashboard and the exports show it
+        analysis = CampaignAnalysis(session, get_row(session, Campaign, campaign_id))
+    engine.dispose()
+    if analysis.load_error or analysis.result is None:
+        raise RuntimeError(f"the demo campaign cannot be analysed: {analysis.load_error or 'no ratings'}")
+    result = analysis.result
+    report_files = write_report(result, out / "report")
+    seconds["analysis"] = time.perf_counter() - started
+    labels = {worker_label("pool", name): kind for name, kind in crowd_kinds.items()}
+    group = result.groups[DEMO_CAMPAIGN]
+    facts = check_facts(group, labels, list(truth["order"]))  # the demo campaign rates every sample system
+    return DemoOutcome(campaign=DEMO_CAMPAIGN, database_url=url, hits=n_hits,
+                       ratings=sum(o.ratings for o in outcomes), workers=labels,
+                       hits_rated=sum(o.hits for o in outcomes),  # one assignment per HIT
+                       result=result, report_files=report_files, facts=facts, seconds=seconds)
+
+
+def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, images: Path,
+                      steps: DemoSteps) -> tuple[int, int]:
+    """Import the bundled sample and build the demo campaign, running; returns (campaign id, HITs)."""
+    from da_platform.building.build import build_campaign
+    from da_platform.db.engine import transaction
+    from da_platform.db.models import CampaignStatus
+    from da_platform.simulation.sample import import_sample
+    from hit_builder.ocr_resistant import render_style
+    from hit_builder.storage import LocalImageStorage
+
+    steps.step("importing the bundled sample data")
+    with transaction(sessions) as session:
+        test_set = import_sample(session, questions=options.questions)
+        n_questions = len(test_set.questions)
+        n_systems = len(test_set.systems)
+    steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
+    with transaction(sessions) as session:
+        campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
+                                  seed=options.seed, passes=options.passes,
+                                  max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
+                                  storage=LocalImageStorage(images), progress=steps.stage_bars(),
+                                  layout=options.layout, style=render_style(options.render),
+                                  font_paths=list(options.font_paths))
+        steps.done()
+        campaign.status = CampaignStatus.running
+        return campaign.id, len(campaign.hits)
+
+
+def _rate_through_pages(options: DemoOptions, steps: DemoSteps, url: str, images: Path, campaign_id: int,
+                        slots: int, crowd_kinds: dict[str, str], oracle: SlotOracle) -> list[WorkerOutcome]:
+    """Serve the worker pages and let the simulated crowd rate all ``slots`` through them over HTTP."""
+    from da_platform.simulation.crowd import SimulatedClock, run_crowd
+    from da_platform.sources.tokens import Tokens
+
+    secret = secrets.token_hex(32)
+    tokens = Tokens(secret)
+    expires = int(time.time() + 86400)
+    clock = SimulatedClock()  # the server sees each worker's simulated time (da_platform.simulation.crowd)
+    with serving(url, secret, images, clock) as base_url:
+        steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
+        workers = _simulated_workers(options, crowd_kinds,
+                                     lambda name: f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}")
+        advance = steps.bar("rating through the worker pages", slots)
+        outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
+                             fetch_images=options.fetch_images, on_rating=lambda: advance(1),
+                             time_scale=options.time_scale, clock=clock)
+        steps.done()
+    return outcomes
+
+
+def _simulated_workers(options: DemoOptions, crowd_kinds: dict[str, str],
+                       invite_url: Callable[[str], str]) -> list[SimulatedWorker]:
+    """One simulated worker per planned name, rating as its kind (drawn from the seed's generator)."""
+    from da_platform.simulation.adversaries import ProfileRater, make_rater
+    from da_platform.simulation.crowd import SimulatedWorker
+    from da_platform.simulation.profiles import WorkerProfile
+
+    rng = np.random.default_rng(options.seed)
+    workers = []
+    for number, (name, kind) in enumerate(crowd_kinds.items()):
+        # Every n-th honest worker is on a phone (no draw from rng: the scores stay those of the seed).
+        touch = options.phone_share > 0 and number % max(1, round(1 / options.phone_share)) == 0
+        rater = make_rater(kind, rng, touch=touch)
+        workers.append(SimulatedWorker(
+            name=name, profile=rater.profile if isinstance(rater, ProfileRater) else WorkerProfile(),
+            invite_url=invite_url(name),
+            max_hits=options.bad_hits if kind != "honest" else options.hits_per_worker, rater=rater))
+    return workers
+
+
+def fresh_workspace(out: Path) -> tuple[Path, Path]:
+    """An empty demo folder: the SQLite file and the image folder (earlier demo output removed)."""
+    out.mkdir(parents=True, exist_ok=True)
+    database = out / "demo.sqlite"
+    for leftover in (database, out / "demo.sqlite-wal", out / "demo.sqlite-shm"):
+        leftover.unlink(missing_ok=True)
+    for folder in (out / "images", out / "report"):
+        shutil.rmtree(folder, ignore_errors=True)
+    return database, out / "images"
+
+
+def _crowd_plan(options: DemoOptions, n_hits: int) -> dict[str, str]:
+    """Worker name -> kind, in order of arrival. The bad workers (one HIT each) arrive first, so that
+    each of them gets a HIT to be caught on even in a small demo; honest workers take the rest."""
+    plan = {f"demo-{kind}-{i + 1:02d}": kind for kind, count in options.bad_workers.items() for i in range(count)}
+    honest = options.honest
+    if honest is None:
+        honest = max(3, -(-max(0, n_hits - len(plan) * options.bad_hits) // options.hits_per_worker))
+    plan.update({f"demo-honest-{i + 1:02d}": "honest" for i in range(honest)})
+    return plan
+
+
+@contextmanager
+def serving(database_url: str, secret: str, images: Path,
+            clock: Callable[[str], datetime] | None = None) -> Iterator[str]:
+    """The real worker application on 127.0.0.1 (a free port) in a background thread; ``clock``: the
+    crowd's simulated time (``da_platform.simulation.crowd.SimulatedClock``), else the real clock."""
+    from da_platform.simulation.background import serve_in_background
+    from da_platform.web import create_app
+
+    app = create_app({"DATABASE_URL": database_url, "SECRET_KEY": secret, "IMAGE_FOLDER": str(images),
+                      "ENVIRONMENT": "development", **({"SIMULATED_CLOCK": clock} if clock else {})})
+    try:
+        with serve_in_background(app) as base_url:
+            yield base_url
+    finally:
+        engine = app.extensions.get("da_engine")
+        if engine is not None:
+            engine.dispose()
+
+
+def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[str]) -> list[Fact]:
+    """Did QC catch every bad worker and keep the honest ones; is the known order recovered?
+
+    "Kept" is the combined verdict (``analysis.verdict``: checks and behaviour signals; only kept workers
+    are scored), or the BAD_REF test where there is no verdict."""
+    verdicts = {w: _Kept(v.kept) for w, v in group.verdicts.items()} or \
+        {w.worker: _Kept(w.passed) for w in group.qc.workers}
+    facts = []
+    bad = [w for w, kind in kinds.items() if kind in CLASSIC_BAD_KINDS and w in verdicts]
+    caught = [w for w in bad if not verdicts[w].passed]
+    missed = sorted(set(bad) - set(caught))
+    facts.append(Fact(held=not missed and bool(bad),
+                      statement=f"quality control caught {len(caught)} of {len(bad)} bad workers"
+                      + (f" (missed: {', '.join(missed)})" if missed else "")))
+    honest = [w for w, kind in kinds.items() if kind == "honest" and w in verdicts]
+    kept = [w for w in honest if verdicts[w].passed]
+    # An honest worker with few pairs can fail by chance (a degraded copy of an already poor answer
+    # is barely worse), so this fact asks only that most honest workers are kept.
+    facts.append(Fact(held=len(kept) * 2 > len(honest),
+                      statement=f"quality control kept {len(kept)} of {len(honest)} honest workers"))
+    for kind in KINDS:  # the adversarial kinds, one fact each
+        if kind in CLASSIC_BAD_KINDS or kind == "honest":
+            continue
+        of_kind = [w for w, k in kinds.items() if k == kind and w in verdicts]
+        if of_kind:
+            missed = [w for w in of_kind if verdicts[w].passed]
+            facts.append(Fact(held=not missed, statement=f"quality control caught {len(of_kind) - len(missed)} of "
+                              f"{len(of_kind)} {kind} workers" + (f" (missed: {', '.join(missed)})" if missed else "")))
+    facts.append(order_fact([s.system for s in group.system_scores], group.ranking.clusters, true_order))
+    return facts
+
+
+@dataclass(frozen=True)
+class _Kept:
+    passed: bool  # the worker's ratings are scored
+
+
+def order_fact(ranked: list[str], clusters, true_order: list[str]) -> Fact:
+    """Is the known order recovered by a ranking (best first) with its significance clusters?"""
+    cluster_of = {system: i for i, cluster in enumerate(clusters) for system in cluster}
+    position = {system: i for i, system in enumerate(ranked)}
+    inverted = [(a, b) for i, a in enumerate(true_order) for b in true_order[i + 1:]
+                if a in position and b in position and position[a] > position[b]]
+    across = [(a, b) for a, b in inverted if cluster_of[a] != cluster_of[b]]
+    missing = [system for system in true_order if system not in position]
+    if missing:
+        statement, held = (f"the known order was NOT recovered: {len(missing)} of {len(true_order)} systems could not "
+                           "be ranked (no rating from a worker who passed quality control)"), False
+    elif not inverted:
+        statement, held = f"the known order of the {len(ranked)} systems was recovered exactly", True
+    elif not across:
+        pairs = ", ".join(f"{a}/{b}" for a, b in inverted)
+        statement, held = (f"the known order was recovered up to ties inside significance clusters ({pairs})",
+                           True)
+    else:
+        pairs = ", ".join(f"{b} above {a}" for a, b in across)
+        statement, held = f"the known order was NOT recovered: {pairs} across clusters", False
+    return Fact(held=held, statement=statement)
+
+
+DEMO_ADMIN = "demo"
+
+
+def demo_server_config(out: Path) -> tuple[dict, str]:
+    """App configuration serving an existing demo's database and images, and a fresh password for the
+    dashboard account ``demo`` (created on first use)."""
+    from da_platform.config.accounts import create_user, find_user, set_password
+    from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
+
+    database = out.resolve() / "demo.sqlite"
+    if not database.exists():
+        raise FileNotFoundError(f"no demo database at {database}: run `da-platform demo --out {out}` first")
+    url = f"sqlite:///{database}"
+    upgrade(url)
+    engine = make_engine(url)
+    password = secrets.token_urlsafe(12)
+    with transaction(session_factory(engine)) as session:
+        if find_user(session, DEMO_ADMIN) is None:
+            create_user(session, DEMO_ADMIN, password)
+        else:
+            set_password(session, DEMO_ADMIN, password)
+    engine.dispose()
+    config = {"DATABASE_URL": url, "IMAGE_FOLDER": str(out.resolve() / "images"),
+              "SECRET_KEY": secrets.token_hex(32), "ENVIRONMENT": "development"}
+    return config, password

@@ -1,0 +1,74 @@
+"""The dashboard's worker pages and `analyze` show the combined verdict and each behaviour signal; the policy's
+recommendation for a worker flagged by behaviour alone is to hold, not to reject (both databases)."""
+from __future__ import annotations
+
+import html
+import re
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from da_platform.db.models import Assignment, BehaviourStatus, Rating, Worker
+from tests import dashboard_factories as factories
+from tests.admin_client import login
+
+SCRIPTED = {"v": 1, "first_input_ms": None, "pointer": 0, "touch": 0, "key": 0, "hidden_ms": 0, "blur_ms": 0,
+            "paste": 0, "copy": 0, "shown_ms": 6000}
+
+
+def rated_with_records(env) -> tuple[int, dict[str, int]]:
+    """A built campaign: HIT 0 rated by a person (pointer events, varying times), HIT 1 by a scripted
+    agent (no event, 6 s every item); both score as a careful worker does. Returns the campaign id and
+    the worker ids."""
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, hostile=False)
+        factories.rate_hit(session, campaign, 0, "person", seed=1)
+        factories.rate_hit(session, campaign, 1, "agent", seed=2)
+        ids = {w.external_id: w.id for w in session.scalars(select(Worker))}
+        for name, record in (("person", None), ("agent", SCRIPTED)):
+            assignment = select(Assignment.id).where(Assignment.worker_id == ids[name]).scalar_subquery()
+            ratings = session.scalars(select(Rating).where(Rating.assignment_id == assignment)).all()
+            for k, rating in enumerate(ratings):
+                rating.behaviour_status = BehaviourStatus.valid
+                rating.behaviour = record or {**SCRIPTED, "first_input_ms": 900, "pointer": 2,
+                                              "shown_ms": 4000 + 900 * (k % 9)}
+                # the server saw the time the record claims (and the network's share)
+                rating.shown_at = rating.rated_at - timedelta(milliseconds=rating.behaviour["shown_ms"] + 300)
+        session.commit()
+        return campaign.id, ids
+
+
+def test_analyze_prints_the_verdicts(admin_env, database_url, tmp_path):
+    from click.testing import CliRunner
+
+    from da_platform.cli import main
+
+    rated_with_records(admin_env)
+    result = CliRunner().invoke(main, ["analyze", "--campaign", "dash", "--out", str(tmp_path / "r"), "--no-plots"],
+                                env={"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    assert "Verdict (checks and behaviour signals): 1 kept, 1 flagged for review, 0 excluded" in result.output
+    assert "  pool:agent: flagged for review: no_interaction (behaviour)" in result.output
+
+
+def test_worker_pages_show_the_verdict_and_its_signals(admin_env):
+    campaign_id, ids = rated_with_records(admin_env)
+    client = admin_env.app.test_client()
+    login(client)
+    listing = client.get(f"/admin/campaigns/{campaign_id}/workers").text
+    rows = {name: re.search(rf">{name}</a>.*?</tr>", listing, re.DOTALL).group(0) for name in ("person", "agent")}
+    assert ">kept</span>" in rows["person"] and ">flagged</span>" in rows["agent"]
+    assert "flagged for review: no interaction, regular timing" in rows["agent"]
+
+    page = html.unescape(client.get(f"/admin/campaigns/{campaign_id}/workers/{ids['agent']}").text)
+    assert re.search(r'id="verdict"[^>]*>flagged<', page)
+    assert "nothing is rejected without your decision" in page
+    signals = re.search(r'<table id="signals-table".*?</table>', page, re.DOTALL).group(0)
+    for name in ("no interaction", "regular timing"):
+        assert re.search(rf"<td>{name}</td>.*?flagged</span>", signals, re.DOTALL), name
+    assert re.search(r"<td>missing records</td>.*?>ok</span>", signals, re.DOTALL)
+    recommendation = re.search(r'id="recommendation">([^<]*)<', page).group(1)
+    assert recommendation == "hold"
+    person = html.unescape(client.get(f"/admin/campaigns/{campaign_id}/workers/{ids['person']}").text)
+    assert re.search(r'id="verdict"[^>]*>kept<', person)
+    assert re.search(r'id="recommendation">approve and use the data', person)
