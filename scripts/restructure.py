@@ -461,7 +461,7 @@ def split(spec: Split, report: Report, last_into_dest: bool) -> None:
         remaining = _add_import(remaining, f"from {dest_module} import {', '.join(still_used)}\n")
     if spec.source_doc is not None:
         remaining = _replace_docstring(remaining, _docstring(spec.source_doc))
-    source.write_text(remaining, encoding="utf-8")
+    source.write_text(remaining.rstrip("\n") + "\n", encoding="utf-8")
     git("add", spec.dest)
     report.changed |= {spec.source, spec.dest}
     report.split_touched |= {spec.source, spec.dest}
