@@ -246,7 +246,7 @@ FINAL_EDITS: list[tuple[str, str, str, str | None]] = [
 
 # Files whose text stays as written: the history, and this script (it names every old path).
 UNTOUCHED = {"CHANGELOG.md", "scripts/restructure.py"}
-TEXT_SUFFIXES = {".py", ".md", ".toml", ".cfg", ".ini", ".txt", ".yaml", ".yml", ".sh", ".po", ".pot", ".html",
+TEXT_SUFFIXES = {".py", ".md", ".toml", ".cfg", ".ini", ".txt", ".yaml", ".yml", ".sh", ".po", ".pot", ".html", ".json",
                  ".js", ".css", ".mako", ""}
 
 
