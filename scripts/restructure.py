@@ -130,14 +130,15 @@ TEST_FOLDERS = {
     "sources": ["arrival_rules"],
     "rating": ["server_time", "analysis_db"],
     "campaigns": ["lifecycle"],
-    "results": ["analysis_cache", "campaign_analysis_paths", "campaign_ranking_access", "subsets", "planning_view"],
+    "results": ["analysis_cache", "campaign_analysis_paths", "campaign_ranking_access", "subsets", "planning_view",
+                "abandoned_ratings"],
     "exports": ["exports", "prepared_exports"],
     "review": ["review_policy", "review_behaviour", "decision_paths", "admin_mturk"],
     "providers": ["mturk_contract", "prolific_contract", "mturk_sandbox", "mturk_e2e", "prolific_e2e"],
     "simulation": ["adversaries", "crowd", "demo", "sample_data"],
     "web": ["admin_web", "admin_behaviour", "browser_admin", "browser_behaviour", "browser_campaign", "browser_worker",
             "browser_worker_page", "web_flow", "web_concurrency", "web_behaviour", "web_fakes", "multi_server",
-            "worker_i18n", "first_impression"],
+            "worker_i18n", "first_impression", "browser_chinese_pages", "browser_dashboard_counts"],
 }
 TESTS_STAYING = {"test_organisation.py", "test_packaging.py"}  # about the project as a whole
 
@@ -175,11 +176,15 @@ unfinished one unless ``--partial`` is given, and then the files say so.
 
 SPLITS = [
     Split("da_platform/web/i18n.py", "da_platform/rating/language.py",
-          ["TRANSLATIONS", "TEMPLATE", "SHIPPED", "_PLACEHOLDER", "_read_po", "message_ids", "load_catalogue",
-           "_shipped_messages", "WorkerLanguage", "worker_language", "ENGLISH"],
+          ["TRANSLATIONS", "TEMPLATE", "SHIPPED", "_PLACEHOLDER", "_CONVERSION", "_read_po", "message_ids",
+           "load_catalogue", "placeholder_problem", "_shipped_messages", "WorkerLanguage", "worker_language",
+           "ENGLISH"],
           dest_doc=None,  # the module's own docstring goes with the catalogues
           source_doc="Jinja's i18n for the worker pages: ``_()`` in the language of the campaign being shown\n"
                      "(the catalogues are :mod:`da_platform.rating.language`'s)."),
+    # A campaign's deletion removes its prepared exports: the folder's name goes down to the lifecycle (exports
+    # build on campaigns, not the other way round).
+    Split("da_platform/exports/prepared.py", "da_platform/campaigns/lifecycle.py", ["campaign_folder"]),
     Split("da_platform/cli/imports.py", "da_platform/cli/build.py",
           ["build_command", "_read_text", "_read_messages", "_where"],
           dest_doc="``da-platform build``: a campaign from an imported test set (HITs, degraded answers, images).",
@@ -237,6 +242,9 @@ FINAL_EDITS: list[tuple[str, str, str, str | None]] = [
     ("da_platform/web/worker.py",
      "crowd.SimulatedClock``, set as ``SIMULATED_CLOCK`` by the demo and\n    tests only) gives",
      "crowd.SimulatedClock``, set as ``SIMULATED_CLOCK`` by the\n    demo and tests only) gives", None),
+    ("da_platform/exports/files.py",
+     "says it leaves out (``da_platform.rating.campaign_ratings.abandoned_note``).",
+     "says it leaves out\n        (``da_platform.rating.campaign_ratings.abandoned_note``).", None),
     ("tests/config/test_settings.py",
      'assert sorted(readers) == ["da_platform/cli/__init__.py", "da_platform/config/settings.py", '
      '"da_platform/web/__init__.py"]',
@@ -568,8 +576,9 @@ def bound_names(module: str) -> set[str]:
     return _BOUND[module]
 
 
-def rewrite_imports(text: str, maps: Maps) -> tuple[str, list[str]]:
-    """Imports of moved modules and definitions rewritten (local names of renamed definitions with them)."""
+def rewrite_imports(text: str, maps: Maps, own: str = "") -> tuple[str, list[str]]:
+    """Imports of moved modules and definitions rewritten (local names of renamed definitions with them); a
+    definition that moved into the importing module ``own`` itself is no longer imported."""
     tree = ast.parse(text)
     lines = text.splitlines(keepends=True)
     edits: list[tuple[int, int, list[str]]] = []
@@ -588,8 +597,10 @@ def rewrite_imports(text: str, maps: Maps) -> tuple[str, list[str]]:
                         and (maps.module(node.module) or node.module, alias.name) in maps.symbols:
                     renamed[alias.name] = name  # a renamed definition: its uses here are renamed too
                     local = name
-                groups.setdefault(module, []).append(name if local == name else f"{name} as {local}")
                 changed |= (module, name) != (node.module, alias.name)
+                if module == own and local == name:
+                    continue
+                groups.setdefault(module, []).append(name if local == name else f"{name} as {local}")
             if changed:
                 statements = [f"from {module} import {', '.join(names)}" for module, names in groups.items()]
                 edits.append((node.lineno, node.end_lineno or node.lineno, statements))
@@ -611,6 +622,9 @@ def rewrite_imports(text: str, maps: Maps) -> tuple[str, list[str]]:
         elif "#" in code:
             problems.append(f"line {first}: a comment inside a multi-line import was dropped")
         replacement = [f"{indent}{statement}\n" for statement in statements]
+        if not replacement:
+            lines[first - 1:last] = []
+            continue
         replacement[-1] = replacement[-1].rstrip("\n") + comment + "\n"
         lines[first - 1:last] = replacement
     text = "".join(lines)
@@ -693,7 +707,7 @@ def rewrite_references(maps: Maps, report: Report) -> None:
         new = text
         if file.suffix == ".py":
             try:
-                new, problems = rewrite_imports(new, maps)
+                new, problems = rewrite_imports(new, maps, module_of(path))
             except SyntaxError as error:
                 report.notes.append(f"{path}: not parsed ({error}); imports left as they are")
                 problems = []
