@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def text_table(analysis: GroupAnalysis) -> str:
     rows = [row for _, row in _rows(analysis)]
     widths = [max([len(TABLE_COLUMNS[i])] + [len(r[i]) for r in rows]) for i in range(len(TABLE_COLUMNS))]
 
-    def fmt(cells):
+    def fmt(cells: Sequence[str]) -> str:
         return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
     rule = "-" * len(fmt(TABLE_COLUMNS))
@@ -100,7 +101,7 @@ def result_as_dict(result: AnalysisResult) -> dict:
     """Everything except item scores, as JSON-ready plain data (NaN → null)."""
     from dataclasses import asdict
 
-    def clean(value):
+    def clean(value: Any) -> Any:
         if isinstance(value, float):
             return _number(value)
         if isinstance(value, dict):

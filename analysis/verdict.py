@@ -148,4 +148,3 @@ def summary(verdicts: Mapping[str, WorkerVerdict]) -> dict[str, int]:
     for v in verdicts.values():
         counts[v.status.value] += 1
     return counts
-

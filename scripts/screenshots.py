@@ -89,7 +89,8 @@ def main() -> None:
                     page.focus("#slider")
                     page.keyboard.press("ArrowRight")
                     page.screenshot(path=str(args.out / f"{tag}-{screen}-item.png"))
-                    if long:
+                    # The end of a long answer, where it does not fit the screen (on a desktop it does).
+                    if long and page.evaluate("document.documentElement.scrollHeight > window.innerHeight"):
                         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
                         page.screenshot(path=str(args.out / f"{tag}-{screen}-item-end.png"))
                     context.close()

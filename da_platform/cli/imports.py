@@ -188,5 +188,3 @@ def import_sample_command(context: CliContext, name: str, human: bool) -> None:
 
 
 COMMANDS.append(import_group)
-
-

@@ -176,4 +176,3 @@ def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> 
                    "amount": amount_string(plan_.planned[0].amount) if plan_.planned[0].amount else None},
           actor=actor)
     return rows
-
