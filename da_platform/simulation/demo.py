@@ -265,7 +265,7 @@ def serving(database_url: str, secret: str, images: Path,
     from da_platform.web import create_app
 
     app = create_app({"DATABASE_URL": database_url, "SECRET_KEY": secret, "IMAGE_FOLDER": str(images),
-                      "ENVIRONMENT": "development", **({"SIMULATED_CLOCK": clock} if clock else {})})
+                      "ENVIRONMENT": "development"}, clock=clock)
     try:
         with serve_in_background(app) as base_url:
             yield base_url

@@ -86,7 +86,8 @@ def rate_hit(env: WebEnv, client, base: str, behaviour: Behaviour) -> None:
     database once (the server serves slots strictly in position order) and every score is POSTed.
     """
     # The server sees the times the records claim: each item takes the simulated worker that long.
-    clock = env.app.config.setdefault("SIMULATED_CLOCK", SimulatedClock())
+    clock = env.app.extensions["da_platform"].clock
+    assert isinstance(clock, SimulatedClock), "rate_hit needs the app made with clock=SimulatedClock()"
     token = base.split("/")[2]
     first = client.get(base + "slot")
     assert first.status_code == 200, first.text

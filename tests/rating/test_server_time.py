@@ -116,7 +116,7 @@ def served(database_url, tmp_path):
     from tests.web_factories import make_web_env
 
     clock = SimulatedClock()
-    env = make_web_env(database_url, tmp_path, SIMULATED_CLOCK=clock)
+    env = make_web_env(database_url, tmp_path, clock=clock)
     campaign = env.campaign(hits=3, slots=20)
     with serve_in_background(env.app) as base_url:
         yield env, campaign, clock, base_url
