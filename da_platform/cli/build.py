@@ -78,15 +78,16 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     """
     from da_core.errors import BuildError, InputError
     from da_platform.building.build import build_campaign
+    from da_platform.config.settings import ImageStore
     from da_platform.db.engine import transaction
-    from da_platform.images.store import ImageStoreError, open_image_storage, settings_config
+    from da_platform.images.store import ImageStoreError, open_image_storage
     from hit_builder.ocr_resistant import render_style
     from hit_builder.worker_settings import WorkerPageOptions, read_example
 
-    if image_folder is not None and context.settings.image_store != "folder":
-        raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store!r})")
+    if image_folder is not None and context.settings.image_store is not ImageStore.folder:
+        raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store.value!r})")
     try:
-        storage = open_image_storage(settings_config(context.settings, image_folder))
+        storage = open_image_storage(context.settings, folder=image_folder)
     except ImageStoreError as error:
         raise click.ClickException(str(error)) from None
     bar = None

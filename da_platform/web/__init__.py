@@ -30,7 +30,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     a simulation passes its own, see :mod:`da_platform.rating.clock`)."""
     from da_platform.config.settings import Settings
     from da_platform.rating.clock import real_time
-    from da_platform.web.config import web_config
+    from da_platform.web.config import app_settings, web_config
     from da_platform.web.database import DatabaseId, init_database
     from da_platform.web.i18n import init_i18n
     from da_platform.web.limits import init_limits
@@ -44,6 +44,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     )
     if settings is None:
         settings = Settings.from_environ(os.environ)
+    settings = app_settings(settings, config)
+    app.extensions["da_settings"] = settings
     app.config.from_mapping(web_config(settings, config))
     app.url_map.converters["int"] = DatabaseId  # before any route is added
     init_database(app)

@@ -33,7 +33,7 @@ def init_services(app: Flask, clock: AssignmentClock) -> None:
     app.extensions["da_platform"] = Services(
         tokens=tokens,
         storage=app.config.get("IMAGE_STORAGE")
-        or open_image_storage(app.config, engine=app.extensions["da_autocommit_engine"]),
+        or open_image_storage(app.extensions["da_settings"], engine=app.extensions["da_autocommit_engine"]),
         sources={source.name: source for source in sources},
         clock=clock,
     )
