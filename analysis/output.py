@@ -1,7 +1,7 @@
 """Writing an ``AnalysisResult``: CSV, JSON, Markdown, LaTeX and plain-text tables, WMT-format files.
 
 The ranking table is laid out like the published one: System | raw | z | N | n, best first, with a
-line between significance clusters (SPEC §8). Raw scores print with 2 decimals, z with 3.
+line between significance clusters (docs/method.md §8). Raw scores print with 2 decimals, z with 3.
 """
 from __future__ import annotations
 
@@ -199,7 +199,7 @@ def write_wmt_files(result: AnalysisResult, folder: Path) -> list[Path]:
 
     As in the release: whitespace separated; ``N`` = items and ``N.ALL`` = ratings; ``adwilcox``
     holds p(row > column) above the diagonal in z order and 0.12 where p >= alpha or below it;
-    ``clusters.csv``'s WINS are plain wins and its clusters follow SPEC §8. Group "xx-yy" gives
+    ``clusters.csv``'s WINS are plain wins and its clusters follow docs/method.md §8. Group "xx-yy" gives
     SRC xx, TRG yy and the file stem "xxyy" for adwilcox; other groups use SRC = group, TRG = NA.
     """
     written = []

@@ -1,4 +1,5 @@
-"""One verdict per worker from all the evidence: the quality checks and the behaviour signals (issue 12).
+"""One verdict per worker from all the evidence: the quality checks and the behaviour signals
+(docs/quality-control.md#the-verdict).
 
 - ``excluded``: a quality check failed: the BAD_REF test (``analysis.quality``), or, where the group
   has MEANING checks, the same test on the meaning-change pairs (C2) came out ``failed``.

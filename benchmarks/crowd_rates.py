@@ -1,4 +1,5 @@
-"""Rates, not single workers: many simulated workers of every kind through the platform's verdict (issue 12).
+"""Rates, not single workers: many simulated workers of every kind through the platform's verdict
+(docs/quality-control.md#the-verdict).
 
 ``python benchmarks/adversarial_crowd.py --rates`` (see ``main`` there). For each language (English-only
 and Chinese-only campaigns built from the bundled sample) and each layout (classic, hardened), every

@@ -1,4 +1,4 @@
-"""Validate automatic metrics against human system scores (SPEC §9).
+"""Validate automatic metrics against human system scores (docs/method.md §9).
 
 ``validate_metrics`` correlates every metric's system scores with the human ones (Pearson r,
 Spearman ρ, Kendall τ via ``analysis.correlation.correlate``) and runs the Williams test for every

@@ -1,4 +1,4 @@
-"""Build a campaign: assemble HITs, degrade answers, render images, persist, verify (SPEC §2–§4).
+"""Build a campaign: assemble HITs, degrade answers, render images, persist, verify (docs/method.md §2–§4).
 
 ``build_campaign`` adds the campaign to the caller's session and flushes; the caller commits (or rolls
 back on any error, which leaves the database as it was; rendered images are content-addressed files
@@ -60,7 +60,7 @@ class _Item:
 
 def resolve_criterion(criterion: str, statement: str | None,
                       show_reference: bool | None) -> tuple[str, bool]:
-    """The statement and whether the reference is shown, for a criterion (SPEC §1)."""
+    """The statement and whether the reference is shown, for a criterion (docs/method.md §1)."""
     if criterion == "adequacy":
         if statement not in (None, ADEQUACY_STATEMENT) or show_reference is False:
             raise BuildError("adequacy uses the standard statement and shows the reference; "
@@ -281,7 +281,7 @@ def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int)
 
 def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *,
                       seed: int) -> dict[tuple[int, int], tuple[str, dict]]:
-    """The BAD_REF answers (SPEC §3) by (HIT index, position), with the record of how each was degraded."""
+    """The BAD_REF answers (docs/method.md §3) by (HIT index, position), with the record of how each was degraded."""
     external: dict[Hashable, str] = {item.question.id: item.question.external_id for item in items}
     answers_by_question: dict[int, list[str]] = {}
     for item in items:

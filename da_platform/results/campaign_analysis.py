@@ -5,11 +5,11 @@ all build a :class:`CampaignAnalysis`: the ratings, the workers a review decisio
 ``analysis.analyze`` with the campaign's QC settings (or options the command line overrides),
 which leaves out the decision-excluded workers and lists every exclusion with its cause.
 
-Payment is separate from data use (SPEC §6). A worker's data use is what their most recent data
+Payment is separate from data use (docs/method.md §6). A worker's data use is what their most recent data
 decision in the campaign says (``approve`` with or without ``use_data``, ``reject`` = excluded, or a
 data-only ``use_data`` / ``exclude_data`` record from the dashboard); failed decisions do not count.
 A worker without such a decision is judged by quality control alone. "Use" never overrides quality
-control: only workers who pass it count in the scores (SPEC §7).
+control: only workers who pass it count in the scores (docs/method.md §7).
 
 Everything is computed from the database on each call (no cache across requests).
 """

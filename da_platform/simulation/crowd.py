@@ -3,7 +3,8 @@
 Each simulated worker follows its own-pool invite link, opens the slot page, and for every item
 decides a score with its rater (:mod:`da_platform.simulation.adversaries`: by default its
 ``da_platform.simulation.profiles.WorkerProfile``) and posts it exactly as the page's script does (the answer is the
-next item), with the behaviour record its browser would send (contract C1; none for simple bots), until
+next item), with the behaviour record its browser would send (docs/quality-control.md#behaviour-record; none for
+simple bots), until
 the campaign gives it no more HITs. Workers arrive in a fixed order, so a seed gives the same ratings
 every run. A simulated person cannot read the answer images; in its place a :class:`SlotOracle` tells
 it the true quality of what the page shows (from the sample data's ``truth.json``), keyed by the opaque

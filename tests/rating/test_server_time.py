@@ -1,4 +1,5 @@
-"""The server-time check (issue 12): a behaviour record may not claim more time on an item than the server saw
+"""The server-time check (docs/quality-control.md#behaviour-signals): a behaviour record may not claim more time on
+an item than the server saw
 between serving it and receiving the rating (plus ``SERVER_TIME_TOLERANCE_MS``). Unit tests on hand-made rows,
 and the simulated crowd over HTTP on SQLite and PostgreSQL."""
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The behaviour record sent with each rating (issue 12, contract C1), over HTTP, on SQLite and PostgreSQL.
+"""The behaviour record sent with each rating (docs/quality-control.md#behaviour-record), over HTTP, on SQLite and
+PostgreSQL.
 
 The rating is always accepted; the record is stored when valid, else the reason there is none.
 """
