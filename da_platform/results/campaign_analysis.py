@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
 from analysis.scores import ScoreSettings
+from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
 from da_core.errors import InputError
 from da_platform.db.models import Campaign, ReviewDecision, Worker
@@ -137,7 +138,7 @@ class CampaignAnalysis:
         """Every worker left out, by a decision or by quality control (or sd 0), with the reason."""
         if self.result is not None:
             return self.result.exclusions
-        return tuple(Exclusion(self.campaign_name, w, "decision", r) for w, r in sorted(self.excluded.items()))
+        return tuple(Exclusion(self.campaign_name, w, ExcludedBy.decision, r) for w, r in sorted(self.excluded.items()))
 
     @property
     def group(self) -> GroupAnalysis | None:
