@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from PIL import Image
 from sqlalchemy import delete, func, select
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.cli import main
 from da_platform.config.settings import Settings, SettingsError
 from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
@@ -117,7 +117,7 @@ def test_build_writes_every_image_to_the_database_from_two_rendering_processes(d
         import_sample(session, name="sample", questions=30)
     storage = DatabaseImageStorage(database_url)
     with transaction(sessions) as session:
-        build_campaign(session, name="c", test_set="sample", storage=storage, seed=1, processes=2)
+        build_campaign(session, BuildSpec(name="c", test_set="sample", seed=1), storage=storage, processes=2)
     with sessions() as session:
         keys = {k for row in session.execute(select(Slot.candidate_image, Slot.reference_image)) for k in row if k}
         keys |= _example_images(session.scalar(select(Campaign)))
