@@ -7,7 +7,7 @@ _LAZY = {"analyze": "analysis.report", "AnalysisResult": "analysis.report", "Rat
          "read_ratings": "analysis.readers", "write_report": "analysis.output"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """``analysis.analyze`` etc. without importing numpy/scipy on ``import analysis.states``."""
     if name in _LAZY:
         import importlib

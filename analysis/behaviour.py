@@ -1,4 +1,5 @@
-"""Per-worker evidence beyond the quality checks (issue 12): how each worker's ratings were given.
+"""Per-worker evidence beyond the quality checks (docs/quality-control.md#behaviour-signals): how each worker's
+ratings were given.
 
 Each signal is computed per worker per group from the table's ``evidence`` (``analysis.evidence``),
 with its value, its threshold and why; a signal without enough data is "not applicable" (``flagged``

@@ -1,7 +1,7 @@
 """Correlation between two score lists, and the Williams test for comparing dependent correlations.
 
 Used for self-replication (two runs of a campaign) and for validating automatic metrics against
-human system scores (SPEC §9).
+human system scores (docs/method.md §9).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
     """Test whether variable 2 correlates with variable 1 better than variable 3 does.
 
     r12: metric A vs human, r13: metric B vs human, r23: metric A vs metric B, n: number of systems.
-    Formula as in SPEC §9 (Williams 1959, as used by Graham & Baldwin 2014).
+    Formula as in docs/method.md §9 (Williams 1959, as used by Graham & Baldwin 2014).
     """
     if n <= 3:
         raise ValueError(f"the Williams test needs more than 3 systems, got {n}")

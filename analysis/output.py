@@ -1,15 +1,16 @@
 """Writing an ``AnalysisResult``: CSV, JSON, Markdown, LaTeX and plain-text tables, WMT-format files.
 
 The ranking table is laid out like the published one: System | raw | z | N | n, best first, with a
-line between significance clusters (SPEC §8). Raw scores print with 2 decimals, z with 3.
+line between significance clusters (docs/method.md §8). Raw scores print with 2 decimals, z with 3.
 """
 from __future__ import annotations
 
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def text_table(analysis: GroupAnalysis) -> str:
     rows = [row for _, row in _rows(analysis)]
     widths = [max([len(TABLE_COLUMNS[i])] + [len(r[i]) for r in rows]) for i in range(len(TABLE_COLUMNS))]
 
-    def fmt(cells):
+    def fmt(cells: Sequence[str]) -> str:
         return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
     rule = "-" * len(fmt(TABLE_COLUMNS))
@@ -100,7 +101,7 @@ def result_as_dict(result: AnalysisResult) -> dict:
     """Everything except item scores, as JSON-ready plain data (NaN → null)."""
     from dataclasses import asdict
 
-    def clean(value):
+    def clean(value: Any) -> Any:
         if isinstance(value, float):
             return _number(value)
         if isinstance(value, dict):
@@ -198,7 +199,7 @@ def write_wmt_files(result: AnalysisResult, folder: Path) -> list[Path]:
 
     As in the release: whitespace separated; ``N`` = items and ``N.ALL`` = ratings; ``adwilcox``
     holds p(row > column) above the diagonal in z order and 0.12 where p >= alpha or below it;
-    ``clusters.csv``'s WINS are plain wins and its clusters follow SPEC §8. Group "xx-yy" gives
+    ``clusters.csv``'s WINS are plain wins and its clusters follow docs/method.md §8. Group "xx-yy" gives
     SRC xx, TRG yy and the file stem "xxyy" for adwilcox; other groups use SRC = group, TRG = NA.
     """
     written = []

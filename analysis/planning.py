@@ -1,4 +1,4 @@
-"""Planning and power for rank-sum comparisons of systems (SPEC §10).
+"""Planning and power for rank-sum comparisons of systems (docs/method.md §10).
 
 - ``sample_size_normal``: items per system to detect a difference of ``effect_size`` standard
   deviations with the rank-sum test. The two-sample t-test's sample size (non-central t, as R's

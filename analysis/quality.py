@@ -1,4 +1,4 @@
-"""Quality control of workers (SPEC §6): degraded-answer tests and per-worker diagnostics.
+"""Quality control of workers (docs/method.md §6): degraded-answer tests and per-worker diagnostics.
 
 Each ``BAD_REF`` rating is paired with the same worker's rating of its original ``SYSTEM`` slot in
 the same HIT; pairs are pooled over all of the worker's HITs in the group (campaign).
@@ -26,7 +26,8 @@ Scope (``QC_SCOPES``): ``group`` pools a worker's pairs over their HITs in one g
 language pairs, and gives that one verdict in each group. Diagnostics stay per group.
 
 The same test runs on any check type paired with its original: ``check=MEANING`` tests that the
-worker scores meaning-changed answers lower than their originals (issue 12), exactly as for BAD_REF.
+worker scores meaning-changed answers lower than their originals (docs/quality-control.md#meaning-checks), exactly as
+for BAD_REF.
 
 A group without any ``BAD_REF`` rating cannot be quality-controlled (e.g. WMT releases rated by
 pre-screened professionals); every worker there is reported as ``not_quality_controlled`` and kept.
@@ -65,7 +66,7 @@ class TestResult:
 
 @dataclass(frozen=True)
 class WorkerQC:
-    """Quality control of one worker in one group, with every diagnostic of SPEC §6."""
+    """Quality control of one worker in one group, with every diagnostic of docs/method.md §6."""
 
     group: str
     worker: str

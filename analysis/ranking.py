@@ -1,4 +1,4 @@
-"""Pairwise significance, wins, clusters and rank ranges (SPEC §8).
+"""Pairwise significance, wins, clusters and rank ranges (docs/method.md §8).
 
 For each ordered pair (A, B): one-sided Mann-Whitney U test that A's item-level z-scores are
 greater than B's, with the normal approximation, continuity correction and tie correction exactly
@@ -142,7 +142,7 @@ def clusters_from_wins(names: Sequence[str], wins: Sequence[int]) -> tuple[tuple
 
 @dataclass(frozen=True)
 class TieBrokenRanking:
-    """Adequacy clusters kept, systems inside each cluster ordered by fluency (SPEC §8)."""
+    """Adequacy clusters kept, systems inside each cluster ordered by fluency (docs/method.md §8)."""
 
     systems: tuple[str, ...]
     adequacy_cluster: tuple[int, ...]  # 0-based, best cluster first

@@ -6,11 +6,15 @@ names; ``wmt_links`` links each check of a WMT-style table to the SYSTEM rating 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from analysis.table import RatingsTable
 from da_core.errors import InputError
 
 
-def wmt_links(worker, hit, group, system, sid, types, slot) -> list[str]:
+def wmt_links(worker: Sequence[str], hit: Sequence[str], group: Sequence[str], system: Sequence[str],
+              sid: Sequence[str], types: Sequence[str], slot: Sequence[str]) -> list[str]:
     """Per row, the slot of the SYSTEM rating a check repeats (same worker, HIT, item and system; else the
     only SYSTEM rating of that item in the HIT), "" for SYSTEM rows and checks without one."""
     by_system: dict[tuple, str] = {}
@@ -32,8 +36,8 @@ def wmt_links(worker, hit, group, system, sid, types, slot) -> list[str]:
     return links
 
 
-def table_from_text_columns(columns, source: str, *, first_line: int, lines: list[int] | None = None,
-                             field_names: dict[str, str] | None = None) -> RatingsTable:
+def table_from_text_columns(columns: Mapping[str, Sequence[Any]], source: str, *, first_line: int,
+                            lines: list[int] | None = None, field_names: dict[str, str] | None = None) -> RatingsTable:
     """Build the table; re-locate any error to the file's own line numbers and field names."""
     try:
         return RatingsTable.from_columns(

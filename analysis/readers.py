@@ -15,8 +15,9 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TextIO
 
 from analysis import csv_safety
 from analysis.rating_columns import table_from_text_columns, wmt_links
@@ -60,7 +61,7 @@ def read_ratings_with_stats(path: str | Path, format: str | None = None, *, mtur
     raise ValueError(f"unknown ratings format {format!r}; expected one of {', '.join(FORMATS)}")
 
 
-def _without_gc(reader):
+def _without_gc(reader: Callable[[str | Path], RatingsTable]) -> Callable[[str | Path], RatingsTable]:
     """Run a reader with the cyclic garbage collector paused (see ``analysis.table.paused_gc``)."""
     import functools
 
@@ -87,7 +88,7 @@ def guess_format(path: Path) -> str:
     return "mturk" if {"HITId", "WorkerId", "AssignmentId"} <= set(header) else "csv"
 
 
-def _open(path: Path):
+def _open(path: Path) -> TextIO:
     try:
         return open(path, encoding="utf-8", newline="")
     except OSError as error:

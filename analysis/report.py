@@ -10,6 +10,7 @@ from analysis.grouping import group_by
 from analysis.quality import QC_METHODS, QCReport, QCSettings, quality_control
 from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores
+from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
 from analysis.verdict import WorkerVerdict, kept_workers, worker_verdicts
 
@@ -30,7 +31,8 @@ class AnalysisSettings:
     ranking_test: str = RANKING_TEST
 
 
-EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD = "decision", "quality control", "standard deviation 0"
+EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD = (ExcludedBy.decision, ExcludedBy.quality_control,
+                                                        ExcludedBy.standard_deviation_0)
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Exclusion:
 
     group: str
     worker: str
-    excluded_by: str  # decision | quality control | standard deviation 0
+    excluded_by: ExcludedBy
     reason: str
 
 
@@ -72,7 +74,7 @@ class AnalysisResult:
     warnings: tuple[str, ...] = field(default=())
     exclusions: tuple[Exclusion, ...] = field(default=())
 
-    def excluded(self, by: str | None = None) -> dict[str, dict[str, str]]:
+    def excluded(self, by: ExcludedBy | None = None) -> dict[str, dict[str, str]]:
         """group -> worker -> reason, for every exclusion (or those ``by`` one cause)."""
         out: dict[str, dict[str, str]] = {}
         for e in self.exclusions:

@@ -1,4 +1,4 @@
-"""Standardised scores, item scores and system scores (SPEC §7).
+"""Standardised scores, item scores and system scores (docs/method.md §7).
 
 - z-scores per worker per group over *all* of that worker's raw ratings (every slot type, before
   any filtering), with the sample standard deviation (n − 1); a worker whose standard deviation is

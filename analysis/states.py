@@ -27,4 +27,12 @@ class QCStatus(StrState):
     not_quality_controlled = "not_quality_controlled"
 
 
-__all__ = ["QCStatus", "StrState"]
+class ExcludedBy(StrState):
+    """Why a worker's ratings do not count in a group (``Exclusion.excluded_by``), as printed and exported."""
+
+    decision = "decision"
+    quality_control = "quality control"
+    standard_deviation_0 = "standard deviation 0"
+
+
+__all__ = ["ExcludedBy", "QCStatus", "StrState"]

@@ -47,7 +47,7 @@ def segment_fsums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.array([math.fsum(data[a:b]) for a, b in itertools.pairwise(bounds)], dtype=np.float64)
 
 
-def _sequential_segment_sums(values: np.ndarray, starts: np.ndarray, dtype) -> np.ndarray:
+def _sequential_segment_sums(values: np.ndarray, starts: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
     """Left-to-right sums of consecutive segments (one vector step per position inside a segment)."""
     ends = np.r_[starts[1:], len(values)]
     lengths = ends - starts

@@ -1,4 +1,5 @@
-"""One verdict per worker from all the evidence: the quality checks and the behaviour signals (issue 12).
+"""One verdict per worker from all the evidence: the quality checks and the behaviour signals
+(docs/quality-control.md#the-verdict).
 
 - ``excluded``: a quality check failed: the BAD_REF test (``analysis.quality``), or, where the group
   has MEANING checks, the same test on the meaning-change pairs (C2) came out ``failed``.
@@ -148,4 +149,3 @@ def summary(verdicts: Mapping[str, WorkerVerdict]) -> dict[str, int]:
     for v in verdicts.values():
         counts[v.status.value] += 1
     return counts
-

@@ -150,7 +150,7 @@ def offline_overlap(args: argparse.Namespace, out: Path) -> None:
     from sqlalchemy import select
 
     from analysis.table import RatingsTable
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
     from da_platform.db.models import Hit, Question, Slot, System
     from da_platform.simulation.adversaries import overlap_score
@@ -166,8 +166,9 @@ def offline_overlap(args: argparse.Namespace, out: Path) -> None:
     with transaction(sessions) as session:
         test_set = import_sample(session, questions=args.questions if args.questions < 300 else None)
         for layout in ("classic", "hardened"):
-            build_campaign(session, name=layout, test_set=test_set, seed=args.seed, passes=args.passes,
-                           layout=layout, storage=LocalImageStorage(out / "images"))
+            build_campaign(session,
+                           BuildSpec(name=layout, test_set=test_set, seed=args.seed, passes=args.passes, layout=layout),
+                           storage=LocalImageStorage(out / "images"))
     print("| layout | metric | bots (one HIT each) | pass BAD_REF test | pass BAD_REF and MEANING tests | "
           "mean drop BAD_REF | mean drop MEANING |")
     print("|---|---|---|---|---|---|---|")

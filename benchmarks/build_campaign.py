@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sqlalchemy import insert, select
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.db.engine import make_engine, session_factory, upgrade
 from da_platform.db.models import Answer, Hit, Question, Reference, Slot, System, TestSet
 from hit_builder.fonts import FontChain
@@ -168,8 +168,8 @@ def main() -> None:
     own_before, children_before = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with sessions() as session:
-        campaign = build_campaign(session, name="bench", test_set="bench", seed=1, storage=storage, style=style,
-                                  progress=progress, processes=args.processes)
+        campaign = build_campaign(session, BuildSpec(name="bench", test_set="bench", seed=1, style=style),
+                                  storage=storage, progress=progress, processes=args.processes)
         session.commit()
         build_seconds = time.perf_counter() - started
         render_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - children_before

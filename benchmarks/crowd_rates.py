@@ -1,4 +1,5 @@
-"""Rates, not single workers: many simulated workers of every kind through the platform's verdict (issue 12).
+"""Rates, not single workers: many simulated workers of every kind through the platform's verdict
+(docs/quality-control.md#the-verdict).
 
 ``python benchmarks/adversarial_crowd.py --rates`` (see ``main`` there). For each language (English-only
 and Chinese-only campaigns built from the bundled sample) and each layout (classic, hardened), every
@@ -117,7 +118,7 @@ def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path
     """Build the sample campaign of one language in one layout (SQLite in ``out``) and read its slots."""
     from sqlalchemy import select
 
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
     from da_platform.db.models import Hit, Question, System
     from da_platform.db.models import Slot as SlotRow
@@ -133,7 +134,7 @@ def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path
     sessions = session_factory(engine)
     with transaction(sessions) as session:
         test_set = import_sample(session, only=LANGUAGES[language])
-        build_campaign(session, name=layout, test_set=test_set.name, seed=seed, passes=passes, layout=layout,
+        build_campaign(session, BuildSpec(name=layout, test_set=test_set.name, seed=seed, passes=passes, layout=layout),
                        storage=LocalImageStorage(out / "images"))
     quality = load_truth()["quality"]
     with sessions() as session:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from da_platform.building.build import build_campaign  # noqa: E402
+from da_platform.building.build import BuildSpec, build_campaign  # noqa: E402
 from da_platform.config.accounts import create_user  # noqa: E402
 from da_platform.db.engine import upgrade  # noqa: E402
 from da_platform.db.models import Campaign  # noqa: E402
@@ -121,7 +121,7 @@ def _build_and_rate(sessions, folder: Path, args) -> tuple[int, int, random.Rand
     start = time.perf_counter()
     with sessions() as session:
         test_set = make_test_set(session, name="bench", questions=args.questions, systems=tuple(SYSTEMS))
-        campaign = build_campaign(session, name="bench", test_set=test_set, passes=args.passes, seed=1,
+        campaign = build_campaign(session, BuildSpec(name="bench", test_set=test_set, passes=args.passes, seed=1),
                                   storage=LocalImageStorage(Path(folder) / "images"))
         session.commit()
         hits = len(campaign.hits)

@@ -87,7 +87,7 @@ def build(url: str, images: Path, places: int) -> int:
     """Sample campaign, opened, with enough places for ``places`` workers; returns the campaign id."""
     from sqlalchemy import update
 
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import make_engine, session_factory, transaction
     from da_platform.db.models import CampaignStatus, Hit
     from da_platform.simulation.sample import import_sample
@@ -95,7 +95,7 @@ def build(url: str, images: Path, places: int) -> int:
 
     engine = make_engine(url)
     with transaction(session_factory(engine)) as session:
-        campaign = build_campaign(session, name="load", test_set=import_sample(session), seed=1,
+        campaign = build_campaign(session, BuildSpec(name="load", test_set=import_sample(session), seed=1),
                                   storage=LocalImageStorage(images))
         campaign.status = CampaignStatus.running
         per_hit = math.ceil(places / len(campaign.hits))

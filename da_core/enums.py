@@ -5,7 +5,7 @@ import enum
 
 
 class AnswerType(str, enum.Enum):
-    """Answer types of SPEC §1."""
+    """Answer types of docs/method.md §1."""
 
     description = "description"
     yes_no = "yes_no"
@@ -13,7 +13,7 @@ class AnswerType(str, enum.Enum):
 
 
 class SlotType(str, enum.Enum):
-    """Slot types of SPEC §1."""
+    """Slot types of docs/method.md §1."""
 
     SYSTEM = "SYSTEM"
     REPEAT = "REPEAT"

@@ -1,4 +1,4 @@
-"""Script-aware tokenisation shared by degradation (SPEC §3) and the automatic metrics.
+"""Script-aware tokenisation shared by degradation (docs/method.md §3) and the automatic metrics.
 
 Chinese, Japanese and Thai are written without spaces between words, so each of their characters
 is one token; every other script is split on whitespace. Mixed text gets both treatments.
@@ -38,7 +38,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def is_character_script(text: str) -> bool:
-    """True when most tokens of the text are CJK/Thai characters (SPEC §3 then doubles span lengths)."""
+    """True when most tokens of the text are CJK/Thai characters (docs/method.md §3 then doubles span lengths)."""
     tokens = tokenize(text)
     if not tokens:
         return False

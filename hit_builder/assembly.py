@@ -1,4 +1,4 @@
-"""HIT assembly (SPEC §2): ordinary items cut into HITs of 100 slots with hidden quality checks.
+"""HIT assembly (docs/method.md §2): ordinary items cut into HITs of 100 slots with hidden quality checks.
 
 Pure: takes the items to rate, a seed and a number of passes, and returns plans (no database).
 
@@ -88,7 +88,7 @@ def partner_set(set_index: int) -> int:
 
 
 def assemble(items: Sequence[Hashable], *, seed: int, passes: int = 1, layout: Layout = CLASSIC) -> Assembly:
-    """Plan the HITs for ``items`` (distinct, hashable, in a canonical order) per SPEC §2 and ``layout``."""
+    """Plan the HITs for ``items`` (distinct, hashable, in a canonical order) per docs/method.md §2 and ``layout``."""
     per_hit = layout.ordinary_per_hit
     if passes < 1:
         raise AssemblyError(f"passes must be at least 1, got {passes}")
@@ -150,7 +150,8 @@ def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random
 
 
 def verify_hit(hit: HitPlan, layout: Layout = CLASSIC) -> None:
-    """Check SPEC §2's composition of one HIT in ``layout``; raise :class:`AssemblyError` naming what is wrong."""
+    """Check one HIT's composition in ``layout`` (docs/method.md §2); raise :class:`AssemblyError` naming what is
+    wrong."""
     def fail(message: str) -> NoReturn:
         raise AssemblyError(f"HIT {hit.index}: {message}")
 

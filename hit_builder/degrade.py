@@ -1,4 +1,4 @@
-"""Degraded answers for ``BAD_REF`` slots (SPEC §3): a span of the system answer is replaced.
+"""Degraded answers for ``BAD_REF`` slots (docs/method.md §3): a span of the system answer is replaced.
 
 Pure: the caller passes the answer, a :class:`DonorPool` of other questions' references and a seeded
 ``random.Random``; the same inputs and generator state give the same result.
@@ -46,7 +46,7 @@ class DegradationError(BuildError):
 
 
 def span_length(tokens: int, *, character_script: bool = False) -> int:
-    """Number of tokens to replace in an answer of ``tokens`` tokens (SPEC §3 table)."""
+    """Number of tokens to replace in an answer of ``tokens`` tokens (docs/method.md §3 table)."""
     if tokens < 1:
         raise DegradationError("an empty answer cannot be degraded")
     length = next((span for low, high, span in SPAN_TABLE if low <= tokens <= high), tokens // 4)

@@ -1,6 +1,6 @@
 """HIT layouts: how many ordinary items and which hidden checks each set of 10 slots holds.
 
-* ``classic``: the published method (SPEC §2): per set 7 ``SYSTEM`` + ``BAD_REF``, ``REPEAT``, ``REF`` of
+* ``classic``: the published method (docs/method.md §2): per set 7 ``SYSTEM`` + ``BAD_REF``, ``REPEAT``, ``REF`` of
   the partner set's items, so 70/10/10/10 per HIT. It reproduces WMT's releases.
 * ``hardened``: per set 6 ``SYSTEM`` + ``BAD_REF``, ``REPEAT``, ``REF`` and a ``MEANING`` check (the
   answer with its meaning changed but most words kept, see :mod:`hit_builder.meaning`), so

@@ -9,7 +9,7 @@ them a copy of each rating of the kept item, so the analysis sees one rating row
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -42,8 +42,9 @@ class MergePlan(Generic[T]):
                 "saved": self.saved, "groups": self.groups}
 
 
-def merge_identical(items: Sequence[T], *, question_of, system_of, question_name, system_name,
-                    text_of) -> MergePlan[T]:
+def merge_identical(items: Sequence[T], *, question_of: Callable[[T], Hashable], system_of: Callable[[T], Hashable],
+                    question_name: Callable[[T], str], system_name: Callable[[T], str],
+                    text_of: Callable[[T], str]) -> MergePlan[T]:
     """Keep the first item of each (question, same text) group; record the others' systems.
 
     The accessors give each item's question key, system key, question id as shown in the ratings

@@ -27,6 +27,7 @@ import os
 import random
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, cast
 
 from da_core.errors import BuildError
 from hit_builder.fonts import FontChain
@@ -38,6 +39,9 @@ from hit_builder.render import (
     complex_script,
     encode_grey4_png,
 )
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageFont
 
 RENDER_STYLES = ("plain", "hardened")
 # Sibling files of a font (same folder), drawn in turn with it: sans, serif, bold, oblique.
@@ -105,7 +109,7 @@ def _variants(spec: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def _font(spec: str, size: int):
+def _font(spec: str, size: int) -> ImageFont.FreeTypeFont:
     from PIL import ImageFont
 
     path, _, index = spec.partition("#")
@@ -124,12 +128,12 @@ def _fonts_for(chain: FontChain, character: str) -> list[str]:
     return [spec for spec in _variants(own) if spec == own or _coverage(spec).face_of(character) is not None]
 
 
-def render_hardened(renderer, text: str, role: Role | str, where: str = "text") -> bytes:
+def render_hardened(renderer: Renderer, text: str, role: Role | str, where: str = "text") -> bytes:
     """The OCR-resistant PNG of ``text`` (see the module docstring); ``renderer`` is the plain
     :class:`~hit_builder.render.Renderer` of the same chain and style (used to wrap the text)."""
     from PIL import Image
 
-    style: HardenedStyle = renderer.style
+    style = cast(HardenedStyle, renderer.style)  # a hardened render's renderer is built with its style
     chain: FontChain = renderer.chain
     chain.check(text, where)
     script = complex_script(text)
@@ -169,7 +173,7 @@ def render_hardened(renderer, text: str, role: Role | str, where: str = "text") 
     return encode_grey4_png(_pack4(levels), width, height)
 
 
-def _pack4(image) -> bytes:
+def _pack4(image: Image.Image) -> bytes:
     """Rows of 0–15 levels packed two pixels a byte (high nibble first), as encode_grey4_png expects."""
     import numpy
 
@@ -179,7 +183,8 @@ def _pack4(image) -> bytes:
     return ((pixels[:, 0::2] << 4) | pixels[:, 1::2]).astype(numpy.uint8).tobytes()
 
 
-def _draw_glyph(ink, font, character: str, x: float, y: float, angle: float) -> None:
+def _draw_glyph(ink: Image.Image, font: ImageFont.FreeTypeFont, character: str, x: float, y: float,
+                angle: float) -> None:
     from PIL import Image, ImageChops, ImageDraw
 
     size = int(font.size * 2)
@@ -193,7 +198,7 @@ def _draw_glyph(ink, font, character: str, x: float, y: float, angle: float) -> 
     ink.paste(ImageChops.lighter(current, turned), region)
 
 
-def _texture(image, rng: random.Random, style: HardenedStyle, chain: FontChain, line_height: int) -> None:
+def _texture(image: Image.Image, rng: random.Random, style: HardenedStyle, chain: FontChain, line_height: int) -> None:
     """Speckle, faint strokes and decoy characters, none darker than ``texture_darkest``."""
     from PIL import ImageDraw
 
@@ -220,11 +225,11 @@ def _texture(image, rng: random.Random, style: HardenedStyle, chain: FontChain, 
 
 
 @lru_cache(maxsize=8)
-def _wrapper_cached(specs: tuple[str, ...], width: int, padding: int, size: int):
+def _wrapper_cached(specs: tuple[str, ...], width: int, padding: int, size: int) -> Renderer:
     return Renderer(FontChain.load(list(specs)), RenderStyle(width=width, font_size=size, padding=padding),
                     shaping=False)
 
 
-def _wrapper(chain: FontChain, style: RenderStyle, size: int):
+def _wrapper(chain: FontChain, style: RenderStyle, size: int) -> Renderer:
     """A plain renderer at the largest glyph size, used only to break lines."""
     return _wrapper_cached(tuple(chain.specs), style.width, style.padding, size)

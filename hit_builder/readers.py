@@ -131,7 +131,7 @@ def decode_utf8(data: bytes, file: str) -> str:
         ) from None
 
 
-def _reject_duplicate_keys(file: str, line: int):
+def _reject_duplicate_keys(file: str, line: int) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for key, value in pairs:

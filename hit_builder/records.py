@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from da_core.enums import AnswerType
+from da_core.errors import InputError
 from hit_builder.readers import Record, Table
 
 #: Longest id and name the database stores.
@@ -93,7 +94,7 @@ class _Fields:
         self.table = table
         self.record = record
 
-    def error(self, message: str, field: str):
+    def error(self, message: str, field: str) -> InputError:
         return self.table.error(message, line=self.record.line, field=field)
 
     def raw(self, field: str) -> Any:

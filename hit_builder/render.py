@@ -1,4 +1,4 @@
-"""Answer images (SPEC §4): text wrapped to a fixed width, drawn with a font chain, saved as small PNGs.
+"""Answer images (docs/method.md §4): text wrapped to a fixed width, drawn with a font chain, saved as small PNGs.
 
 Answers are shown as images so that bots cannot read them and workers cannot paste them into a
 language model. One image per text and role: the reference is drawn in grey, the candidate in black.

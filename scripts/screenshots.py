@@ -22,7 +22,7 @@ SCREENS = {  # name: (viewport, device scale factor)
 
 
 def build(sessions, storage, *, name: str, lang: str, long: bool) -> int:
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.models import CampaignStatus
     from da_platform.simulation.showcase import make_showcase
     from hit_builder.worker_settings import WorkerPageOptions
@@ -35,9 +35,9 @@ def build(sessions, storage, *, name: str, lang: str, long: bool) -> int:
                       "This task evaluates automatic question-answering systems. **Read every answer carefully.**"))
     with sessions() as session:
         test_set = make_showcase(session, name=name, lang=lang, long=long)
-        campaign = build_campaign(session, name=name, test_set=test_set, storage=storage, seed=7, processes=1,
-                                  passes=len(SCREENS),
-                                  worker=options, id_salt="screenshots")
+        campaign = build_campaign(session,
+                                  BuildSpec(name=name, test_set=test_set, seed=7, passes=len(SCREENS), worker=options,
+                                            id_salt="screenshots"), storage=storage, processes=1)
         campaign.status = CampaignStatus.running
         session.commit()
         return campaign.id
@@ -89,7 +89,8 @@ def main() -> None:
                     page.focus("#slider")
                     page.keyboard.press("ArrowRight")
                     page.screenshot(path=str(args.out / f"{tag}-{screen}-item.png"))
-                    if long:
+                    # The end of a long answer, where it does not fit the screen (on a desktop it does).
+                    if long and page.evaluate("document.documentElement.scrollHeight > window.innerHeight"):
                         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
                         page.screenshot(path=str(args.out / f"{tag}-{screen}-item-end.png"))
                     context.close()

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.db.models import (
     Assignment,
     AssignmentStatus,
@@ -50,7 +50,7 @@ def build(session: Session, storage: LocalImageStorage, *, name: str = "dash", q
             for answer in system.answers:
                 answer.text = f"{answer.text} {IMG}"
     session.flush()
-    campaign = build_campaign(session, name=name, test_set=test_set, storage=storage, passes=passes, seed=1)
+    campaign = build_campaign(session, BuildSpec(name=name, test_set=test_set, passes=passes, seed=1), storage=storage)
     session.commit()
     return campaign
 

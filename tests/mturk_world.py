@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from da_platform.cli import main
 from da_platform.db.models import Hit
+from da_platform.simulation.crowd import SimulatedClock
 from tests.fakes.crowd import quality_campaign, rate_hit, submit_form
 from tests.fakes.fake_mturk import create_fake_mturk
 from tests.fakes.server import serve_wsgi
@@ -61,7 +62,7 @@ def mturk_world(database_url: str, tmp_path) -> Iterator[World]:
     a fixture)."""
     app = create_fake_mturk()
     with serve_wsgi(app) as url:
-        env = make_web_env(database_url, tmp_path, MTURK_SUBMIT_ORIGINS=[url])
+        env = make_web_env(database_url, tmp_path, MTURK_SUBMIT_ORIGINS=[url], clock=SimulatedClock())
         yield World(env, app, url, database_url)
 
 

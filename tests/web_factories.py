@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw
 from sqlalchemy.orm import Session
@@ -26,6 +27,9 @@ from da_platform.db.models import (
     TestSet,
 )
 from hit_builder.storage import LocalImageStorage
+
+if TYPE_CHECKING:
+    from da_platform.rating.clock import AssignmentClock
 
 ADEQUACY = "Answer B answers the question as adequately as Answer A."
 CHINESE_QUESTION = "长城有多长？"
@@ -144,8 +148,9 @@ class WebEnv:
             return make_campaign(session, self.storage, **kwargs)
 
 
-def make_web_env(database_url: str, tmp_path, **config) -> WebEnv:
-    """``create_app`` for tests (TESTING, fixed secret key, images under ``tmp_path``).
+def make_web_env(database_url: str, tmp_path, *, clock: AssignmentClock | None = None, **config) -> WebEnv:
+    """``create_app`` for tests (TESTING, fixed secret key, images under ``tmp_path``); ``clock``: the
+    server's time for an assignment (e.g. a ``SimulatedClock``; default the real time).
 
     Dashboard pages compute the analysis off the request path as always, but wait for it up to
     ``ANALYSIS_WAIT_SECONDS`` = 120 s rather than 2 s, so that a loaded machine does not turn a page into
@@ -162,6 +167,7 @@ def make_web_env(database_url: str, tmp_path, **config) -> WebEnv:
             "PUBLIC_URL": "http://127.0.0.1",
             "ANALYSIS_WAIT_SECONDS": 120,
             **config,
-        }
+        },
+        clock=clock,
     )
     return WebEnv(app=app, sessions=app.config["SESSIONS"], storage=LocalImageStorage(folder))

@@ -1,4 +1,4 @@
-"""Automatic metrics for QA answers and their validation against human scores (SPEC §9).
+"""Automatic metrics for QA answers and their validation against human scores (docs/method.md §9).
 
 Every metric is a small class (see ``base.Metric``); ``METRICS`` maps registry names to classes so
 that the command line and the validation can iterate over them. ``DEFAULT_METRICS`` are the ones

@@ -23,7 +23,8 @@ Defaults are the official scorer's (α = β = 1.0, γ = 1.2); ``PAPER`` holds th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 from analysis.metrics.base import (
     Metric,
@@ -167,7 +168,7 @@ class AdaptedBleu(_Adapted):
     def signature_fields(self) -> dict[str, str]:
         return {**super().signature_fields(), "smooth": self.smooth, "max-order": str(self.max_order)}
 
-    def _ngrams(self, text: str):
+    def _ngrams(self, text: str) -> tuple[Counter[tuple[str, ...]], int]:
         from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
         return extract_all_word_ngrams(" ".join(self.tokens(text)), 1, self.max_order)
@@ -224,7 +225,7 @@ class AdaptedBleu(_Adapted):
         return MetricScore(self.name, self._bleu(sums), len(hypotheses))
 
 
-def _max_counts(counters) -> dict[tuple[str, ...], int]:
+def _max_counts(counters: Iterable[Counter[tuple[str, ...]]]) -> dict[tuple[str, ...], int]:
     """For each n-gram, the most times it appears in any single one of the counters."""
     best: dict[tuple[str, ...], int] = {}
     for counter in counters:
@@ -234,7 +235,8 @@ def _max_counts(counters) -> dict[tuple[str, ...], int]:
     return best
 
 
-def _clipped_matches(hyp_ngrams, ref_ngrams, max_order: int) -> list[float]:
+def _clipped_matches(hyp_ngrams: Counter[tuple[str, ...]], ref_ngrams: Mapping[tuple[str, ...], int],
+                     max_order: int) -> list[float]:
     matches = [0.0] * max_order
     for ngram, count in hyp_ngrams.items():
         available = ref_ngrams.get(ngram)

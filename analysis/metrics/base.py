@@ -23,7 +23,7 @@ Progress = Callable[[int], None]
 class QuestionInfo:
     """What the data says about a question and one answer to it (used by the adapted metrics).
 
-    ``answer_type`` is ``description``, ``yes_no`` or ``entity`` (SPEC §1). ``reference_labels`` are the
+    ``answer_type`` is ``description``, ``yes_no`` or ``entity`` (docs/method.md §1). ``reference_labels`` are the
     references' own yes/no labels (``yes``, ``no``, ``depends`` or None), in reference order;
     ``yes_no_label`` is a question-level label that stands for every reference without its own.
     ``gold_entities`` is the gold entity list (the union of the references' lists). ``answer_label``

@@ -9,7 +9,7 @@
 - ``chars``: every character of the text with its whitespace removed, in every script (what the
   official MRC2018 scorer does; meaningful for Chinese, not for English).
 
-Degradation (SPEC §3) keeps its own whitespace tokens (``da_core.text.tokenize``).
+Degradation (docs/method.md §3) keeps its own whitespace tokens (``da_core.text.tokenize``).
 """
 from __future__ import annotations
 

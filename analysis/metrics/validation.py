@@ -1,4 +1,4 @@
-"""Validate automatic metrics against human system scores (SPEC §9).
+"""Validate automatic metrics against human system scores (docs/method.md §9).
 
 ``validate_metrics`` correlates every metric's system scores with the human ones (Pearson r,
 Spearman ρ, Kendall τ via ``analysis.correlation.correlate``) and runs the Williams test for every
@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from analysis import csv_safety
 from analysis.correlation import CorrelationResult, correlate, williams_test
@@ -239,7 +240,7 @@ def _latex_escape(text: str) -> str:
     return text
 
 
-def _nan_to_none(value):
+def _nan_to_none(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):

@@ -1,2 +1,4 @@
-"""HIT building against the database: import into the tables, build and verify a campaign, sample data,
-image blobs. The pure steps (assembly, layouts, degradation, rendering, readers) are in :mod:`hit_builder`."""
+"""Campaigns built against the database: test sets and answers imported, a campaign built and verified.
+
+The pure steps (readers, assembly, layouts, degradation, rendering) are in :mod:`hit_builder`.
+"""

@@ -1,4 +1,4 @@
-"""Build a campaign: assemble HITs, degrade answers, render images, persist, verify (SPEC §2–§4).
+"""Build a campaign: assemble HITs, degrade answers, render images, persist, verify (docs/method.md §2–§4).
 
 ``build_campaign`` adds the campaign to the caller's session and flushes; the caller commits (or rolls
 back on any error, which leaves the database as it was; rendered images are content-addressed files
@@ -60,7 +60,7 @@ class _Item:
 
 def resolve_criterion(criterion: str, statement: str | None,
                       show_reference: bool | None) -> tuple[str, bool]:
-    """The statement and whether the reference is shown, for a criterion (SPEC §1)."""
+    """The statement and whether the reference is shown, for a criterion (docs/method.md §1)."""
     if criterion == "adequacy":
         if statement not in (None, ADEQUACY_STATEMENT) or show_reference is False:
             raise BuildError("adequacy uses the standard statement and shows the reference; "
@@ -150,39 +150,56 @@ def _merged(items: list[_Item]):
                            text_of=lambda i: i.answer)
 
 
-def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
-                   systems: Sequence[System | str] | None = None, criterion: str = "adequacy",
-                   statement: str | None = None, show_reference: bool | None = None, seed: int = 0,
-                   passes: int = 1, max_hits_per_worker: int = 1, storage: ImageStorage,
-                   font_paths: Sequence[str] | None = None, progress: Progress | None = None,
-                   id_salt: str | None = None, style: RenderStyle = RenderStyle(),
-                   processes: int | None = None, merge_identical: bool = False, layout: str = DEFAULT_LAYOUT,
-                   allow_missing: bool = False,
-                   worker: WorkerPageOptions = WorkerPageOptions(),
-                   warn: Callable[[str], None] | None = None) -> Campaign:
-    """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``.
+@dataclass(frozen=True)
+class BuildSpec:
+    """What to build: the campaign's name and test set, what workers judge, how the HITs are assembled and
+    drawn. The CLI's ``build``, the demo and the tests make one; :func:`build_campaign` builds it.
 
     ``layout`` names the HIT layout (:mod:`hit_builder.layouts`): ``classic`` or ``hardened``.
     ``allow_missing``: a system without an answer to a question abstains there (imported with
     ``import answers --allow-missing``): the item is left out and listed in ``settings["abstentions"]``.
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
-    (``settings["worker"]``); ``warn`` receives warnings (answers too long to read, no example).
+    (``settings["worker"]``). ``id_salt``: the salt of the public ids (default: random, stored).
     """
-    request = _checked_request(session, name=name, test_set=test_set, max_hits_per_worker=max_hits_per_worker,
-                               layout=layout, criterion=criterion, statement=statement,
-                               show_reference=show_reference)
-    imported = _import_items(session, request.test_set, systems, allow_missing=allow_missing,
-                             merge_identical=merge_identical)
-    chain = FontChain.load(font_paths)
-    renderer = Renderer(chain, style)
-    assembled = _assemble(imported, request, seed=seed, passes=passes)
+
+    name: str
+    test_set: TestSet | str
+    systems: Sequence[System | str] | None = None
+    criterion: str = "adequacy"
+    statement: str | None = None
+    show_reference: bool | None = None
+    seed: int = 0
+    passes: int = 1
+    max_hits_per_worker: int = 1
+    font_paths: Sequence[str] | None = None
+    id_salt: str | None = None
+    style: RenderStyle = RenderStyle()
+    merge_identical: bool = False
+    layout: str = DEFAULT_LAYOUT
+    allow_missing: bool = False
+    worker: WorkerPageOptions = WorkerPageOptions()
+
+
+def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, progress: Progress | None = None,
+                   processes: int | None = None, warn: Callable[[str], None] | None = None) -> Campaign:
+    """Assemble, degrade, render, persist and verify the campaign ``spec`` describes; returns it with status
+    ``built``. ``storage`` receives the images (drawn in ``processes`` processes, ``progress`` told how far);
+    ``warn`` receives warnings (answers too long to read, no example)."""
+    request = _checked_request(session, name=spec.name, test_set=spec.test_set,
+                               max_hits_per_worker=spec.max_hits_per_worker, layout=spec.layout,
+                               criterion=spec.criterion, statement=spec.statement, show_reference=spec.show_reference)
+    imported = _import_items(session, request.test_set, spec.systems, allow_missing=spec.allow_missing,
+                             merge_identical=spec.merge_identical)
+    chain = FontChain.load(spec.font_paths)
+    renderer = Renderer(chain, spec.style)
+    assembled = _assemble(imported, request, seed=spec.seed, passes=spec.passes)
     images = _render(assembled, imported.items, request, chain=chain, renderer=renderer, storage=storage,
-                     worker=worker, criterion=criterion, processes=processes, progress=progress, warn=warn)
-    settings = _settings(request, imported, assembled, images, seed=seed, passes=passes, style=style,
-                         chain=chain, renderer=renderer, salt=id_salt or secrets.token_hex(32))
-    campaign = _store(session, request, imported.systems, assembled, images, settings, criterion=criterion,
-                      seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker)
+                     worker=spec.worker, criterion=spec.criterion, processes=processes, progress=progress, warn=warn)
+    settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, style=spec.style,
+                         chain=chain, renderer=renderer, salt=spec.id_salt or secrets.token_hex(32))
+    campaign = _store(session, request, imported.systems, assembled, images, settings, criterion=spec.criterion,
+                      seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back
     campaign.status = CampaignStatus.built
     session.flush()
@@ -281,7 +298,7 @@ def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int)
 
 def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *,
                       seed: int) -> dict[tuple[int, int], tuple[str, dict]]:
-    """The BAD_REF answers (SPEC §3) by (HIT index, position), with the record of how each was degraded."""
+    """The BAD_REF answers (docs/method.md §3) by (HIT index, position), with the record of how each was degraded."""
     external: dict[Hashable, str] = {item.question.id: item.question.external_id for item in items}
     answers_by_question: dict[int, list[str]] = {}
     for item in items:

@@ -1,4 +1,4 @@
-"""Import test sets and system answers into the database (SPEC §1).
+"""Import test sets and system answers into the database (docs/method.md §1).
 
 Each function reads and checks a whole file first and adds nothing unless every record is good,
 so a caller that runs it inside :func:`da_platform.db.engine.transaction` leaves the database exactly as

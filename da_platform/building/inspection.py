@@ -14,7 +14,7 @@ from hit_builder.layouts import CLASSIC, layout_named
 
 
 def verify_campaign(session: Session, campaign: Campaign) -> int:
-    """Check every stored HIT of the campaign against SPEC §2; returns the number of HITs.
+    """Check every stored HIT of the campaign against docs/method.md §2; returns the number of HITs.
 
     The stored slots are turned back into plans and checked by :func:`assembly.verify_hit`, so the
     database and the assembler are held to the same rule; a check whose original lies in another

@@ -252,9 +252,4 @@ def _load_campaign_analysis(context: CliContext, name: str, options=None):
     return analysis
 
 
-def _load_campaign(context: CliContext, name: str):
-    """The campaign's ratings table (every rating, decision-excluded workers too)."""
-    return _load_campaign_analysis(context, name).table
-
-
 COMMANDS: list[click.Command] = [analyze]

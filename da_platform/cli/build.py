@@ -77,16 +77,17 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     Everything is checked before anything is stored: on any error nothing is built.
     """
     from da_core.errors import BuildError, InputError
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.config.settings import ImageStore
     from da_platform.db.engine import transaction
-    from da_platform.images.store import ImageStoreError, open_image_storage, settings_config
+    from da_platform.images.store import ImageStoreError, open_image_storage
     from hit_builder.ocr_resistant import render_style
     from hit_builder.worker_settings import WorkerPageOptions, read_example
 
-    if image_folder is not None and context.settings.image_store != "folder":
-        raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store!r})")
+    if image_folder is not None and context.settings.image_store is not ImageStore.folder:
+        raise click.UsageError(f"--images is for DA_IMAGE_STORE=folder (it is {context.settings.image_store.value!r})")
     try:
-        storage = open_image_storage(settings_config(context.settings, image_folder))
+        storage = open_image_storage(context.settings, folder=image_folder)
     except ImageStoreError as error:
         raise click.ClickException(str(error)) from None
     bar = None
@@ -106,15 +107,14 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
             example=read_example(example_file) if example_file else None, practice=practice,
             show_context=show_context, messages=_read_messages(messages_file) if messages_file else None)
         with transaction(context.sessions) as session:
-            campaign = build_campaign(
-                session, name=name, test_set=find_test_set(session, test_set_name),
+            spec = BuildSpec(
+                name=name, test_set=find_test_set(session, test_set_name), criterion=criterion, statement=statement,
+                show_reference=show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
-                criterion=criterion, statement=statement, show_reference=show_reference, seed=seed,
-                passes=passes, max_hits_per_worker=max_hits_per_worker,
-                storage=storage, font_paths=list(fonts or context.settings.font_paths),
-                progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
-                worker=worker, warn=warnings.append, layout=layout, allow_missing=allow_missing,
-                style=render_style(render_name))
+                font_paths=list(fonts or context.settings.font_paths), id_salt=id_salt, merge_identical=merge_identical,
+                worker=worker, layout=layout, allow_missing=allow_missing, style=render_style(render_name))
+            campaign = build_campaign(session, spec, storage=storage, progress=progress, processes=processes,
+                                      warn=warnings.append)
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:

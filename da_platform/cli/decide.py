@@ -1,7 +1,7 @@
 """CLI: ``decide``, one researcher's decision on one worker, as the dashboard's buttons take it.
 
-The command parses its arguments, shows what would be recorded (``worker_decisions.plan``), asks for
-confirmation and records it (``worker_decisions.record``): the same functions, tokens and effects as
+The command parses its arguments, shows what would be recorded (``by_hand.plan``), asks for
+confirmation and records it (``by_hand.record``): the same functions, tokens and effects as
 the dashboard's confirmation page.
 """
 from __future__ import annotations

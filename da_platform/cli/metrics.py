@@ -1,4 +1,5 @@
-"""Automatic metrics: ``metrics`` scores systems, ``validate-metrics`` tests metrics against humans (SPEC §9)."""
+"""Automatic metrics: ``metrics`` scores systems, ``validate-metrics`` tests metrics against humans (docs/method.md
+§9)."""
 from __future__ import annotations
 
 import sys

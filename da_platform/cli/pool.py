@@ -2,16 +2,39 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from da_platform.cli import CliContext, find_campaign, pass_context
-from da_platform.cli.serve import _ready_for_links
 from da_platform.db.rows import get_row
 
-if TYPE_CHECKING:
-    pass
+
+def _ready_for_links(session, campaign, open_campaign: bool) -> None:
+    """Refuse links that could never work (a closed campaign), open a built campaign with --open, and
+    warn when the links work only later (built without --open, paused)."""
+    from da_platform.db.models import AuditLog, CampaignStatus
+
+    name, status = campaign.name, campaign.status
+    if status == CampaignStatus.running:
+        return
+    if status == CampaignStatus.closed:  # final: it never opens again
+        raise click.ClickException(f"campaign {name!r} is closed for good: links to it would never work; no link "
+                                   "was made (build a new campaign for more ratings)")
+    if status == CampaignStatus.paused:
+        if open_campaign:
+            raise click.ClickException(f"campaign {name!r} is paused: resume it with `da-platform campaign resume "
+                                       f"{name}` (--open opens a built campaign); no link was made")
+        click.echo(f"warning: campaign {name!r} is paused; the links work once it is resumed "
+                   f"(`da-platform campaign resume {name}`)", err=True)
+    elif not open_campaign:
+        click.echo(f"warning: campaign {name!r} is {status.value}; the links work once it is open (add --open)",
+                   err=True)
+    elif status != CampaignStatus.built:
+        raise click.ClickException(f"campaign {name!r} is {status.value}: only a built campaign can be opened")
+    else:
+        campaign.status = CampaignStatus.running
+        session.add(AuditLog(actor="cli", campaign_id=campaign.id, action="campaign.open", target=name,
+                             reason="da-platform invite --open"))
 
 
 @click.command()

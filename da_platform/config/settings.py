@@ -31,6 +31,14 @@ class Environment(StrState):
     testing = "testing"
 
 
+class ImageStore(StrState):
+    """``$DA_IMAGE_STORE``: where answer images live (da_platform.images.store opens it)."""
+
+    folder = "folder"
+    database = "database"
+    s3 = "s3"
+
+
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:5000"
 DEFAULT_S3_PREFIX = "images/"
 DEFAULT_RATELIMIT_STORAGE = "memory://"
@@ -45,7 +53,7 @@ class Settings:
     secret_key: str | None = field(default=None, repr=False)
     public_url: str = DEFAULT_PUBLIC_URL
     # Where answer images live: folder (image_folder) | database | s3 (da_platform/images/store.py).
-    image_store: str = "folder"
+    image_store: ImageStore = ImageStore.folder
     image_folder: Path | None = None  # None: <instance>/images
     s3_bucket: str | None = None
     s3_endpoint_url: str | None = None
@@ -126,13 +134,12 @@ def _optional_url(name: str, value: str | None) -> str | None:
     return None if value is None else _url(name, value)
 
 
-def _image_store(value: str | None) -> str:
-    from da_platform.images.store import ImageStoreError, store_kind
-
+def _image_store(value: str | None) -> ImageStore:
     try:
-        return store_kind(value).value
-    except ImageStoreError as error:
-        raise SettingsError(str(error)) from None
+        return ImageStore((value or ImageStore.folder).strip().lower())
+    except ValueError:
+        names = ", ".join(kind.value for kind in ImageStore)
+        raise SettingsError(f"DA_IMAGE_STORE={value!r} is not an image store (choose one of: {names})") from None
 
 
 def _storage_uri(value: str | None) -> str:

@@ -75,7 +75,8 @@ FINISHED = (AssignmentStatus.completed, AssignmentStatus.submitted, AssignmentSt
 
 
 class BehaviourStatus(str, enum.Enum):
-    """The behaviour record that came with a rating (issue 12): valid, or why there is none."""
+    """The behaviour record that came with a rating (docs/quality-control.md#behaviour-record): valid, or why there
+    is none."""
 
     valid = "valid"
     missing = "missing"  # no record sent (no script, or posted straight to the endpoint)
@@ -177,7 +178,7 @@ class CampaignSystem(Base):
 
 
 class Campaign(Base):
-    """One criterion over one test set and a set of systems (SPEC §1).
+    """One criterion over one test set and a set of systems (docs/method.md §1).
 
     ``settings`` records everything needed to reproduce the build and the analysis: degradation
     method and parameters, passes, quality-control method and thresholds, payment settings.
@@ -220,7 +221,7 @@ class Hit(Base):
     public_id: Mapped[str] = mapped_column(String(64), unique=True)
     # How many workers may take this HIT (1 unless the campaign asks for more assignments per HIT).
     max_assignments: Mapped[int] = mapped_column(Integer, default=1)
-    # How many slots it has (100 per SPEC §2; fixed at build time). Stored so that the worker pages,
+    # How many slots it has (100 per docs/method.md §2; fixed at build time). Stored so that the worker pages,
     # which show "k / total" and close the assignment after the last slot, need not count per request.
     slot_count: Mapped[int] = mapped_column(Integer)
     # Provider-side identifiers once launched (MTurk HITId, Prolific study id).

@@ -1,4 +1,5 @@
-"""The behaviour record a worker's page sends with each rating (issue 12, contract C1), read strictly.
+"""The behaviour record a worker's page sends with each rating (docs/quality-control.md#behaviour-record), read
+strictly.
 
 The page's script (``da_platform/static/behaviour.js``) sends one form field ``behaviour``: a JSON object of at
 most ``MAX_BYTES`` bytes naming the slot it was recorded for and counting what happened while that

@@ -5,11 +5,11 @@ all build a :class:`CampaignAnalysis`: the ratings, the workers a review decisio
 ``analysis.analyze`` with the campaign's QC settings (or options the command line overrides),
 which leaves out the decision-excluded workers and lists every exclusion with its cause.
 
-Payment is separate from data use (SPEC §6). A worker's data use is what their most recent data
+Payment is separate from data use (docs/method.md §6). A worker's data use is what their most recent data
 decision in the campaign says (``approve`` with or without ``use_data``, ``reject`` = excluded, or a
 data-only ``use_data`` / ``exclude_data`` record from the dashboard); failed decisions do not count.
 A worker without such a decision is judged by quality control alone. "Use" never overrides quality
-control: only workers who pass it count in the scores (SPEC §7).
+control: only workers who pass it count in the scores (docs/method.md §7).
 
 Everything is computed from the database on each call (no cache across requests).
 """
@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
 from analysis.scores import ScoreSettings
+from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
 from da_core.errors import InputError
 from da_platform.db.models import Campaign, ReviewDecision, Worker
@@ -138,7 +139,7 @@ class CampaignAnalysis:
         """Every worker left out, by a decision or by quality control (or sd 0), with the reason."""
         if self.result is not None:
             return self.result.exclusions
-        return tuple(Exclusion(self.campaign_name, w, "decision", r) for w, r in sorted(self.excluded.items()))
+        return tuple(Exclusion(self.campaign_name, w, ExcludedBy.decision, r) for w, r in sorted(self.excluded.items()))
 
     @property
     def group(self) -> GroupAnalysis | None:

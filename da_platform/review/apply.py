@@ -3,7 +3,7 @@
 :func:`apply_decision` is the one place where a decision takes effect, whoever took it (the
 dashboard, ``da-platform decide``, the review policy of ``mturk|prolific|pool review``) and whoever
 carries it out (a provider's answer here, or the platform itself for own-pool workers and data-only
-decisions, see ``review.store``).
+decisions, see ``policy.store``).
 
 A decision is committed as ``pending`` before anything is sent, marked ``sent`` (and committed)
 just before its provider call, and ``done`` or ``failed`` right after. A crash therefore leaves at

@@ -3,8 +3,8 @@
 The actions map onto the review policy's (``da_platform.review.policy``): approve and use,
 approve but exclude the data, reject (excludes the data), bonus, block. :func:`plan` says what one
 would record (the dashboard's confirmation page, the command's summary); :func:`record` stores each
-``ReviewDecision`` with its reason through ``review.store`` (which writes the audit row and applies
-what takes effect at once, ``decisions.apply_decision``), plus an audit row naming the researcher.
+``ReviewDecision`` with its reason through ``policy.store`` (which writes the audit row and applies
+what takes effect at once, ``apply.apply_decision``), plus an audit row naming the researcher.
 Tokens are the policy's own for approve / reject / block, so neither the policy nor a second click
 can decide an assignment twice.
 
@@ -156,7 +156,7 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
 
 
 def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> list[ReviewDecision]:
-    """Store the plan's decisions with their reason (``review.store``: own-pool and data-only ones
+    """Store the plan's decisions with their reason (``policy.store``: own-pool and data-only ones
     take effect at once) and an audit row for the actor.
 
     The caller commits. A reason is required.
@@ -176,4 +176,3 @@ def record(session: Session, campaign: Campaign, plan_: Plan, *, actor: str) -> 
                    "amount": amount_string(plan_.planned[0].amount) if plan_.planned[0].amount else None},
           actor=actor)
     return rows
-

@@ -1,13 +1,14 @@
 """The review policy: from quality control to approve / reject / bonus / block, per assignment.
 
-Payment is separate from data filtering (SPEC §6): a worker can be paid and still excluded.
+Payment is separate from data filtering (docs/method.md §6): a worker can be paid and still excluded.
 Per submitted assignment, using its worker's quality control over the whole campaign:
 
 - no rating recorded at all -> reject (nothing was done);
 - a run of at least ``reject_identical_run`` identical scores, or failed QC with at least
   ``reject_min_pairs`` non-zero pairs AND ``p > reject_min_p`` -> reject (clear evidence only),
   and block when ``block_rejected``;
-- the MEANING check (issue 12) failed with the same clear evidence -> reject; failed otherwise ->
+- the MEANING check (docs/quality-control.md#meaning-checks) failed with the same clear evidence -> reject; failed
+otherwise ->
   approve but exclude;
 - checks passed but behaviour or overlap signals flag the worker (``analysis.verdict``: "flagged")
   -> hold: no decision is taken or sent; the work waits for the researcher's review (the dashboard),
@@ -232,9 +233,9 @@ def store(session: Session, campaign: Campaign, planned: Iterable[PlannedDecisio
     """Record planned decisions with an audit row each (caller commits): every decision of every
     path (dashboard, ``decide``, the review policy) is recorded here.
 
-    A decision a provider carries out stays ``pending`` (``decisions.execute_pending`` sends it);
+    A decision a provider carries out stays ``pending`` (``apply.execute_pending`` sends it);
     one nobody has to be asked about (own-pool workers, data-only decisions) takes effect at once
-    (``decisions.apply_decision``).
+    (``apply.apply_decision``).
     """
     count = 0
     for p in planned:

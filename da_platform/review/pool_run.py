@@ -1,7 +1,7 @@
 """The review policy applied to every own-pool worker of a campaign at once (``da-platform pool
-review``), as ``mturk review`` does for MTurk: the same plan (``review.plan``), stored the same way
-(``review.store``, with audit rows), and carried out there at once as for every own-pool decision
-(``decisions.apply_decision``: nobody to send anything to; payments happen outside the platform)."""
+review``), as ``mturk review`` does for MTurk: the same plan (``policy.plan``), stored the same way
+(``policy.store``, with audit rows), and carried out there at once as for every own-pool decision
+(``apply.apply_decision``: nobody to send anything to; payments happen outside the platform)."""
 from __future__ import annotations
 
 from sqlalchemy.orm import Session, sessionmaker

@@ -2,8 +2,8 @@
 and its cost (:func:`propose_review`), then recording and sending it (:func:`carry_out_review`).
 
 The command only shows the proposal, asks for the cost to be confirmed and reports the outcome.
-Every decision is recorded by ``review.store`` and takes effect through
-``decisions.apply_decision``, as the dashboard's and ``da-platform decide``'s do.
+Every decision is recorded by ``policy.store`` and takes effect through
+``apply.apply_decision``, as the dashboard's and ``da-platform decide``'s do.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 A :class:`Rater` sees one screen as an :class:`Item` (the served PNG bytes, and for the simulation
 the item's true quality) and decides a score, how long a person would take (virtual milliseconds),
-and the behaviour record its "browser" sends (contract C1, or None for no record at all).
+and the behaviour record its "browser" sends (docs/quality-control.md#behaviour-record, or None for no record at all).
 
 Kinds (``KINDS``):
 

@@ -3,7 +3,8 @@
 Each simulated worker follows its own-pool invite link, opens the slot page, and for every item
 decides a score with its rater (:mod:`da_platform.simulation.adversaries`: by default its
 ``da_platform.simulation.profiles.WorkerProfile``) and posts it exactly as the page's script does (the answer is the
-next item), with the behaviour record its browser would send (contract C1; none for simple bots), until
+next item), with the behaviour record its browser would send (docs/quality-control.md#behaviour-record; none for
+simple bots), until
 the campaign gives it no more HITs. Workers arrive in a fixed order, so a seed gives the same ratings
 every run. A simulated person cannot read the answer images; in its place a :class:`SlotOracle` tells
 it the true quality of what the page shows (from the sample data's ``truth.json``), keyed by the opaque
@@ -11,7 +12,7 @@ slot id the page carries. OCR bots read the images they fetched, as a real bot w
 
 Paced raters wait ``virtual seconds × time_scale`` for real before each rating (0: no waiting).
 
-Time as the server sees it: with a :class:`SimulatedClock` (given to the app as ``SIMULATED_CLOCK`` and
+Time as the server sees it: with a :class:`SimulatedClock` (given to the app as ``create_app(clock=...)`` and
 to :func:`run_crowd`), each assignment's serving and rating times are its worker's own simulated time,
 which advances by the virtual time a rater really waits (``Rater.waits``); a rater that claims a
 person's times without waiting leaves the clock where it was, so its records claim more time than
@@ -87,7 +88,7 @@ class SimulatedClock:
     An assignment's clock starts at the real time it is first asked for and advances only when its
     worker waits (:meth:`advance`), so the server's time on each item is the time the simulated worker
     took, however fast the simulation runs. The app calls it with the token of the link being served
-    (``SIMULATED_CLOCK``); only simulations set it."""
+    (an :data:`~da_platform.rating.clock.AssignmentClock`, given to ``create_app``)."""
 
     LATENCY_MS = 150  # the network's share of a round trip (server time also covers it)
 
@@ -233,7 +234,7 @@ def run_crowd(workers: list[SimulatedWorker], oracle: SlotOracle, *, seed: int, 
               time_scale: float = 0.0, clock: SimulatedClock | None = None) -> list[WorkerOutcome]:
     """Let every worker take HITs until it reaches its limit or the campaign has none left.
 
-    ``clock``: the simulated clock the app was given as ``SIMULATED_CLOCK`` (see the module docstring).
+    ``clock``: the simulated clock the app was given (``create_app(clock=...)``, see the module docstring).
 
     Workers arrive in a fixed order (see :class:`_Turns`), so a seed gives the same ratings every run;
     at most ``threads`` of them rate at the same time, as a crowd does. The first error stops nobody

@@ -167,7 +167,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
 def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, images: Path,
                       steps: DemoSteps) -> tuple[int, int]:
     """Import the bundled sample and build the demo campaign, running; returns (campaign id, HITs)."""
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import transaction
     from da_platform.db.models import CampaignStatus
     from da_platform.simulation.sample import import_sample
@@ -181,12 +181,13 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
         n_systems = len(test_set.systems)
     steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
     with transaction(sessions) as session:
-        campaign = build_campaign(session, name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
-                                  seed=options.seed, passes=options.passes,
-                                  max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
-                                  storage=LocalImageStorage(images), progress=steps.stage_bars(),
-                                  layout=options.layout, style=render_style(options.render),
-                                  font_paths=list(options.font_paths))
+        campaign = build_campaign(session,
+                                  BuildSpec(name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
+                                            seed=options.seed, passes=options.passes,
+                                            max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
+                                            layout=options.layout, style=render_style(options.render),
+                                            font_paths=list(options.font_paths)),
+                                  storage=LocalImageStorage(images), progress=steps.stage_bars())
         steps.done()
         campaign.status = CampaignStatus.running
         return campaign.id, len(campaign.hits)
@@ -265,7 +266,7 @@ def serving(database_url: str, secret: str, images: Path,
     from da_platform.web import create_app
 
     app = create_app({"DATABASE_URL": database_url, "SECRET_KEY": secret, "IMAGE_FOLDER": str(images),
-                      "ENVIRONMENT": "development", **({"SIMULATED_CLOCK": clock} if clock else {})})
+                      "ENVIRONMENT": "development"}, clock=clock)
     try:
         with serve_in_background(app) as base_url:
             yield base_url

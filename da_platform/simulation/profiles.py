@@ -106,7 +106,7 @@ class SimulatedCampaign:
 def simulate_campaign(system_quality: Mapping[str, float], workers: Mapping[str, WorkerProfile], *,
                       n_questions: int, hits_per_worker: int = 1, item_sd: float = 15.0, group: str = "sim",
                       seed: int = 0) -> SimulatedCampaign:
-    """Simulate a whole campaign with the HIT structure of SPEC §2 (70 SYSTEM + 10 each of checks).
+    """Simulate a whole campaign with the HIT structure of docs/method.md §2 (70 SYSTEM + 10 each of checks).
 
     Ordinary items are all (system, question) pairs, shuffled per pass and cut into HITs of 10 sets
     of 7; set i's checks copy three distinct items of set (i + 5) mod 10; each HIT is rated by one
@@ -193,7 +193,7 @@ def _ratings_table(hits: _PlannedHits, score: np.ndarray, rng: np.random.Generat
 
 
 def _one_pass(rng: np.random.Generator, n_items: int, hits: int) -> np.ndarray:
-    """One shuffled pass over the items, wrapped around to fill the last HIT (SPEC §2)."""
+    """One shuffled pass over the items, wrapped around to fill the last HIT (docs/method.md §2)."""
     shuffled = rng.permutation(n_items)
     need = hits * HIT_SETS * SET_SIZE
     return np.concatenate([shuffled, shuffled[: need - n_items]])

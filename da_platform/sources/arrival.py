@@ -219,4 +219,3 @@ def _resume_named(connection: Connection, row: Any, arrival: Arrival) -> str:
             "assignment_id": row.id, "new_provider_assignment_id": arrival.provider_assignment_id,
             "new_provider_data": {**_settings(row.provider_data), **arrival.provider_data}})
     return row.public_id
-

@@ -18,15 +18,19 @@ from flask import Flask
 
 if TYPE_CHECKING:
     from da_platform.config.settings import Settings
+    from da_platform.rating.clock import AssignmentClock
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # da_platform/
 
 
-def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
+def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None,
+               clock: AssignmentClock | None = None) -> Flask:
     """Build the application from ``settings`` (default: read from the environment once, here),
-    overridden by ``config``."""
+    overridden by ``config``. ``clock``: the server's time for an assignment (default: the real time;
+    a simulation passes its own, see :mod:`da_platform.rating.clock`)."""
     from da_platform.config.settings import Settings
-    from da_platform.web.config import web_config
+    from da_platform.rating.clock import real_time
+    from da_platform.web.config import app_settings, web_config
     from da_platform.web.database import DatabaseId, init_database
     from da_platform.web.i18n import init_i18n
     from da_platform.web.limits import init_limits
@@ -41,12 +45,14 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     )
     if settings is None:
         settings = Settings.from_environ(os.environ)
+    settings = app_settings(settings, config)
+    app.extensions["da_settings"] = settings
     app.config.from_mapping(web_config(settings, config))
     init_proxies(app)
     app.url_map.converters["int"] = DatabaseId  # before any route is added
     init_database(app)
     init_limits(app)
-    init_services(app)
+    init_services(app, clock or real_time)
     init_security(app)
     init_i18n(app)
     register_blueprints(app)

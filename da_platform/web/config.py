@@ -3,15 +3,31 @@ from __future__ import annotations
 
 import secrets
 import warnings
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from da_platform.config.settings import Environment, Settings
+from da_platform.config.settings import Environment, ImageStore, Settings
 from da_platform.sources.mturk import MTURK_ORIGINS
 from da_platform.sources.prolific import COMPLETE_URL
 from da_platform.web.limits import limit_config
 
 # $DA_ENV: "production" (the default: a secret key is mandatory), "development" or "testing".
 RELAXED_ENVIRONMENTS = (Environment.development, Environment.testing)
+
+
+# Keys of the caller's configuration that are settings (the tests' image folder, the demo's store): they
+# change the Settings the app is built from, which opens the image store (da_platform.images.store).
+_SETTINGS_KEYS = {"IMAGE_STORE": ("image_store", ImageStore), "IMAGE_FOLDER": ("image_folder", Path),
+                  "S3_BUCKET": ("s3_bucket", str), "S3_ENDPOINT_URL": ("s3_endpoint_url", str),
+                  "S3_PREFIX": ("s3_prefix", str), "S3_REGION": ("s3_region", str)}
+
+
+def app_settings(settings: Settings, overrides: dict[str, Any] | None = None) -> Settings:
+    """``settings`` with the caller's overrides of the image store's keys applied."""
+    changes = {field: kind(overrides[key]) for key, (field, kind) in _SETTINGS_KEYS.items()
+               if overrides and overrides.get(key) is not None}
+    return replace(settings, **changes) if changes else settings
 
 
 def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -29,7 +45,7 @@ def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> d
         # Large exports are prepared here off the request path (da_platform/exports/prepared.py).
         "EXPORT_FOLDER": str(settings.instance_path / "exports"),
         # folder | database | s3 (da_platform/images/store.py), and the object store's bucket.
-        "IMAGE_STORE": settings.image_store,
+        "IMAGE_STORE": settings.image_store.value,
         "S3_BUCKET": settings.s3_bucket,
         "S3_ENDPOINT_URL": settings.s3_endpoint_url,
         "S3_PREFIX": settings.s3_prefix,
@@ -47,7 +63,7 @@ def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> d
         "SESSIONS": None,  # a sessionmaker to use instead of one made from DATABASE_URL
         **limit_config(),  # request-size limits (da_platform.web.limits)
     }
-    config.update(overrides or {})
+    config.update({key: value for key, value in (overrides or {}).items() if key not in _SETTINGS_KEYS})
     if config.get("TESTING"):
         config["ENVIRONMENT"] = "testing"
     if not config["SECRET_KEY"]:

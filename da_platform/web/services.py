@@ -1,4 +1,4 @@
-"""What the worker pages use, built once per app: token signer, image storage, worker sources."""
+"""What the worker pages use, built once per app: token signer, image storage, worker sources, clock."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +9,7 @@ from flask import Flask, Response, abort, current_app
 from da_platform.sources import MTurkSource, PoolSource, ProlificSource, Tokens, WorkerSource
 
 if TYPE_CHECKING:
+    from da_platform.rating.clock import AssignmentClock
     from hit_builder.storage import ImageStorage
 
 
@@ -17,9 +18,10 @@ class Services:
     tokens: Tokens
     storage: ImageStorage
     sources: dict[str, WorkerSource]
+    clock: AssignmentClock  # the server's time for an assignment (da_platform.rating.clock)
 
 
-def init_services(app: Flask) -> None:
+def init_services(app: Flask, clock: AssignmentClock) -> None:
     from da_platform.images.store import open_image_storage
 
     tokens = Tokens(app.config["SECRET_KEY"], assignment_max_age=int(app.config["ASSIGNMENT_TOKEN_MAX_AGE"]))
@@ -31,8 +33,9 @@ def init_services(app: Flask) -> None:
     app.extensions["da_platform"] = Services(
         tokens=tokens,
         storage=app.config.get("IMAGE_STORAGE")
-        or open_image_storage(app.config, engine=app.extensions["da_autocommit_engine"]),
+        or open_image_storage(app.extensions["da_settings"], engine=app.extensions["da_autocommit_engine"]),
         sources={source.name: source for source in sources},
+        clock=clock,
     )
 
 

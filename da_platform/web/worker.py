@@ -17,7 +17,6 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
 """
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
@@ -150,7 +149,7 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
         with autocommit_connection() as connection:
             state = load_state(connection, public_id)
             if serving and state is not None and state.screen is not None and state.current_shown_at is None:
-                mark_shown(connection, state, _simulated_now(token))
+                mark_shown(connection, state, services().clock(token))
             return state
 
     state = once_more_if_disconnected(load)
@@ -280,14 +279,7 @@ def _rate(token: str) -> Rated:
     public_id, slot, score = _assignment_public_id(token), request.form.get("slot", ""), request.form.get("score")
     behaviour = request.form.get("behaviour")  # the page's behaviour record (da_platform.rating.behaviour)
     return once_more_if_disconnected(lambda: record_rating(get_engine(), public_id, slot, score,
-                                                           now=_simulated_now(token), behaviour=behaviour))
-
-
-def _simulated_now(token: str) -> datetime | None:
-    """The time a simulation (``da_platform.simulation.crowd.SimulatedClock``, set as ``SIMULATED_CLOCK`` by the
-    demo and tests only) gives this assignment's serving and rating; None (the real clock) everywhere else."""
-    clock = current_app.config.get("SIMULATED_CLOCK")
-    return clock(token) if clock is not None else None
+                                                           now=services().clock(token), behaviour=behaviour))
 
 
 @bp.post("/a/<token>/slot")

@@ -7,8 +7,9 @@ paragraph with the highest recall of the answers' words, max over the answers (|
 |answer|, counting repeats), the shorter paragraph on a tie; its answer spans come from the documents
 marked ``is_selected`` only. The platform does the same over all those documents at once and keeps one
 paragraph: the selected documents (all documents when none is marked), highest recall, then the
-shorter, then the earlier. Tokens are the metrics' ``words`` (a Chinese character is a token), so raw
-and preprocessed files give the same context. No paragraph sharing a token with an answer: no context.
+shorter, then the earlier. Tokens are the platform's script-aware tokens (``da_core.text.tokenize``: a
+Chinese character is a token, whatever spaces a word segmenter put around it), so raw and preprocessed
+files give the same context. No paragraph sharing a token with an answer: no context.
 
 (For its test questions, which have no answers, the baseline ranks paragraphs by the recall of the
 *question's* words instead. Every imported question has answers, and the question's words favour a
@@ -20,8 +21,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from analysis.metrics.tokenize import word_tokens
 from da_core.errors import InputError
+from da_core.text import tokenize
 
 
 def most_related_paragraph(documents: Any, answers: Sequence[str], *, file: str, line: int) -> str | None:
@@ -42,12 +43,12 @@ def most_related_paragraph(documents: Any, answers: Sequence[str], *, file: str,
         candidates += [(selected, paragraph) for paragraph in paragraphs]
     if any(selected for selected, _ in candidates):
         candidates = [c for c in candidates if c[0]]
-    wanted = [Counter(word_tokens(answer)) for answer in answers if isinstance(answer, str)]
+    wanted = [Counter(tokenize(answer)) for answer in answers if isinstance(answer, str)]
     wanted = [counts for counts in wanted if counts]
     best: tuple[float, int] | None = None
     chosen = None
     for _, paragraph in candidates:
-        tokens = word_tokens(paragraph)
+        tokens = tokenize(paragraph)
         have = Counter(tokens)
         recall = max((sum((have & counts).values()) / sum(counts.values()) for counts in wanted), default=0.0)
         if recall > 0 and (best is None or (-recall, len(tokens)) < best):

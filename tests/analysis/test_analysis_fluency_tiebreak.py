@@ -1,4 +1,4 @@
-"""SPEC §8: fluency breaks ties inside adequacy clusters and never moves a system across clusters."""
+"""docs/method.md §8: fluency breaks ties inside adequacy clusters and never moves a system across clusters."""
 from __future__ import annotations
 
 import math

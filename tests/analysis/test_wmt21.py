@@ -1,4 +1,4 @@
-"""Conformance with the public WMT21 DA release (SPEC §11): recompute every published number.
+"""Conformance with the public WMT21 DA release (docs/method.md §11): recompute every published number.
 
 What the published numbers include (worked out from the release, not tuned to it):
 

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_core.errors import BuildError
-from da_platform.building.build import ADEQUACY_STATEMENT, FLUENCY_STATEMENT, build_campaign
+from da_platform.building.build import ADEQUACY_STATEMENT, FLUENCY_STATEMENT, BuildSpec, build_campaign
 from da_platform.building.inspection import verify_campaign
 from da_platform.db.engine import make_engine, session_factory, upgrade
 from da_platform.db.models import Answer, Campaign, CampaignStatus, Hit, Slot, SlotType, System
@@ -41,7 +41,7 @@ def test_adequacy_campaign_is_built_verified_and_stored(session: Session, tmp_pa
     test_set = make_test_set(session, questions=30, chinese=6)
     storage = LocalImageStorage(tmp_path / "images")
     progress = []
-    campaign = build_campaign(session, name="adequacy run", test_set=test_set, seed=7, storage=storage,
+    campaign = build_campaign(session, BuildSpec(name="adequacy run", test_set=test_set, seed=7), storage=storage,
                               progress=lambda *args: progress.append(args))
     session.commit()
 
@@ -86,21 +86,24 @@ def test_adequacy_campaign_is_built_verified_and_stored(session: Session, tmp_pa
 def test_fluency_and_custom_criteria(session: Session, tmp_path) -> None:
     test_set = make_test_set(session, questions=20)
     storage = LocalImageStorage(tmp_path)
-    fluency = build_campaign(session, name="fluency", test_set=test_set, criterion="fluency", storage=storage)
+    fluency = build_campaign(session, BuildSpec(name="fluency", test_set=test_set, criterion="fluency"),
+                             storage=storage)
     assert (fluency.statement, fluency.show_reference) == (FLUENCY_STATEMENT, False)
     assert all(s.reference_text is None and s.reference_image is None for s in slots_of(session, fluency))
-    custom = build_campaign(session, name="custom", test_set=test_set, criterion="custom",
-                            statement="Answer B is polite.", show_reference=True, storage=storage)
+    custom = build_campaign(session,
+                            BuildSpec(name="custom", test_set=test_set, criterion="custom",
+                                      statement="Answer B is polite.", show_reference=True), storage=storage)
     assert custom.statement == "Answer B is polite." and custom.show_reference
     assert all(s.reference_image for s in slots_of(session, custom))
     with pytest.raises(BuildError, match="needs a statement"):
-        build_campaign(session, name="x", test_set=test_set, criterion="custom", storage=storage)
+        build_campaign(session, BuildSpec(name="x", test_set=test_set, criterion="custom"), storage=storage)
     with pytest.raises(BuildError, match="whether to show the reference"):
-        build_campaign(session, name="x", test_set=test_set, criterion="custom", statement="s", storage=storage)
+        build_campaign(session, BuildSpec(name="x", test_set=test_set, criterion="custom", statement="s"),
+                       storage=storage)
     with pytest.raises(BuildError, match="use the custom criterion"):
-        build_campaign(session, name="x", test_set=test_set, statement="Other words.", storage=storage)
+        build_campaign(session, BuildSpec(name="x", test_set=test_set, statement="Other words."), storage=storage)
     with pytest.raises(BuildError, match="unknown criterion"):
-        build_campaign(session, name="x", test_set=test_set, criterion="beauty", storage=storage)
+        build_campaign(session, BuildSpec(name="x", test_set=test_set, criterion="beauty"), storage=storage)
 
 
 def test_same_inputs_seed_and_salt_give_identical_hits(session: Session, tmp_path) -> None:
@@ -113,12 +116,14 @@ def test_same_inputs_seed_and_salt_give_identical_hits(session: Session, tmp_pat
         with session_factory(engine)() as other:
             for target, folder in ((session, "one"), (other, "two")):
                 test_set = make_test_set(target, questions=25, chinese=5)
-                campaign = build_campaign(target, name="repro", test_set=test_set, seed=11, passes=2,
-                                          id_salt="fixed salt", storage=LocalImageStorage(tmp_path / folder))
+                campaign = build_campaign(target,
+                                          BuildSpec(name="repro", test_set=test_set, seed=11, passes=2,
+                                                    id_salt="fixed salt"), storage=LocalImageStorage(tmp_path / folder))
                 target.commit()
                 results.append(snapshot(target, campaign))
-            different = build_campaign(other, name="other seed", test_set=test_set, seed=12, passes=2,
-                                       id_salt="fixed salt", storage=LocalImageStorage(tmp_path / "three"))
+            different = build_campaign(other,
+                                       BuildSpec(name="other seed", test_set=test_set, seed=12, passes=2,
+                                                 id_salt="fixed salt"), storage=LocalImageStorage(tmp_path / "three"))
             changed = snapshot(other, different)
     finally:
         engine.dispose()
@@ -136,7 +141,8 @@ def test_missing_glyph_fails_before_rendering_and_names_the_item(session: Sessio
     answer.text = f"It is written {UGARITIC_A} like this."
     session.commit()
     with pytest.raises(BuildError) as error:
-        build_campaign(session, name="boxes", test_set=test_set, storage=LocalImageStorage(tmp_path / "images"))
+        build_campaign(session, BuildSpec(name="boxes", test_set=test_set),
+                       storage=LocalImageStorage(tmp_path / "images"))
     session.rollback()
     message = str(error.value)
     assert f"system 'beta', question '{answer.question.external_id}'" in message
@@ -149,18 +155,18 @@ def test_bad_requests_are_clear_errors(session: Session, tmp_path) -> None:
     storage = LocalImageStorage(tmp_path)
     small = make_test_set(session, name="small", questions=10, systems=("a", "b"))
     with pytest.raises(BuildError, match="only 20 .systems × questions."):
-        build_campaign(session, name="tiny", test_set=small, storage=storage)
+        build_campaign(session, BuildSpec(name="tiny", test_set=small), storage=storage)
     test_set = make_test_set(session, questions=40)
     with pytest.raises(BuildError, match="system 'omega' is not in test set"):
-        build_campaign(session, name="c", test_set=test_set, systems=["alpha", "omega"], storage=storage)
+        build_campaign(session, BuildSpec(name="c", test_set=test_set, systems=["alpha", "omega"]), storage=storage)
     with pytest.raises(BuildError, match="no test set named 'nope'"):
-        build_campaign(session, name="c", test_set="nope", storage=storage)
-    two = build_campaign(session, name="two systems", test_set="test set", systems=["gamma", "alpha"],
+        build_campaign(session, BuildSpec(name="c", test_set="nope"), storage=storage)
+    two = build_campaign(session, BuildSpec(name="two systems", test_set="test set", systems=["gamma", "alpha"]),
                          storage=storage)
     assert [s.name for s in two.systems] == ["alpha", "gamma"]
     assert {s.system.name for s in slots_of(session, two)} == {"alpha", "gamma"}
     with pytest.raises(BuildError, match="exists already"):
-        build_campaign(session, name="two systems", test_set=test_set, storage=storage)
+        build_campaign(session, BuildSpec(name="two systems", test_set=test_set), storage=storage)
 
 
 def test_build_and_inspect_commands(tmp_path, monkeypatch) -> None:
@@ -215,8 +221,8 @@ def test_no_degraded_answer_of_a_mixed_test_set_mixes_scripts(session: Session, 
         for answer in system.answers[:28]:
             answer.text = " ".join(["plants make sugar from light"] * 6)
     session.flush()
-    campaign = build_campaign(session, name="mixed", test_set=test_set, storage=LocalImageStorage(tmp_path / "i"),
-                              passes=3, seed=11)
+    campaign = build_campaign(session, BuildSpec(name="mixed", test_set=test_set, passes=3, seed=11),
+                              storage=LocalImageStorage(tmp_path / "i"))
     checks = session.scalars(select(Slot).join(Hit).where(Hit.campaign_id == campaign.id,
                                                          Slot.slot_type == SlotType.BAD_REF)).all()
     kinds = {frozenset(scripts(slot.answer.text)) for slot in checks}

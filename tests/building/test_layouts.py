@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from da_core.errors import BuildError
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.building.inspection import verify_campaign
 from da_platform.cli import main
 from da_platform.db.engine import make_engine, session_factory
@@ -63,7 +63,7 @@ def test_classic_layout_is_unchanged_and_layouts_verify_each_other_strictly() ->
 
 def test_hardened_campaign_is_built_with_meaning_checks(session: Session, tmp_path) -> None:
     test_set = make_test_set(session, questions=30, chinese=8)
-    campaign = build_campaign(session, name="hardened", test_set=test_set, seed=3, layout="hardened",
+    campaign = build_campaign(session, BuildSpec(name="hardened", test_set=test_set, seed=3, layout="hardened"),
                               storage=LocalImageStorage(tmp_path / "images"))
     session.commit()
     assert campaign.settings["layout"] == "hardened"
@@ -85,18 +85,18 @@ def test_hardened_campaign_is_built_with_meaning_checks(session: Session, tmp_pa
     lines = [json.loads(line) for line in degradations(session, campaign).decode().splitlines()]
     assert sum(line["degradation"].get("kind") == "meaning" for line in lines) == 20
     assert sum(line["degradation"].get("method") == "span-replacement" for line in lines) == 20
-    classic = build_campaign(session, name="classic", test_set=test_set, seed=3,
+    classic = build_campaign(session, BuildSpec(name="classic", test_set=test_set, seed=3),
                              storage=LocalImageStorage(tmp_path / "images"))
     assert classic.settings["layout"] == "classic" and "meaning" not in classic.settings
     assert verify_campaign(session, classic) == 2
     with pytest.raises(BuildError, match="unknown HIT layout 'fancy'; choose one of classic, hardened"):
-        build_campaign(session, name="x", test_set=test_set, layout="fancy",
+        build_campaign(session, BuildSpec(name="x", test_set=test_set, layout="fancy"),
                        storage=LocalImageStorage(tmp_path / "images"))
 
 
 def test_stored_hardened_campaign_fails_verification_as_classic(session: Session, tmp_path) -> None:
     test_set = make_test_set(session, questions=20)
-    campaign = build_campaign(session, name="h", test_set=test_set, seed=1, layout="hardened",
+    campaign = build_campaign(session, BuildSpec(name="h", test_set=test_set, seed=1, layout="hardened"),
                               storage=LocalImageStorage(tmp_path / "images"))
     campaign.settings = {**campaign.settings, "layout": "classic"}
     session.flush()

@@ -7,7 +7,7 @@ from collections import Counter
 
 from sqlalchemy import select
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.db.models import Hit, Question, Rating, Slot, SlotType, System
 from da_platform.rating.campaign_ratings import load_ratings
 from da_platform.results.campaign_analysis import CampaignAnalysis
@@ -43,8 +43,8 @@ def test_a_merged_answer_is_rated_once_and_counted_for_every_system(session, tmp
     for q in shared[:3]:
         by_name["gamma"][q].text = "  " + by_name["alpha"][q].text.replace(" ", "   ") + " "
     session.flush()
-    campaign = build_campaign(session, name="merged", test_set=test_set, storage=LocalImageStorage(tmp_path),
-                              seed=2, merge_identical=True)
+    campaign = build_campaign(session, BuildSpec(name="merged", test_set=test_set, seed=2, merge_identical=True),
+                              storage=LocalImageStorage(tmp_path))
     record = campaign.settings["identical_answers"]
     assert (record["items_before"], record["items_rated"], record["saved"]) == (140, 130, 10)
     assert {g["question"]: (g["rated_as"], g["also"]) for g in record["groups"]} == {
@@ -99,8 +99,8 @@ def test_copies_of_merged_answers_are_not_the_workers_ratings_in_quality_control
     for q in [f"q{i:04d}" for i in range(12)]:
         by_name["beta"][q].text = by_name["gamma"][q].text = by_name["alpha"][q].text
     session.flush()
-    campaign = build_campaign(session, name="mergedqc", test_set=test_set, storage=LocalImageStorage(tmp_path),
-                              seed=2, merge_identical=True)
+    campaign = build_campaign(session, BuildSpec(name="mergedqc", test_set=test_set, seed=2, merge_identical=True),
+                              storage=LocalImageStorage(tmp_path))
     session.commit()
     for index in range(len(campaign.hits)):
         dashboard_factories.rate_hit(session, campaign, index, f"w{index}", _scores, seconds=6, seed=index)

@@ -7,7 +7,7 @@ import numpy as np
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.cli import main
 from da_platform.db.models import Assignment, Campaign, Rating, Worker
 from da_platform.simulation.profiles import WorkerProfile, slot_quality
@@ -38,8 +38,9 @@ def test_fluency_campaign_orders_systems_inside_adequacy_clusters(database_url, 
     with sessions.begin() as session:
         test_set = import_sample(session, questions=30)
         for criterion in ("adequacy", "fluency"):
-            campaign = build_campaign(session, name=criterion, test_set=test_set.name, criterion=criterion,
-                                      seed=5, passes=2, storage=storage)
+            campaign = build_campaign(session,
+                                      BuildSpec(name=criterion, test_set=test_set.name, criterion=criterion, seed=5,
+                                                passes=2), storage=storage)
             _rate_every_hit(session, campaign, truth["quality"], seed=len(criterion))
     monkeypatch.setenv("DA_DATABASE_URL", database_url)
     result = CliRunner().invoke(main, ["analyze", "--campaign", "adequacy", "--fluency-campaign", "fluency",

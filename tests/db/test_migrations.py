@@ -33,7 +33,7 @@ def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> 
     """A database built before 0002 gets each HIT's slot count from its stored slots."""
     from sqlalchemy import func, select
 
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import downgrade, session_factory, transaction
     from da_platform.db.models import Hit, Slot
     from da_platform.simulation.sample import import_sample
@@ -42,7 +42,8 @@ def test_0002_fills_slot_count_of_existing_hits(database_url: str, tmp_path) -> 
     engine = make_engine(database_url)
     with transaction(session_factory(engine)) as session:
         test_set = import_sample(session, questions=30)
-        build_campaign(session, name="c", test_set=test_set.name, storage=LocalImageStorage(tmp_path), seed=1)
+        build_campaign(session, BuildSpec(name="c", test_set=test_set.name, seed=1),
+                       storage=LocalImageStorage(tmp_path))
     engine.dispose()
     downgrade(database_url, "0001")  # back to 0001: the column goes, the HITs stay
     with engine.connect() as connection:

@@ -1,6 +1,6 @@
 """Simulated crowd workers for the provider end-to-end tests.
 
-``quality_campaign`` makes a campaign whose checks are linked as SPEC §2 says (each BAD_REF and
+``quality_campaign`` makes a campaign whose checks are linked as docs/method.md §2 says (each BAD_REF and
 REF points at an ordinary slot of the partner set), so that quality control has pairs to test.
 ``Behaviour`` decides a score from the slot (good, adversarial, constant, indifferent), and
 ``rate_hit`` drives H-web's worker pages over the Flask test client slot by slot, sending the
@@ -61,7 +61,7 @@ def quality_campaign(env: WebEnv, *, hits: int, name: str, completion_code: str 
                      max_assignments: int = 1, slots: int = 50) -> int:
     """A built campaign of ``hits`` HITs with properly linked checks; its id.
 
-    Sets of 10 as in SPEC §2 (7 ordinary slots, a REPEAT, a BAD_REF, a REF), each check pointing
+    Sets of 10 as in docs/method.md §2 (7 ordinary slots, a REPEAT, a BAD_REF, a REF), each check pointing
     at the partner set; 50 slots (5 BAD_REF pairs per HIT) by default to keep the tests fast.
     """
     made = env.campaign(hits=hits, slots=slots, status=CampaignStatus.built, name=name,
@@ -86,7 +86,8 @@ def rate_hit(env: WebEnv, client, base: str, behaviour: Behaviour) -> None:
     database once (the server serves slots strictly in position order) and every score is POSTed.
     """
     # The server sees the times the records claim: each item takes the simulated worker that long.
-    clock = env.app.config.setdefault("SIMULATED_CLOCK", SimulatedClock())
+    clock = env.app.extensions["da_platform"].clock
+    assert isinstance(clock, SimulatedClock), "rate_hit needs the app made with clock=SimulatedClock()"
     token = base.split("/")[2]
     first = client.get(base + "slot")
     assert first.status_code == 200, first.text
@@ -104,7 +105,8 @@ def rate_hit(env: WebEnv, client, base: str, behaviour: Behaviour) -> None:
 
 
 def browser_record(slot_id: str, k: int) -> str:
-    """The behaviour record (contract C1) a person's page sends: a drag of the slider, 8-20 s per item."""
+    """The behaviour record (docs/quality-control.md#behaviour-record) a person's page sends: a drag of the slider,
+    8-20 s per item."""
     shown = 8000 + 1000 * (k * 7 % 13)
     return json.dumps({"v": 1, "slot": slot_id, "first_input_ms": shown // 2, "pointer": 3, "touch": 0, "key": 0,
                        "hidden_ms": 0, "blur_ms": 0, "paste": 0, "copy": 0, "shown_ms": shown})

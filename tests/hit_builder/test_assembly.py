@@ -1,4 +1,4 @@
-"""HIT assembly (SPEC §2): composition invariants over many sizes, seeds and passes; determinism."""
+"""HIT assembly (docs/method.md §2): composition invariants over many sizes, seeds and passes; determinism."""
 from __future__ import annotations
 
 import dataclasses
@@ -24,7 +24,7 @@ def items(n: int) -> list[tuple[str, int]]:
 
 
 def check_hit(hit: HitPlan) -> None:
-    """The SPEC §2 rules, written out independently of assembly.verify_hit."""
+    """The docs/method.md §2 rules, written out independently of assembly.verify_hit."""
     assert [s.position for s in hit.slots] == list(range(100))
     assert Counter(s.slot_type for s in hit.slots) == {
         SlotType.SYSTEM: 70, SlotType.REPEAT: 10, SlotType.BAD_REF: 10, SlotType.REF: 10}

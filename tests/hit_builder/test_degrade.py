@@ -1,4 +1,4 @@
-"""Degraded answers (SPEC §3): the span table row by row, CJK spans, donors, always different."""
+"""Degraded answers (docs/method.md §3): the span table row by row, CJK spans, donors, always different."""
 from __future__ import annotations
 
 import random

@@ -1,4 +1,4 @@
-"""Answer images (SPEC §4): wrapping per script, colours, fonts, missing glyphs, shaping, storage."""
+"""Answer images (docs/method.md §4): wrapping per script, colours, fonts, missing glyphs, shaping, storage."""
 from __future__ import annotations
 
 import io

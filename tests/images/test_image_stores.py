@@ -17,8 +17,9 @@ from click.testing import CliRunner
 from PIL import Image
 from sqlalchemy import delete, func, select
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.cli import main
+from da_platform.config.settings import Settings, SettingsError
 from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
 from da_platform.db.models import Campaign, Hit, ImageBlob, Slot
 from da_platform.images.database import DatabaseImageStorage
@@ -92,16 +93,21 @@ def test_s3_store(s3_endpoint: str) -> None:
                                                                for p in (png(1), png(2)))
 
 
-def test_the_configuration_names_the_store(tmp_path: Path) -> None:
-    assert isinstance(open_image_storage({"IMAGE_FOLDER": str(tmp_path)}), LocalImageStorage)
-    assert isinstance(open_image_storage({"IMAGE_STORE": "Database", "DATABASE_URL": "sqlite://"}),
+def test_the_settings_name_the_store(tmp_path: Path) -> None:
+    def settings(**env: str) -> Settings:
+        return Settings.from_environ({"DA_INSTANCE_PATH": str(tmp_path), **env}, start=tmp_path)
+
+    folder = open_image_storage(settings(DA_IMAGE_FOLDER=str(tmp_path / "pngs")))
+    assert isinstance(folder, LocalImageStorage) and folder.folder == tmp_path / "pngs"
+    assert open_image_storage(settings(), folder=tmp_path / "x").folder == tmp_path / "x"  # build --images
+    assert isinstance(open_image_storage(settings(DA_IMAGE_STORE="Database", DA_DATABASE_URL="sqlite://")),
                       DatabaseImageStorage)
-    s3 = open_image_storage({"IMAGE_STORE": "s3", "S3_BUCKET": "b", "S3_PREFIX": "p/"})
+    s3 = open_image_storage(settings(DA_IMAGE_STORE="s3", DA_S3_BUCKET="b", DA_S3_PREFIX="p/"))
     assert isinstance(s3, S3ImageStorage) and (s3.bucket, s3.prefix) == ("b", "p/")
-    with pytest.raises(ImageStoreError, match=r"DA_IMAGE_STORE='disk' is not an image store.*folder, database, s3"):
-        open_image_storage({"IMAGE_STORE": "disk"})
+    with pytest.raises(SettingsError, match=r"DA_IMAGE_STORE='disk' is not an image store.*folder, database, s3"):
+        settings(DA_IMAGE_STORE="disk")
     with pytest.raises(ImageStoreError, match="DA_S3_BUCKET"):
-        open_image_storage({"IMAGE_STORE": "s3"})
+        open_image_storage(settings(DA_IMAGE_STORE="s3"))
 
 
 def test_build_writes_every_image_to_the_database_from_two_rendering_processes(database_url: str) -> None:
@@ -111,7 +117,7 @@ def test_build_writes_every_image_to_the_database_from_two_rendering_processes(d
         import_sample(session, name="sample", questions=30)
     storage = DatabaseImageStorage(database_url)
     with transaction(sessions) as session:
-        build_campaign(session, name="c", test_set="sample", storage=storage, seed=1, processes=2)
+        build_campaign(session, BuildSpec(name="c", test_set="sample", seed=1), storage=storage, processes=2)
     with sessions() as session:
         keys = {k for row in session.execute(select(Slot.candidate_image, Slot.reference_image)) for k in row if k}
         keys |= _example_images(session.scalar(select(Campaign)))

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from da_platform.cli import main
 from da_platform.db.models import ReviewDecision, Worker
 from da_platform.providers.prolific import Prolific, validate_rejection
+from da_platform.simulation.crowd import SimulatedClock
 from tests.fakes.crowd import adversarial, good, indifferent, quality_campaign, rate_hit, sqlite_database
 from tests.fakes.fake_prolific import create_fake_prolific
 from tests.fakes.mturk_requester import Fault
@@ -62,7 +63,7 @@ class World:
 def _world(database_url, tmp_path):
     app = create_fake_prolific()
     with serve_wsgi(app) as url:
-        env = make_web_env(database_url, tmp_path)
+        env = make_web_env(database_url, tmp_path, clock=SimulatedClock())
         yield World(env, app.config["PROLIFIC"], url, database_url)
 
 

@@ -1,4 +1,5 @@
-"""The server-time check (issue 12): a behaviour record may not claim more time on an item than the server saw
+"""The server-time check (docs/quality-control.md#behaviour-signals): a behaviour record may not claim more time on
+an item than the server saw
 between serving it and receiving the rating (plus ``SERVER_TIME_TOLERANCE_MS``). Unit tests on hand-made rows,
 and the simulated crowd over HTTP on SQLite and PostgreSQL."""
 from __future__ import annotations
@@ -116,7 +117,7 @@ def served(database_url, tmp_path):
     from tests.web_factories import make_web_env
 
     clock = SimulatedClock()
-    env = make_web_env(database_url, tmp_path, SIMULATED_CLOCK=clock)
+    env = make_web_env(database_url, tmp_path, clock=clock)
     campaign = env.campaign(hits=3, slots=20)
     with serve_in_background(env.app) as base_url:
         yield env, campaign, clock, base_url

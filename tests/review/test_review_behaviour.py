@@ -26,7 +26,7 @@ POLICY = ReviewPolicy()
 
 @pytest.fixture
 def env(database_url, tmp_path) -> WebEnv:
-    return make_web_env(database_url, tmp_path)
+    return make_web_env(database_url, tmp_path, clock=SimulatedClock())  # the server sees the times records claim
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_review_holds_a_scripted_worker_and_approves_a_person(env, scripted):
         s.commit()
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
-    clock = env.app.config["SIMULATED_CLOCK"] = SimulatedClock()  # the server sees the times the records claim
+    clock = env.app.extensions["da_platform"].clock
     for position in range(100):
         slot, _ = current(client, base)
         score = 15 + position % 5 if position % 10 == 8 else 60 + (position * 7) % 35

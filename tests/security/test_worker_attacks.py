@@ -1,4 +1,4 @@
-"""Attack suite, worker side: what a hostile crowd worker tried (issue 18), on SQLite and PostgreSQL.
+"""Attack suite, worker side: what a hostile crowd worker tried (docs/security.md#workers), on SQLite and PostgreSQL.
 
 Each test is the attack as a worker's browser or script would send it, and asserts the refusal and
 that the database did not change (``snapshot``).

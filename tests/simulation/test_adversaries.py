@@ -1,4 +1,5 @@
-"""Simulated workers of the adversarial crowd: scores, times and behaviour records (contract C1)."""
+"""Simulated workers of the adversarial crowd: scores, times and behaviour records
+(docs/quality-control.md#behaviour-record)."""
 from __future__ import annotations
 
 import json

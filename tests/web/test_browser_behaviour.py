@@ -1,4 +1,5 @@
-"""The page's behaviour record (da_platform/static/behaviour.js, contract C1) in real Chromium: pointer, keyboard and
+"""The page's behaviour record (da_platform/static/behaviour.js, docs/quality-control.md#behaviour-record) in real
+Chromium: pointer, keyboard and
 touch each produce their record; a script that sets the value without events produces none."""
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import select
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.config.accounts import create_user
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, Worker, utcnow
 from da_platform.rating.flow import BLOCKED, TIMED_OUT
@@ -67,8 +67,8 @@ def site(tmp_path):
     with served_site(tmp_path, "zh") as site:
         with site.sessions() as session:
             test_set = make_showcase(session, name="zh", lang="zh-Hans")
-            campaign = build_campaign(session, name="zh", test_set=test_set, storage=site.storage, seed=3, processes=1,
-                                      worker=WorkerPageOptions(lang="zh-Hans", practice=True, show_context=True))
+            campaign = build_campaign(session, BuildSpec(name="zh", test_set=test_set, seed=3, worker=WorkerPageOptions(
+                lang="zh-Hans", practice=True, show_context=True)), storage=site.storage, processes=1)
             campaign.status = CampaignStatus.running
             hit = session.scalars(select(Hit).where(Hit.campaign_id == campaign.id)).one()
             hit.provider, hit.provider_hit_id = "mturk", "HITZH0001"

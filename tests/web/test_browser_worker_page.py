@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from sqlalchemy import func, select
 
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.db import models
 from da_platform.db.models import Answer, Assignment, CampaignStatus, Question, Rating, Reference, System
 from da_platform.rating.language import SHIPPED, _read_po
@@ -35,8 +35,10 @@ def build(site, test_set_maker, *, name: str, lang: str = "en", **options) -> in
     """Build a campaign of the test set ``test_set_maker(session)`` makes; running; returns its id."""
     with site.sessions() as session:
         test_set = test_set_maker(session)
-        campaign = build_campaign(session, name=name, test_set=test_set, storage=site.storage, seed=3,
-                                  processes=1, worker=WorkerPageOptions(lang=lang, **options))
+        campaign = build_campaign(session,
+                                  BuildSpec(name=name, test_set=test_set, seed=3,
+                                            worker=WorkerPageOptions(lang=lang, **options)),
+                                  storage=site.storage, processes=1)
         campaign.status = CampaignStatus.running
         session.commit()
         return campaign.id

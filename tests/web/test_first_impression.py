@@ -1,4 +1,4 @@
-"""First impressions (issue 16): the demo's serve hint works, ``/`` is a landing page, partial CSV
+"""First impressions: the demo's serve hint works, ``/`` is a landing page, partial CSV
 exports say they are partial, and the rejection confirmation says what the worker is really told."""
 from __future__ import annotations
 

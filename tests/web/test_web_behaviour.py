@@ -1,4 +1,5 @@
-"""The behaviour record sent with each rating (issue 12, contract C1), over HTTP, on SQLite and PostgreSQL.
+"""The behaviour record sent with each rating (docs/quality-control.md#behaviour-record), over HTTP, on SQLite and
+PostgreSQL.
 
 The rating is always accepted; the record is stored when valid, else the reason there is none.
 """
@@ -129,9 +130,10 @@ def test_missing_key_is_invalid():
     assert parse_behaviour(json.dumps(partial), SLOT)[0] == BehaviourStatus.invalid
 
 
-def test_the_ratings_loader_carries_records_texts_and_meaning_checks(env):
+def test_the_ratings_loader_carries_records_texts_and_meaning_checks(database_url, tmp_path):
     """Ratings given over HTTP, with and without records, reach the analysis table with their evidence;
     a MEANING check is linked to its original like BAD_REF."""
+    env = make_web_env(database_url, tmp_path, clock=SimulatedClock())  # the server sees the 4.5 s each record claims
     from analysis.evidence import RECORD_STATUSES, character_overlap
     from analysis.table import MEANING, SLOT_TYPES
     from da_platform.db.models import Campaign, SlotType
@@ -145,7 +147,7 @@ def test_the_ratings_loader_carries_records_texts_and_meaning_checks(env):
         s.commit()
     client = env.app.test_client()
     base = arrive_pool(env, client, campaign.campaign_id)
-    clock = env.app.config["SIMULATED_CLOCK"] = SimulatedClock()  # the server sees the 4.5 s each record claims
+    clock = env.app.extensions["da_platform"].clock
     sent = {}
     for position in range(10):
         slot, _ = current(client, base)

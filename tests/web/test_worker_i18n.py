@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from da_core.errors import BuildError
-from da_platform.building.build import build_campaign
+from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.cli import main
 from da_platform.db.models import Campaign, CampaignStatus
 from da_platform.rating.language import SHIPPED, TEMPLATE, CatalogueError, load_catalogue, message_ids
@@ -108,8 +108,8 @@ def env(database_url: str, tmp_path: Path):
 def built(env, *, name: str, **options) -> int:
     with env.sessions() as session:
         test_set = make_showcase(session, name=name, lang="zh-Hans" if options.get("lang") == "zh-Hans" else "en")
-        campaign = build_campaign(session, name=name, test_set=test_set, storage=env.storage, processes=1,
-                                  worker=WorkerPageOptions(**options))
+        campaign = build_campaign(session, BuildSpec(name=name, test_set=test_set, worker=WorkerPageOptions(**options)),
+                                  storage=env.storage, processes=1)
         campaign.status = CampaignStatus.running
         session.commit()
         return campaign.id
@@ -175,7 +175,7 @@ def test_long_answers_are_reported_with_count_and_longest_ids(env) -> None:
         test_set = make_showcase(session, name="long", long=True)
         answers = {f"{a.system.name}/{a.question.external_id}": a.text
                    for s in test_set.systems for a in s.answers}
-        campaign = build_campaign(session, name="long", test_set=test_set, storage=env.storage, processes=1,
+        campaign = build_campaign(session, BuildSpec(name="long", test_set=test_set), storage=env.storage, processes=1,
                                   warn=warnings.append)
         record = campaign.settings["long_answers"]
     over = {i for i, text in answers.items() if len(text.split()) > 100}  # 30 s at 200 words a minute
@@ -247,11 +247,13 @@ def test_a_fluency_campaign_gets_a_fluency_example_and_a_custom_one_none(env) ->
     warnings: list[str] = []
     with env.sessions() as session:
         test_set = make_showcase(session, name="fl")
-        fluency = build_campaign(session, name="fl", test_set=test_set, storage=env.storage, processes=1,
-                                 criterion="fluency", worker=WorkerPageOptions(practice=True))
-        custom = build_campaign(session, name="cu", test_set=test_set, storage=env.storage, processes=1,
-                                criterion="custom", statement="The answer is polite.", show_reference=False,
-                                warn=warnings.append)
+        fluency = build_campaign(session,
+                                 BuildSpec(name="fl", test_set=test_set, criterion="fluency",
+                                           worker=WorkerPageOptions(practice=True)), storage=env.storage, processes=1)
+        custom = build_campaign(session,
+                                BuildSpec(name="cu", test_set=test_set, criterion="custom",
+                                          statement="The answer is polite.", show_reference=False),
+                                storage=env.storage, processes=1, warn=warnings.append)
         example = fluency.settings["worker"]["example"]
         assert example["bad"] == "Capital the Australia of is city Canberra the."  # jumbled, not wrong
         assert set(example["images"]) == {"good", "bad"}  # no Answer A in a fluency campaign

@@ -22,5 +22,3 @@ def load_truth() -> dict[str, Any]:
     """``truth.json``: ``order`` (best first), ``systems`` (file, mean quality, description) and
     ``quality[system][question id]``."""
     return json.loads((sample_data_dir() / "truth.json").read_text(encoding="utf-8"))
-
-

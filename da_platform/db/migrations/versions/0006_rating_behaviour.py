@@ -1,4 +1,4 @@
-"""rating.behaviour_status, rating.behaviour: the behaviour record sent with each rating (issue 12)
+"""rating.behaviour_status, rating.behaviour: the behaviour record sent with each rating (docs/quality-control.md#behaviour-record)
 
 Ratings stored before this migration keep NULL in both (not recorded).
 
