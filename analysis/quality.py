@@ -3,7 +3,7 @@
 Each ``BAD_REF`` rating is paired with the same worker's rating of its original ``SYSTEM`` slot in
 the same HIT; pairs are pooled over all of the worker's HITs in the group (campaign).
 
-Methods (``QC_METHODS``):
+Methods (``analysis.states.QCMethod``; the default is ``analysis.qc_policy.DEFAULT_QC``):
 
 - ``wilcoxon`` (default): Wilcoxon signed-rank test, one-sided (original > degraded), on the
   integer differences d = original − degraded. Zero differences are dropped before ranking
@@ -21,7 +21,7 @@ Methods (``QC_METHODS``):
 - ``none``: no test; the ratings are taken as already filtered and every worker counts
   (status ``not_quality_controlled``, reason "quality control off").
 
-Scope (``QC_SCOPES``): ``group`` pools a worker's pairs over their HITs in one group (campaign);
+Scope (``analysis.states.QCScope``): ``group`` pools a worker's pairs over their HITs in one group (campaign);
 ``worker`` pools them over all of the worker's HITs in every group of the table, as WMT did across
 language pairs, and gives that one verdict in each group. Diagnostics stay per group.
 
@@ -42,11 +42,10 @@ import numpy as np
 from scipy import special, stats
 
 from analysis.grouping import Grouping, group_by
-from analysis.states import QCStatus
+from analysis.qc_policy import DEFAULT_QC, QCPolicy
+from analysis.states import QCMethod, QCScope, QCStatus
 from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, SLOT_TYPES, RatingsTable
 
-QC_METHODS = ("wilcoxon", "ttest", "mannwhitney", "none")
-QC_SCOPES = ("group", "worker")
 EXACT_MAX_PAIRS = 400
 MIN_NONZERO_PAIRS = 5
 
@@ -100,20 +99,24 @@ class WorkerQC:
 class QCSettings:
     """What was run, recorded with every result."""
 
-    method: str = "wilcoxon"
-    alpha: float = 0.05
+    method: QCMethod = DEFAULT_QC.method
+    alpha: float = DEFAULT_QC.alpha
     alternative: str = "original > degraded (one-sided)"
     zero_method: str = "wilcox (zero differences dropped)"
     distribution: str = (f"exact permutation distribution with mid-ranks for ties (<= {EXACT_MAX_PAIRS} "
                          "non-zero pairs), else normal approximation with tie and continuity correction")
     pass_rule: str = "p < alpha"
     min_pairs: str = f"{MIN_NONZERO_PAIRS} non-zero pairs"
-    scope: str = "group"
+    scope: QCScope = DEFAULT_QC.scope
 
     @classmethod
-    def for_method(cls, method: str, alpha: float = 0.05, scope: str = "group") -> QCSettings:
-        if scope not in QC_SCOPES:
-            raise ValueError(f"unknown quality-control scope {scope!r}; expected one of {', '.join(QC_SCOPES)}")
+    def for_method(cls, method: str, alpha: float = DEFAULT_QC.alpha, scope: str = DEFAULT_QC.scope) -> QCSettings:
+        return cls.of(QCPolicy(method, alpha, scope))  # type: ignore[arg-type]  # (strings become members)
+
+    @classmethod
+    def of(cls, policy: QCPolicy) -> QCSettings:
+        """What ``policy`` runs, in words."""
+        method, alpha, scope = policy.method, policy.alpha, policy.scope
         if method == "wilcoxon":
             return cls(method, alpha, scope=scope)
         if method == "ttest":
@@ -126,7 +129,7 @@ class QCSettings:
         if method == "none":
             return cls(method, alpha, "none: quality control off", "not applicable", "not applicable",
                        "every worker counts (ratings already filtered)", "none", scope)
-        raise ValueError(f"unknown quality-control method {method!r}; expected one of {', '.join(QC_METHODS)}")
+        raise AssertionError(f"no description of {method!r}")  # (every QCMethod is described above)
 
 
 @dataclass(frozen=True)
@@ -213,8 +216,8 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
     return TestResult(float(result.statistic), float(result.pvalue), "mannwhitneyu auto")
 
 
-def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05,
-                    scope: str = "group", check: int = BAD_REF,
+def quality_control(table: RatingsTable, *, method: str = DEFAULT_QC.method, alpha: float = DEFAULT_QC.alpha,
+                    scope: str = DEFAULT_QC.scope, check: int = BAD_REF,
                     margin: int | Mapping[str, int] = 0) -> dict[str, QCReport]:
     """Quality control of every worker of every group of the table (``scope``: see the module docstring),
     on the pairs of ``check`` slots (an ``analysis.table`` slot-type code: BAD_REF by default, or MEANING)
@@ -222,6 +225,7 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     than this many points (0 for BAD_REF, as published), one number or one per worker label (missing: 0);
     ``analysis.verdict`` sets it for meaning-change checks."""
     settings = QCSettings.for_method(method, alpha, scope)
+    method, scope = settings.method, settings.scope
     workers = group_by(table.group.codes, table.worker.codes)
     n_ratings, sd = _spread(workers, table.score.astype(np.float64))
     checks = _Pairs.of_type(table, workers, check)

@@ -1,4 +1,5 @@
-"""Quality-control status as a type, dependency-free (``enum`` only) so that any layer may import it.
+"""Quality-control states as types (status, method, scope), dependency-free (``enum`` only) so that any
+layer may import them.
 
 ``StrState`` is the base of every state enum of the project (``da_platform.states`` builds on it): a
 ``str`` enum whose members equal their stored strings and whose ``str()`` and f-string form is the
@@ -27,4 +28,20 @@ class QCStatus(StrState):
     not_quality_controlled = "not_quality_controlled"
 
 
-__all__ = ["QCStatus", "StrState"]
+class QCMethod(StrState):
+    """The test that decides whether a worker's check pairs show they read (``analysis.quality``)."""
+
+    wilcoxon = "wilcoxon"  # the published method: one-sided signed-rank test on the BAD_REF pairs
+    ttest = "ttest"  # WMT up to 2021: paired t-test
+    mannwhitney = "mannwhitney"  # later tools: unpaired rank-sum test
+    none = "none"  # the ratings are already filtered: no test, everyone counts
+
+
+class QCScope(StrState):
+    """Over which HITs a worker's pairs are pooled: one group (campaign), or every group of the table (WMT)."""
+
+    group = "group"
+    worker = "worker"
+
+
+__all__ = ["QCMethod", "QCScope", "QCStatus", "StrState"]

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from analysis.behaviour import SIGNALS, Signal, behaviour_signals
+from analysis.qc_policy import DEFAULT_QC
 from analysis.quality import FAILED, QCReport, WorkerQC, quality_control
 from analysis.table import MEANING, RatingsTable
 
@@ -117,8 +118,8 @@ def meaning_margins(reports: Mapping[str, QCReport], share: float = MEANING_MARG
     return margins
 
 
-def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = "wilcoxon",
-                    alpha: float = 0.05, scope: str = "group",
+def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = DEFAULT_QC.method,
+                    alpha: float = DEFAULT_QC.alpha, scope: str = DEFAULT_QC.scope,
                     margin_share: float = MEANING_MARGIN_SHARE) -> dict[str, dict[str, WorkerVerdict]]:
     """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``);
     ``margin_share``: the MEANING test's margin as a share of each worker's BAD_REF drop (for trade-off studies)."""

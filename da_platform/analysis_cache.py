@@ -3,7 +3,7 @@
 The analysis (``da_platform.campaign_analysis.CampaignAnalysis``) depends on the campaign's ratings,
 its data decisions and its quality-control settings. Each use first reads a cheap **stamp** of those
 inputs (count, largest and sum of the rating ids; count, largest id and latest change of the review
-decisions; the QC settings and the name). A cached analysis is used only while its stamp is the
+decisions; the quality-control policy and the name). A cached analysis is used only while its stamp is the
 current one, so no analysis is ever shown as current once a rating or a decision has arrived. The
 stamp is read *before* the inputs are loaded, so an analysis holds at least what its stamp says.
 
@@ -69,7 +69,7 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
         select(func.count(ReviewDecision.id), func.coalesce(func.max(ReviewDecision.id), 0),
                func.max(ReviewDecision.updated_at))
         .where(ReviewDecision.campaign_id == campaign.id)).one()
-    settings = json.dumps([campaign.name, (campaign.settings or {}).get("review")], sort_keys=True, default=str)
+    settings = json.dumps([campaign.name, (campaign.settings or {}).get("qc")], sort_keys=True, default=str)
     return Stamp(int(ratings), int(max_id), int(id_sum), int(decisions), int(decision_max),
                  "" if changed is None else str(changed), settings)
 
@@ -258,15 +258,3 @@ def app_cache(app) -> AnalysisCache:
         cache = app.extensions.setdefault("da_analysis_cache", AnalysisCache(app.config["SESSIONS"],
                                                                              background_from=background_from))
     return cache
-
-
-def current_analysis(session: Session, campaign: Campaign) -> CampaignAnalysis:
-    """The campaign's current analysis for an export: inside the web app its cached one while current,
-    else (and outside the app) computed now."""
-    from flask import current_app, has_app_context
-
-    if has_app_context() and "SESSIONS" in current_app.config:
-        cached = app_cache(current_app).get(session, campaign, wait=True)
-        assert cached.analysis is not None and cached.current
-        return cached.analysis
-    return CampaignAnalysis(session, campaign)
