@@ -34,6 +34,7 @@ class QCMethod(StrState):
     wilcoxon = "wilcoxon"  # the published method: one-sided signed-rank test on the BAD_REF pairs
     ttest = "ttest"  # WMT up to 2021: paired t-test
     mannwhitney = "mannwhitney"  # later tools: unpaired rank-sum test
+    pooled = "pooled"  # every check family of the HIT in one test (analysis.checks): for one HIT per worker
     none = "none"  # the ratings are already filtered: no test, everyone counts
 
 

@@ -282,11 +282,24 @@ def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int)
     items = imported.items
     keys = [(item.system.id, item.question.id) for item in items]
     by_key = {key: item for key, item in zip(keys, items)}
-    plan = assemble(keys, seed=seed, passes=passes, layout=request.layout)
+    scores: dict[Hashable, float] | None = (
+        {key: original_score(item) for key, item in by_key.items()} if request.layout.targeted else None)
+    plan = assemble(keys, seed=seed, passes=passes, layout=request.layout, scores=scores)
     altered = _degraded_answers(plan, by_key, items, imported.references, seed=seed)
     altered.update(_meaning_changes(plan, by_key, items, seed=seed))
     rows, jobs = _slot_texts(plan, by_key, altered, show_reference=request.show_reference)
     return _Assembled(plan, rows, jobs)
+
+
+ORIGINAL_SCORE = "ROUGE-L F1 (analysis.metrics, lowercased) of the answer against the reference shown as Answer A"
+"""The automatic score a targeted layout chooses check originals by (recorded in ``settings["check_originals"]``)."""
+
+
+def original_score(item: _Item) -> float:
+    """:data:`ORIGINAL_SCORE` of one item: how close its answer is to the reference."""
+    from analysis.evidence import overlaps
+
+    return overlaps(item.answer, item.reference)[1]
 
 
 def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *,
@@ -404,6 +417,8 @@ def _settings(request: _Request, imported: _Imported, assembled: _Assembled, ima
         "layout_description": hit_layout.describe(),
         **({"meaning": {**meaning_description(), "seed": seed}}
            if SlotType.MEANING in hit_layout.check_types else {}),
+        **({"check_originals": {"score": ORIGINAL_SCORE, "rule": hit_layout.describe()["originals_by_score"]}}
+           if hit_layout.targeted else {}),
         "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
                    "raqm": renderer.shaping, "images": images.count},
         "systems": [s.name for s in imported.systems],

@@ -241,10 +241,12 @@ COMMANDS.append(import_group)
               help="Let workers open each question's context passage (collapsed by default).")
 @click.option("--allow-missing", is_flag=True, help="Leave out the items of systems that abstain on a question "
                                                     "(imported with --allow-missing) instead of refusing to build.")
-@click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
+@click.option("--layout", type=click.Choice(["classic", "hardened", "targeted"]), default="classic",
+              show_default=True,
               help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
                    "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
-                   "raters).")
+                   "raters); targeted = hardened with the checks made of the answers closest to the reference "
+                   "(damaged copies) and beside the furthest (the reference).")
 @click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
               show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
                                       "glyphs, mixed fonts, light texture; same size and AA contrast).")
