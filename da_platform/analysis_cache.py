@@ -3,9 +3,10 @@
 The analysis (``da_platform.campaign_analysis.CampaignAnalysis``) depends on the campaign's ratings,
 its data decisions and its quality-control settings. Each use first reads a cheap **stamp** of those
 inputs (count, largest and sum of the rating ids; count, largest id and latest change of the review
-decisions; the quality-control policy and the name). A cached analysis is used only while its stamp is the
-current one, so no analysis is ever shown as current once a rating or a decision has arrived. The
-stamp is read *before* the inputs are loaded, so an analysis holds at least what its stamp says.
+decisions; the quality-control policy and the name; count and largest id of the judge scores). A
+cached analysis is used only while its stamp is the current one, so no analysis is ever shown as current
+once a rating, a decision or a judge score has arrived. The stamp is read *before* the inputs are
+loaded, so an analysis holds at least what its stamp says.
 
 Small campaigns (fewer than ``background_from`` ratings) are recomputed in the request. Larger ones
 are recomputed off the request path, one computation per campaign at a time, in a separate process
@@ -26,7 +27,17 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.models import Assignment, Campaign, Hit, Rating, ReviewDecision, utcnow
+from da_platform.models import (
+    Answer,
+    Assignment,
+    Campaign,
+    CampaignSystem,
+    Hit,
+    JudgeScore,
+    Rating,
+    ReviewDecision,
+    utcnow,
+)
 
 BACKGROUND_FROM = 50_000
 """Default: campaigns with at least this many ratings are analysed off the request path."""
@@ -43,6 +54,7 @@ class Stamp:
     decision_max_id: int
     decision_changed: str
     settings: str
+    judge_scores: tuple[int, int] = (0, 0)  # count and largest id of the imported judge scores of its answers
 
     def changes_since(self, older: Stamp) -> str:
         """What changed from ``older`` to this stamp, for the page."""
@@ -56,6 +68,8 @@ class Stamp:
             parts.append("new decisions")
         if self.settings != older.settings:
             parts.append("the quality-control settings changed")
+        if self.judge_scores != older.judge_scores:
+            parts.append("judge scores were imported")
         return ", ".join(parts) or "the inputs changed"
 
 
@@ -70,8 +84,13 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
                func.max(ReviewDecision.updated_at))
         .where(ReviewDecision.campaign_id == campaign.id)).one()
     settings = json.dumps([campaign.name, (campaign.settings or {}).get("qc")], sort_keys=True, default=str)
+    judged, judge_max = session.execute(
+        select(func.count(JudgeScore.id), func.coalesce(func.max(JudgeScore.id), 0))
+        .join(Answer, Answer.id == JudgeScore.answer_id)
+        .join(CampaignSystem, CampaignSystem.system_id == Answer.system_id)
+        .where(CampaignSystem.campaign_id == campaign.id)).one()
     return Stamp(int(ratings), int(max_id), int(id_sum), int(decisions), int(decision_max),
-                 "" if changed is None else str(changed), settings)
+                 "" if changed is None else str(changed), settings, (int(judged), int(judge_max)))
 
 
 @dataclass
