@@ -19,17 +19,20 @@ None), never a flag. docs/quality-control.md ("Behaviour signals") explains each
   IReST study (Trauzettel-Klosinski & Dietz 2012, IOVS 53(9):5452) for English and Chinese; three times
   the mean is beyond skimming (about 600–700 words/min, Rayner et al. 2016, Psychol. Sci. Public
   Interest 17(1)). Time: the record's ``shown_ms``, else the server's time on item.
-- ``beyond_automatic``: whether the worker's scores carry information beyond the automatic scores: the
-  partial correlation of their scores of ordinary answers with the crowd's, controlling for every automatic
-  score of those answers (the text-overlap measures of ``analysis.evidence.OVERLAP_MEASURES`` and the
-  imported judges' scores), tested one-sided. A rater that scores by overlap or by a judge, plus any noise,
-  adds nothing the crowd sees beyond them (its residual is its noise); a person's judgement tracks what
-  they miss. This is peer prediction conditioned on machine labels (Zhang, Pang, Zhu and Liu, "Evaluating
-  LLM-Contaminated Crowdsourcing Data Without Ground Truth", NeurIPS 2025) for 0-100 scores: the crowd's
-  value of an answer is the other workers' mean z-score of the same answer where someone else rated it,
-  else of the same system's answers. It needs the crowd to see something beyond the automatic scores: in a
-  group where fewer than half the workers show it, it cannot tell people from automatic raters and is not
-  applicable.
+- ``beyond_automatic``: whether the worker's scores carry information beyond the automatic scores. Over the
+  worker's ordinary answers and degraded (``BAD_REF``) copies that have every automatic score (the text-overlap
+  measures of ``analysis.evidence.OVERLAP_MEASURES`` and the imported judges' scores), both the worker's
+  scores and the crowd's value of each are regressed on those scores (each, its square, and for judges its
+  cube: a judge's clipped 0-100 scale is not linear), and the Spearman correlation of the two residuals is
+  tested one-sided (t with n - regressors - 1 degrees of freedom). A rater that scores by overlap or by a
+  judge, plus any noise, adds nothing the crowd sees beyond them (its residual is its noise); a person's
+  judgement tracks what they miss. This is peer prediction conditioned on machine labels (Zhang, Pang, Zhu
+  and Liu, "Evaluating LLM-Contaminated Crowdsourcing Data Without Ground Truth", NeurIPS 2025) for 0-100
+  scores: the crowd's value of an answer is the other workers' mean z-score of the same answer (and slot
+  type) where at least three others rated it, else of the same system's answers of that type. MEANING
+  copies are left out: a check-aware bot spots some by rule and would agree with the crowd there. It needs
+  the crowd to see something beyond the automatic scores: in a group where fewer than half the workers
+  show it, it cannot tell people from automatic raters and is not applicable.
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ from scipy import stats
 
 from analysis.evidence import FORGED, OVERLAP_MEASURES, SERVER_TIME_TOLERANCE_MS, UNKNOWN, RatingEvidence
 from analysis.grouping import Grouping, group_by
-from analysis.table import SYSTEM, RatingsTable
+from analysis.table import BAD_REF, SYSTEM, RatingsTable
 
 MIN_RATINGS = 10
 """Fewer ratings (or records) than this: the signal is not applicable."""
@@ -185,9 +188,23 @@ def automatic_scores(evidence: RatingEvidence) -> tuple[np.ndarray, str]:
     return np.concatenate([evidence.overlap, evidence.judge], axis=1), named
 
 
+COMPARED = (SYSTEM, BAD_REF)
+"""The slots ``beyond_automatic`` compares: ordinary answers and their degraded copies (a rater scoring by
+overlap or a judge scores both by it; ``MEANING`` copies are left out: a check-aware bot spots some by rule
+and would look like the crowd there)."""
+ROUNDING_SD = 1.0
+"""A worker whose scores are a linear function of the automatic scores up to less than this standard deviation
+(rounding to whole points alone leaves 0.29) adds nothing beyond them: p = 1."""
+MIN_ITEM_PEERS = 3
+"""``beyond_automatic`` compares a worker with the other workers' ratings of the same answer only where at
+least this many rated it (one or two others may be automatic raters themselves), else with their ratings of
+the same system's answers."""
+
+
 def peer_values(table: RatingsTable, workers: Grouping) -> np.ndarray:
     """Per ordinary rating: the other workers' mean z-score of the same answer (group, system, question) where
-    someone else rated it, else of the same system's answers in the group; NaN where nobody else did."""
+    at least ``MIN_ITEM_PEERS`` others rated it, else of the same system's answers in the group; NaN where
+    nobody else did."""
     scores = table.score.astype(np.float64)
     n = workers.counts()
     mean = workers.means(scores)
@@ -195,9 +212,11 @@ def peer_values(table: RatingsTable, workers: Grouping) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(squares / (n - 1))
         z = (scores - mean[workers.index]) / sd[workers.index]
-    ordinary = (table.slot_type == SYSTEM) & np.isfinite(z)
+    ordinary = np.isin(table.slot_type, COMPARED) & np.isfinite(z)
     result = np.full(len(table), np.nan)
-    for keys in ((table.group.codes, table.system.codes, table.item.codes), (table.group.codes, table.system.codes)):
+    levels = ((table.group.codes, table.system.codes, table.item.codes, table.slot_type), MIN_ITEM_PEERS), \
+             ((table.group.codes, table.system.codes, table.slot_type), 1)
+    for keys, least in levels:
         cells = group_by(*keys)
         own = group_by(workers.index, cells.index)
         weights = np.where(ordinary, z, 0.0)
@@ -208,24 +227,26 @@ def peer_values(table: RatingsTable, workers: Grouping) -> np.ndarray:
         others = cell_n[cells.index] - own_n[own.index]
         with np.errstate(invalid="ignore", divide="ignore"):
             value = (cell_sum[cells.index] - own_sum[own.index]) / others
-        fill = ordinary & np.isnan(result) & (others > 0)
+        fill = ordinary & np.isnan(result) & (others >= least)
         result[fill] = value[fill]
     return result
 
 
 def beyond_tests(table: RatingsTable, workers: Grouping) -> list[Beyond]:
-    """Per worker: the partial correlation of their scores with ``peer_values`` given ``automatic_scores``,
-    over their ordinary answers that have every automatic score and a peer value."""
+    """Per worker: the partial (Spearman) correlation of their scores with ``peer_values`` given the
+    ``automatic_scores`` (module docstring), over their ``COMPARED`` slots with every automatic score and a
+    peer value."""
     evidence = table.evidence
     assert evidence is not None
     automatic, _ = automatic_scores(evidence)
     peers = peer_values(table, workers)
-    usable = (table.slot_type == SYSTEM) & np.isfinite(peers) & np.isfinite(automatic).all(axis=1)
+    usable = np.isin(table.slot_type, COMPARED) & np.isfinite(peers) & np.isfinite(automatic).all(axis=1)
     results = []
     for w in range(workers.n):
         rows = workers.rows(w)
         rows = rows[usable[rows]]
-        design = np.column_stack([np.ones(len(rows)), automatic[rows]])
+        design = np.column_stack([np.ones(len(rows)), automatic[rows], automatic[rows] ** 2,
+                                  automatic[rows][:, len(OVERLAP_MEASURES):] ** 3])
         df = len(rows) - np.linalg.matrix_rank(design) - 1 if len(rows) else 0
         if len(rows) < MIN_RATINGS or df < 3:
             results.append(Beyond(math.nan, math.nan, len(rows), automatic.shape[1]))
@@ -235,10 +256,10 @@ def beyond_tests(table: RatingsTable, workers: Grouping) -> list[Beyond]:
         if not (np.std(crowd) > 1e-9):
             results.append(Beyond(math.nan, math.nan, len(rows), automatic.shape[1]))
             continue
-        if not (np.std(own) > 1e-9):  # scores exactly a function of the automatic scores
+        if np.std(own) < ROUNDING_SD:  # the automatic scores, up to rounding to whole points
             results.append(Beyond(1.0, 0.0, len(rows), automatic.shape[1]))
             continue
-        r = float(np.clip(np.corrcoef(own, crowd)[0, 1], -1 + 1e-12, 1 - 1e-12))
+        r = float(np.clip(stats.spearmanr(own, crowd).statistic, -1 + 1e-12, 1 - 1e-12))
         t = r * math.sqrt(df / (1 - r * r))
         results.append(Beyond(float(stats.t.sf(t, df)), r, len(rows), automatic.shape[1]))
     return results

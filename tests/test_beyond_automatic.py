@@ -49,14 +49,18 @@ def _z(x):
 
 def test_peer_values_are_the_other_workers_mean_z_of_the_same_answer():
     items = [("A", "q1"), ("A", "q2"), ("B", "q3")]
-    table = _table({"u": [10, 20, 60], "v": [50, 70, 90], "w": [0, 0, 30]}, items, [0.1, 0.5, 0.9])
-    workers = group_by(table.group.codes, table.worker.codes)
-    peers = peer_values(table, workers)
-    z = {w: _z(s) for w, s in {"u": [10, 20, 60], "v": [50, 70, 90], "w": [0, 0, 30]}.items()}
-    expected_u = [(z["v"][k] + z["w"][k]) / 2 for k in range(3)]
-    assert peers[:3] == pytest.approx(expected_u)
+    given = {"u": [10, 20, 60], "v": [50, 70, 90], "w": [0, 0, 30], "x": [40, 10, 100]}
+    table = _table(given, items, [0.1, 0.5, 0.9])
+    peers = peer_values(table, group_by(table.group.codes, table.worker.codes))
+    z = {w: _z(s) for w, s in given.items()}
+    assert peers[:3] == pytest.approx([(z["v"][k] + z["w"][k] + z["x"][k]) / 3 for k in range(3)])
     # z of u: mean 30, sd sqrt(700) -> q1: -20/26.4575 = -0.75593
     assert z["u"][0] == pytest.approx(-0.755929, abs=1e-6)
+    # With only two others per answer (one of them could be a bot): the same system's answers instead.
+    fewer = _table({k: given[k] for k in "uvw"}, items, [0.1, 0.5, 0.9])
+    peers = peer_values(fewer, group_by(fewer.group.codes, fewer.worker.codes))
+    system_a = (z["v"][0] + z["v"][1] + z["w"][0] + z["w"][1]) / 4
+    assert peers[:3] == pytest.approx([system_a, system_a, (z["v"][2] + z["w"][2]) / 2])
 
 
 def test_peer_values_fall_back_to_the_systems_answers_when_nobody_else_rated_the_answer():
@@ -72,7 +76,7 @@ def test_peer_values_fall_back_to_the_systems_answers_when_nobody_else_rated_the
     assert peers[2] == pytest.approx(zv[2])  # u's q3 (system B)
 
 
-def test_the_test_is_the_partial_correlation_given_the_automatic_scores():
+def test_the_test_is_the_rank_correlation_of_what_the_automatic_scores_leave():
     rng = np.random.default_rng(4)
     n = 30
     items = [(f"S{i % 3}", f"q{i}") for i in range(n)]
@@ -82,15 +86,17 @@ def test_the_test_is_the_partial_correlation_given_the_automatic_scores():
     table = _table(crowd, items, automatic)
     workers = group_by(table.group.codes, table.worker.codes)
     test = beyond_tests(table, workers)[0]
-    # independent: the partial correlation of x and y given one z from the three pairwise correlations
+    # Independently: what a quadratic in the one automatic score (all three overlap columns are equal here)
+    # leaves of the worker's scores and of the crowd's values, by numpy's polyfit, and their Spearman r.
     x = np.asarray(crowd["p0"], dtype=float)
     y = peer_values(table, workers)[:n]
     zv = np.asarray(automatic)
-    rxy, rxz, ryz = np.corrcoef(x, y)[0, 1], np.corrcoef(x, zv)[0, 1], np.corrcoef(y, zv)[0, 1]
-    partial = (rxy - rxz * ryz) / math.sqrt((1 - rxz ** 2) * (1 - ryz ** 2))
-    assert test.r == pytest.approx(partial)
-    df = n - 3  # n minus intercept, one control, one more
-    assert test.pvalue == pytest.approx(stats.t.sf(partial * math.sqrt(df / (1 - partial ** 2)), df))
+    left_x = x - np.polyval(np.polyfit(zv, x, 2), zv)
+    left_y = y - np.polyval(np.polyfit(zv, y, 2), zv)
+    r = stats.spearmanr(left_x, left_y).statistic
+    assert test.r == pytest.approx(r)
+    df = n - 3 - 1  # n minus the regressors (1, z, z^2) minus one
+    assert test.pvalue == pytest.approx(stats.t.sf(r * math.sqrt(df / (1 - r ** 2)), df))
     assert test.n == n
 
 

@@ -24,6 +24,7 @@ from typing import cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
+from analysis.qc_policy import QCPolicy
 from da_core.errors import BuildError
 from da_platform.building.inspection import verify_campaign
 from da_platform.models import (
@@ -169,7 +170,7 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                    processes: int | None = None, merge_identical: bool = False, layout: str = DEFAULT_LAYOUT,
                    allow_missing: bool = False,
                    worker: WorkerPageOptions = WorkerPageOptions(),
-                   warn: Callable[[str], None] | None = None) -> Campaign:
+                   warn: Callable[[str], None] | None = None, qc: QCPolicy | None = None) -> Campaign:
     """Assemble, degrade, render, persist and verify a campaign; returns it with status ``built``.
 
     ``layout`` names the HIT layout (:mod:`hit_builder.layouts`): ``classic`` or ``hardened``.
@@ -178,6 +179,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``settings["worker"]``); ``warn`` receives warnings (answers too long to read, no example).
+    ``qc``: the quality-control policy stored with the campaign (``settings["qc"]``; None: none stored, the
+    analysis uses ``analysis.qc_policy.DEFAULT_QC``).
     """
     request = _checked_request(session, name=name, test_set=test_set, max_hits_per_worker=max_hits_per_worker,
                                layout=layout, criterion=criterion, statement=statement,
@@ -191,6 +194,8 @@ def build_campaign(session: Session, *, name: str, test_set: TestSet | str,
                      worker=worker, criterion=criterion, processes=processes, progress=progress, warn=warn)
     settings = _settings(request, imported, assembled, images, seed=seed, passes=passes, style=style,
                          chain=chain, renderer=renderer, salt=id_salt or secrets.token_hex(32))
+    if qc is not None:
+        settings["qc"] = qc.to_dict()
     campaign = _store(session, request, imported.systems, assembled, images, settings, criterion=criterion,
                       seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back

@@ -11,8 +11,10 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from analysis.qc_policy import BUILD_QC, QC_METHODS
 from da_platform.cli import CliContext, database_name, find_campaign, pass_context
 from da_platform.models import Answer, Question, Reference, System, TestSet
+from hit_builder.layouts import BUILD_LAYOUT, LAYOUTS
 
 COMMANDS: list[click.Command] = []
 
@@ -270,12 +272,16 @@ COMMANDS.append(import_group)
               help="Let workers open each question's context passage (collapsed by default).")
 @click.option("--allow-missing", is_flag=True, help="Leave out the items of systems that abstain on a question "
                                                     "(imported with --allow-missing) instead of refusing to build.")
-@click.option("--layout", type=click.Choice(["classic", "hardened", "targeted"]), default="classic",
-              show_default=True,
-              help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
-                   "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
-                   "raters); targeted = hardened with the checks made of the answers closest to the reference "
-                   "(damaged copies) and beside the furthest (the reference).")
+@click.option("--layout", type=click.Choice(list(LAYOUTS)), default=BUILD_LAYOUT, show_default=True,
+              help="HIT layout. targeted (the default, for paid crowds: measured in docs/benchmarks.md) = 60 "
+                   "SYSTEM + 10 each of BAD_REF, MEANING, REF, REPEAT, the damaged copies made of the answers "
+                   "closest to the reference and the reference shown beside the furthest; classic = the "
+                   "published 70/10/10/10 (reproduces WMT; 70 ordinary ratings a HIT, e.g. for a lab's own "
+                   "pool); hardened = targeted's composition with checks on random answers.")
+@click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=BUILD_QC.method.value, show_default=True,
+              help="Quality-control test stored with the campaign (analyze --qc overrides it per run): pooled "
+                   "= every check family of a HIT in one test, for one HIT per worker; wilcoxon = the "
+                   "published BAD_REF test.")
 @click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
               show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
                                       "glyphs, mixed fonts, light texture; same size and AA contrast).")
@@ -286,11 +292,13 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                   id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
                   messages_file: Path | None, instructions_file: Path | None, contact: str | None,
                   pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
-                  show_context: bool, layout: str, render_name: str, allow_missing: bool) -> None:
+                  show_context: bool, layout: str, qc_method: str, render_name: str, allow_missing: bool) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
     """
+    from analysis.qc_policy import QCPolicy
+    from analysis.states import QCMethod
     from da_core.errors import BuildError, InputError
     from da_platform.building.build import build_campaign
     from da_platform.db import transaction
@@ -329,7 +337,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 storage=storage, font_paths=list(fonts or context.settings.font_paths),
                 progress=progress, id_salt=id_salt, processes=processes, merge_identical=merge_identical,
                 worker=worker, warn=warnings.append, layout=layout, allow_missing=allow_missing,
-                style=render_style(render_name))
+                style=render_style(render_name), qc=QCPolicy(QCMethod(qc_method)))
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
     except (BuildError, InputError) as error:
@@ -339,6 +347,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
             bar.__exit__(None, None, None)
     click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
                f"{settings['render']['images']} images in {_where(storage)}")
+    click.echo(f"layout {settings['layout']} ({settings['layout_description']['description']}); quality control: "
+               f"{settings['qc']['method']} test, alpha {settings['qc']['alpha']:g}")
     merged = settings.get("identical_answers")
     if merged and not merged["saved"]:
         click.echo("no identical answers to merge")
