@@ -1,10 +1,12 @@
-"""One verdict per worker from all the evidence: the quality checks and the behaviour signals (issue 12).
+"""One verdict per worker from all the evidence: the quality checks and the signals (docs/quality-control.md).
 
-- ``excluded``: a quality check failed: the BAD_REF test (``analysis.quality``), or, where the group
-  has MEANING checks, the same test on the meaning-change pairs (C2) came out ``failed``.
-- ``flagged``: the checks pass, but a behaviour or overlap signal (``analysis.behaviour``) flags the
-  worker. Their ratings are left out of the scores like a failed check's, but a flag is never enough
-  to reject anyone: the payment policy holds such work for the researcher's review.
+- ``excluded``: a quality check failed: the quality-control test (``analysis.quality``: the pooled test of
+  every check family, or the published BAD_REF test), or, with the published and compatibility tests where
+  the group has MEANING checks, the same test on the meaning-change pairs came out ``failed``.
+- ``flagged``: the checks pass, but a behaviour or content signal (``analysis.behaviour``, e.g.
+  ``beyond_automatic``) flags the worker. Their ratings are left out of the scores like a failed check's,
+  but a flag is never enough to reject anyone: the payment policy holds such work for the researcher's
+  review.
 - ``kept``: everything else.
 
 A MEANING test with too few non-zero pairs says nothing either way (it is reported, it does not exclude).
@@ -99,11 +101,12 @@ def combine(qc: WorkerQC, meaning: WorkerQC | None, signals: tuple[Signal, ...])
 
 #: A meaning-changed answer says something false: a person marks it down about as much as a degraded answer,
 #: while a rater scoring by text overlap barely moves (measured: 0.7-1.4 points for overlap bots against 6-7 on
-#: BAD_REF; docs/benchmarks.md). The MEANING test can ask for a drop of more than this share of the worker's own
-#: mean BAD_REF drop (rounded to whole points), not just any drop. Measured at rates (docs/benchmarks.md,
-#: "Rates"): every share above 0 costs honest workers more than the 5 % the issue allows (0.25: 89 % kept with
-#: two HITs each, 56 % with one), while the overlap bots it would catch are all caught by ``overlap_agreement``
-#: anyway; so the test is the plain one (0: any drop), as for BAD_REF.
+#: BAD_REF; docs/benchmarks.md). The MEANING test of the published and compatibility methods can ask for a drop
+#: of more than this share of the worker's own mean BAD_REF drop (rounded to whole points), not just any drop.
+#: Measured at rates (docs/benchmarks.md, "Rates"): every share above 0 costs honest workers more than the 5 %
+#: the issue allows (0.25: 89 % kept with two HITs each, 56 % with one), so the test is the plain one (0: any
+#: drop), as for BAD_REF. (The pooled method tests the MEANING pairs with every other check pair instead, and
+#: raters who score by overlap are the ``beyond_automatic`` signal's.)
 MEANING_MARGIN_SHARE = 0.0
 
 

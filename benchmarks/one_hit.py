@@ -3,6 +3,8 @@ catches, careful kinds included, through the platform's own verdict (``analysis.
 
     PYTHONPATH=. python benchmarks/one_hit.py --seed 2 [--layouts classic,hardened,targeted]
         [--test-sets sample,bad-systems] [--honest 60] [--per-kind 12] [--judge-sd 25] [--out DIR]
+        [--no-judge-evidence] [--beyond-p P] [--verbose]
+    PYTHONPATH=. python benchmarks/one_hit.py --size 1000 --seed 1    # the pooled test's size
 
 For every test set (the bundled sample; "bad-systems": HUMAN and nova beside three very bad systems made of
 real-looking answers: an extractive span of a human answer, nova's answers truncated mid-sentence, and
@@ -293,6 +295,55 @@ def _kind_order(kind: str) -> int:
     return names.index(kind) if kind in names else len(names)
 
 
+NULL_KINDS = ("random", "always 90-100", "noisy constant", "drifting", "random tens")
+
+
+def null_scores(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Scores of a rater whose score does not depend on what is shown (the pooled test's null)."""
+    if kind == "random":
+        return rng.integers(0, 101, n)
+    if kind == "always 90-100":
+        return rng.integers(90, 101, n)
+    if kind == "noisy constant":
+        return np.clip(np.rint(rng.uniform(20, 80) + rng.normal(0, 10, n)), 0, 100)
+    if kind == "drifting":  # tiring: 30 points lower by the end of the HIT, plus noise
+        return np.clip(np.rint(rng.uniform(40, 90) - np.linspace(0, 30, n) + rng.normal(0, 8, n)), 0, 100)
+    return rng.integers(0, 11, n) * 10
+
+
+def size(args: argparse.Namespace, out: Path) -> None:
+    """How often raters of the null pass the pooled test and the published one (at alpha 0.05)."""
+    from analysis.quality import quality_control
+
+    print(f"size: {args.size} raters of each content-blind kind, one HIT each; seed {args.seed}")
+    print("| campaign | rater | passes the pooled test | passes the published BAD_REF test |")
+    print("|---|---|---|---|")
+    for language in LANGUAGES:
+        for layout in args.layouts.split(","):
+            campaign = build("sample", language, layout, args.seed, out, args.judge_sd)
+            hits: dict[str, list[Slot]] = {}
+            for slot in campaign.slots:
+                hits.setdefault(slot.hit, []).append(slot)
+            order = list(hits)
+            for k, kind in enumerate(NULL_KINDS):
+                rng = np.random.default_rng([args.seed, k])
+                columns: dict[str, list[Any]] = {c: [] for c in ("group", "worker", "hit", "system", "item",
+                                                                 "slot_type", "slot", "original_slot", "score")}
+                for w in range(args.size):
+                    slots = hits[order[w % len(order)]]
+                    for slot, score in zip(slots, null_scores(kind, len(slots), rng)):
+                        for column, value in (("group", "g"), ("worker", f"w{w}"), ("hit", f"w{w}"),
+                                              ("system", slot.system), ("item", slot.item),
+                                              ("slot_type", slot.slot_type), ("slot", f"w{w}/{slot.id}"),
+                                              ("original_slot", f"w{w}/{slot.original}" if slot.original else ""),
+                                              ("score", int(score))):
+                            columns[column].append(value)
+                table = RatingsTable.from_columns(**columns)  # type: ignore[arg-type]
+                pooled = np.mean([w.passed for w in quality_control(table, method="pooled")["g"].workers])
+                published = np.mean([w.passed for w in quality_control(table)["g"].workers])
+                print(f"| {language} {layout} | {kind} | {pooled:.1%} | {published:.1%} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=2)
@@ -309,13 +360,18 @@ def main() -> None:
                         help="flag beyond_automatic at p >= this instead of the platform's "
                              "analysis.behaviour.MAX_AUTOMATIC_P (a trade-off study)")
     parser.add_argument("--verbose", action="store_true", help="also each campaign's table, with what fired")
+    parser.add_argument("--size", type=int, metavar="N",
+                        help="instead: the pooled test's size, with N raters of each content-blind kind")
     args = parser.parse_args()
     if args.beyond_p is not None:
         behaviour.MAX_AUTOMATIC_P = args.beyond_p
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch)
         out.mkdir(parents=True, exist_ok=True)
-        run(args, out)
+        if args.size:
+            size(args, out)
+        else:
+            run(args, out)
 
 
 if __name__ == "__main__":

@@ -273,11 +273,12 @@ COMMANDS.append(import_group)
 @click.option("--allow-missing", is_flag=True, help="Leave out the items of systems that abstain on a question "
                                                     "(imported with --allow-missing) instead of refusing to build.")
 @click.option("--layout", type=click.Choice(list(LAYOUTS)), default=BUILD_LAYOUT, show_default=True,
-              help="HIT layout. targeted (the default, for paid crowds: measured in docs/benchmarks.md) = 60 "
-                   "SYSTEM + 10 each of BAD_REF, MEANING, REF, REPEAT, the damaged copies made of the answers "
-                   "closest to the reference and the reference shown beside the furthest; classic = the "
-                   "published 70/10/10/10 (reproduces WMT; 70 ordinary ratings a HIT, e.g. for a lab's own "
-                   "pool); hardened = targeted's composition with checks on random answers.")
+              help="HIT layout. classic (the default, for paid crowds and a lab's own pool alike: measured in "
+                   "docs/benchmarks.md) = the published 70 SYSTEM + 10 each of BAD_REF, REPEAT, REF "
+                   "(reproduces WMT); targeted = 60 SYSTEM + 10 each of BAD_REF, MEANING, REF, REPEAT, the "
+                   "damaged copies made of the answers closest to the reference and the reference shown "
+                   "beside the furthest (for the published test alone at one HIT); hardened = targeted's "
+                   "composition with checks on random answers.")
 @click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=BUILD_QC.method.value, show_default=True,
               help="Quality-control test stored with the campaign (analyze --qc overrides it per run): pooled "
                    "= every check family of a HIT in one test, for one HIT per worker; wilcoxon = the "
