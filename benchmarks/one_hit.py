@@ -34,10 +34,9 @@ import numpy as np
 from analysis import behaviour
 from analysis.evidence import RatingEvidence
 from analysis.report import analyze
-from analysis.simulation import slot_quality
 from analysis.table import RatingsTable
 from benchmarks.careful_kinds import Shown, kind_names, rate_hit
-from benchmarks.crowd_rates import LANGUAGES, Slot, caught_by
+from benchmarks.crowd_rates import LANGUAGES, Slot, caught_by, read_slots
 
 HONEST = "honest"
 QC_METHODS = ("wilcoxon", "pooled")
@@ -102,14 +101,10 @@ def build(test_set: str, language: str, layout: str, seed: int, out: Path, judge
     """Build one campaign (SQLite in ``out``) and read its slots, their truth and the judge's scores."""
     import json
 
-    from sqlalchemy import select
-
     from da_platform.building.build import build_campaign
     from da_platform.building.importers import import_system_answers
     from da_platform.building.sample import import_sample
     from da_platform.db import make_engine, session_factory, transaction, upgrade
-    from da_platform.models import Hit, Question, System
-    from da_platform.models import Slot as SlotRow
     from hit_builder.storage import LocalImageStorage
 
     database = out / f"{test_set}-{language}-{layout}.sqlite"
@@ -134,16 +129,8 @@ def build(test_set: str, language: str, layout: str, seed: int, out: Path, judge
         build_campaign(session, name=layout, test_set=imported.name, seed=seed, layout=layout, systems=systems,
                        storage=LocalImageStorage(out / "images"))
     with sessions() as session:
-        rows = session.execute(
-            select(Hit.public_id, SlotRow.id, SlotRow.slot_type, SlotRow.original_slot_id, SlotRow.candidate_text,
-                   SlotRow.reference_text, System.name, Question.external_id)
-            .join(SlotRow, SlotRow.hit_id == Hit.id).join(System, System.id == SlotRow.system_id)
-            .join(Question, Question.id == SlotRow.question_id).order_by(Hit.index, SlotRow.position)).all()
+        slots = read_slots(session, truth)
     engine.dispose()
-    slots = [Slot(r.public_id, str(r.id), r.slot_type.value,
-                  "" if r.original_slot_id is None else str(r.original_slot_id), r.name, r.external_id,
-                  r.candidate_text, r.reference_text, slot_quality(r.slot_type.value, truth[r.name][r.external_id]))
-             for r in rows]
     rng = np.random.default_rng([seed, 7])
     judge: dict[str, float] = {}
     for slot in slots:  # one judge score per distinct text: the judge is deterministic in what it reads
