@@ -20,12 +20,20 @@ None), never a flag. docs/quality-control.md ("Behaviour signals") explains each
   IReST study (Trauzettel-Klosinski & Dietz 2012, IOVS 53(9):5452) for English and Chinese; three times
   the mean is beyond skimming (about 600–700 words/min, Rayner et al. 2016, Psychol. Sci. Public
   Interest 17(1)). Time: the record's ``shown_ms``, else the server's time on item.
-- ``overlap_agreement``: Spearman correlation of the worker's scores with each item's text overlap of
-  candidate and reference, the highest over the measures of ``analysis.evidence.OVERLAP_MEASURES``
-  (character LCS F1, ROUGE-L, token F1), against the crowd of the same group: a bot that scores by an
-  overlap measure agrees with one of them almost perfectly (r > 0.99 on the sample data), people
-  far less (median about 0.84 and 99.9th percentile 0.92 for simulated honest raters on the sample
-  data, whose answers were made by editing references; lower on real answers).
+- ``beyond_automatic``: whether the worker's scores carry information beyond the automatic scores. Over the
+  worker's ordinary answers and degraded (``BAD_REF``) copies that have every automatic score (the text-overlap
+  measures of ``analysis.evidence.OVERLAP_MEASURES`` and the imported judges' scores), both the worker's
+  scores and the crowd's value of each are regressed on those scores (each, its square, and for judges its
+  cube: a judge's clipped 0-100 scale is not linear), and the Spearman correlation of the two residuals is
+  tested one-sided (t with n - regressors - 1 degrees of freedom). A rater that scores by overlap or by a
+  judge, plus any noise, adds nothing the crowd sees beyond them (its residual is its noise); a person's
+  judgement tracks what they miss. This is peer prediction conditioned on machine labels (Zhang, Pang, Zhu
+  and Liu, "Evaluating LLM-Contaminated Crowdsourcing Data Without Ground Truth", NeurIPS 2025) for 0-100
+  scores: the crowd's value of an answer is the other workers' mean z-score of the same answer (and slot
+  type) where at least three others rated it, else of the same system's answers of that type. MEANING
+  copies are left out: a check-aware bot spots some by rule and would agree with the crowd there. It needs
+  the crowd to see something beyond the automatic scores: in a group where fewer than half the workers
+  show it, it cannot tell people from automatic raters and is not applicable.
 """
 from __future__ import annotations
 
@@ -36,8 +44,8 @@ import numpy as np
 from scipy import stats
 
 from analysis.evidence import FORGED, OVERLAP_MEASURES, SERVER_TIME_TOLERANCE_MS, UNKNOWN, RatingEvidence
-from analysis.grouping import group_by
-from analysis.table import RatingsTable
+from analysis.grouping import Grouping, group_by
+from analysis.table import BAD_REF, SYSTEM, RatingsTable
 
 MIN_RATINGS = 10
 """Fewer ratings (or records) than this: the signal is not applicable."""
@@ -48,11 +56,16 @@ MIN_TIME_CV = 0.15
 READING_WPM, READING_CPM = 228.0, 255.0  # IReST means: English words/min, Chinese characters/min
 READING_FACTOR = 3.0
 MAX_TOO_FAST_SHARE = 0.50
-MIN_OVERLAP_R = 0.94
-MIN_OVERLAP_MARGIN = 0.05
+MAX_AUTOMATIC_P = 0.02
+"""``beyond_automatic`` flags a worker whose one-sided p (partial correlation > 0) is at least this: measured,
+it flags 98-99 % of simulated overlap and judge raters and about 2 % of simulated people on the sample data
+(docs/benchmarks.md, "Quality control at one HIT")."""
 MIN_CROWD = 3
+MIN_SHOWING_SHARE = 0.5
+"""``beyond_automatic`` applies in a group only where at least this share of its workers show information
+beyond the automatic scores (else people there cannot be told from automatic raters)."""
 
-SIGNALS = ("missing_records", "no_interaction", "regular_timing", "reading_speed", "overlap_agreement",
+SIGNALS = ("missing_records", "no_interaction", "regular_timing", "reading_speed", "beyond_automatic",
            "server_time")
 BEHAVIOUR, CONTENT = "behaviour", "content"
 
@@ -159,45 +172,127 @@ def reading_speed(taken: np.ndarray, needed: np.ndarray, rows: np.ndarray) -> Si
                   f"(median: {median_ratio:.2f} × the fastest plausible reading rate)")
 
 
-def overlap_correlations(table: RatingsTable, workers: np.ndarray, n_workers: int) -> tuple[np.ndarray, list[str]]:
-    """Per worker: the highest Spearman correlation of the scores with an overlap measure, and which
-    measure (NaN and "": fewer than MIN_RATINGS items with a reference, or constant scores)."""
+@dataclass(frozen=True)
+class Beyond:
+    """One worker's ``beyond_automatic`` test: one-sided p, partial correlation, answers used, regressors."""
+
+    pvalue: float  # NaN: not computed (too few answers, constant scores)
+    r: float
+    n: int
+    regressors: int  # automatic scores controlled for
+
+
+def automatic_scores(evidence: RatingEvidence) -> tuple[np.ndarray, str]:
+    """Per rating, every automatic score (overlap measures, then judges), and how to name them."""
+    judges = evidence.judge.shape[1]
+    named = f"{len(OVERLAP_MEASURES)} text-overlap measures" + (f" and {judges} judge(s)" if judges else "")
+    return np.concatenate([evidence.overlap, evidence.judge], axis=1), named
+
+
+COMPARED = (SYSTEM, BAD_REF)
+"""The slots ``beyond_automatic`` compares: ordinary answers and their degraded copies (a rater scoring by
+overlap or a judge scores both by it; ``MEANING`` copies are left out: a check-aware bot spots some by rule
+and would look like the crowd there)."""
+ROUNDING_SD = 1.0
+"""A worker whose scores are a linear function of the automatic scores up to less than this standard deviation
+(rounding to whole points alone leaves 0.29) adds nothing beyond them: p = 1."""
+MIN_ITEM_PEERS = 3
+"""``beyond_automatic`` compares a worker with the other workers' ratings of the same answer only where at
+least this many rated it (one or two others may be automatic raters themselves), else with their ratings of
+the same system's answers."""
+
+
+def peer_values(table: RatingsTable, workers: Grouping) -> np.ndarray:
+    """Per ordinary rating: the other workers' mean z-score of the same answer (group, system, question) where
+    at least ``MIN_ITEM_PEERS`` others rated it, else of the same system's answers in the group; NaN where
+    nobody else did."""
+    scores = table.score.astype(np.float64)
+    n = workers.counts()
+    mean = workers.means(scores)
+    squares = np.bincount(workers.index, weights=(scores - mean[workers.index]) ** 2, minlength=workers.n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(squares / (n - 1))
+        z = (scores - mean[workers.index]) / sd[workers.index]
+    ordinary = np.isin(table.slot_type, COMPARED) & np.isfinite(z)
+    result = np.full(len(table), np.nan)
+    levels = ((table.group.codes, table.system.codes, table.item.codes, table.slot_type), MIN_ITEM_PEERS), \
+             ((table.group.codes, table.system.codes, table.slot_type), 1)
+    for keys, least in levels:
+        cells = group_by(*keys)
+        own = group_by(workers.index, cells.index)
+        weights = np.where(ordinary, z, 0.0)
+        cell_sum = np.bincount(cells.index, weights=weights, minlength=cells.n)
+        cell_n = np.bincount(cells.index, weights=ordinary.astype(np.float64), minlength=cells.n)
+        own_sum = np.bincount(own.index, weights=weights, minlength=own.n)
+        own_n = np.bincount(own.index, weights=ordinary.astype(np.float64), minlength=own.n)
+        others = cell_n[cells.index] - own_n[own.index]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = (cell_sum[cells.index] - own_sum[own.index]) / others
+        fill = ordinary & np.isnan(result) & (others >= least)
+        result[fill] = value[fill]
+    return result
+
+
+def beyond_tests(table: RatingsTable, workers: Grouping) -> list[Beyond]:
+    """Per worker: the partial (Spearman) correlation of their scores with ``peer_values`` given the
+    ``automatic_scores`` (module docstring), over their ``COMPARED`` slots with every automatic score and a
+    peer value."""
     evidence = table.evidence
     assert evidence is not None
-    result, measures = np.full(n_workers, np.nan), [""] * n_workers
-    with_overlap = np.flatnonzero(np.isfinite(evidence.overlap).all(axis=1))
-    order = with_overlap[np.argsort(workers[with_overlap], kind="stable")]
-    bounds = np.searchsorted(workers[order], np.arange(n_workers + 1))
-    for w in range(n_workers):
-        rows = order[bounds[w]:bounds[w + 1]]
-        scores = table.score[rows]
-        if len(rows) < MIN_RATINGS or np.ptp(scores) == 0:
+    automatic, _ = automatic_scores(evidence)
+    peers = peer_values(table, workers)
+    usable = np.isin(table.slot_type, COMPARED) & np.isfinite(peers) & np.isfinite(automatic).all(axis=1)
+    results = []
+    for w in range(workers.n):
+        rows = workers.rows(w)
+        rows = rows[usable[rows]]
+        design = np.column_stack([np.ones(len(rows)), automatic[rows], automatic[rows] ** 2,
+                                  automatic[rows][:, len(OVERLAP_MEASURES):] ** 3])
+        df = len(rows) - np.linalg.matrix_rank(design) - 1 if len(rows) else 0
+        if len(rows) < MIN_RATINGS or df < 3:
+            results.append(Beyond(math.nan, math.nan, len(rows), automatic.shape[1]))
             continue
-        for m, name in enumerate(OVERLAP_MEASURES):
-            overlap = evidence.overlap[rows, m]
-            if np.ptp(overlap) > 0:
-                r = float(stats.spearmanr(scores, overlap).statistic)
-                if not r <= result[w]:  # (also replaces NaN)
-                    result[w], measures[w] = r, name
-    return result, measures
+        own = _residual(design, table.score[rows].astype(np.float64))
+        crowd = _residual(design, peers[rows])
+        if not (np.std(crowd) > 1e-9):
+            results.append(Beyond(math.nan, math.nan, len(rows), automatic.shape[1]))
+            continue
+        if np.std(own) < ROUNDING_SD:  # the automatic scores, up to rounding to whole points
+            results.append(Beyond(1.0, 0.0, len(rows), automatic.shape[1]))
+            continue
+        r = float(np.clip(stats.spearmanr(own, crowd).statistic, -1 + 1e-12, 1 - 1e-12))
+        t = r * math.sqrt(df / (1 - r * r))
+        results.append(Beyond(float(stats.t.sf(t, df)), r, len(rows), automatic.shape[1]))
+    return results
 
 
-def overlap_agreement(r: float, crowd: np.ndarray, measure: str = "") -> Signal:
-    """``crowd``: the correlations of every worker of the group that has one (this worker included)."""
-    threshold = f"r >= {MIN_OVERLAP_R:g} and r >= crowd median + {MIN_OVERLAP_MARGIN:g}"
-    if not math.isfinite(r):
-        return _na("overlap_agreement", CONTENT, threshold,
-                   f"fewer than {MIN_RATINGS} rated items with a reference, or constant scores")
-    if len(crowd) < MIN_CROWD:
-        return Signal("overlap_agreement", CONTENT, r, threshold, None,
-                      f"r = {r:.3f}, but only {len(crowd)} worker(s) to compare with (< {MIN_CROWD})")
-    median = float(np.median(crowd))
-    above = float(np.mean(crowd < r))
-    flagged = r >= MIN_OVERLAP_R and r - median >= MIN_OVERLAP_MARGIN
-    return Signal("overlap_agreement", CONTENT, r, threshold, flagged,
-                  f"scores follow the answers' text overlap ({measure or 'overlap'}) "
-                  f"with r = {r:.3f} against a crowd median of "
-                  f"{median:.3f} (above {above:.0%} of the crowd){': as a text-overlap bot would' if flagged else ''}")
+def _residual(design: np.ndarray, y: np.ndarray) -> np.ndarray:
+    beta, *_ = np.linalg.lstsq(design, y, rcond=None)
+    return y - design @ beta
+
+
+def beyond_automatic(test: Beyond, crowd_showing: float | None, named: str) -> Signal:
+    """``crowd_showing``: the share of the group's workers (with a test) whose p is below the threshold
+    (None: fewer than ``MIN_CROWD`` of them)."""
+    threshold = f"one-sided p >= {MAX_AUTOMATIC_P:g} (partial correlation with the crowd given {named})"
+    if math.isnan(test.pvalue):
+        return _na("beyond_automatic", CONTENT, threshold,
+                   f"{test.n} ordinary answer(s) with every automatic score and another worker's rating of the "
+                   f"same system: too few, or scores that do not vary")
+    found = (f"partial correlation with the crowd r = {test.r:.3f} over {test.n} answers given {named}, "
+             f"one-sided p = {test.pvalue:.3g}")
+    if crowd_showing is None:
+        return Signal("beyond_automatic", CONTENT, test.pvalue, threshold, None,
+                      f"{found}; too few workers in the group to compare (< {MIN_CROWD})")
+    if crowd_showing < MIN_SHOWING_SHARE:
+        return Signal("beyond_automatic", CONTENT, test.pvalue, threshold, None,
+                      f"{found}; only {crowd_showing:.0%} of the group's workers show information beyond the "
+                      "automatic scores, so people cannot be told from automatic raters here")
+    flagged = test.pvalue >= MAX_AUTOMATIC_P
+    return Signal("beyond_automatic", CONTENT, test.pvalue, threshold, flagged,
+                  f"{found}: " + ("the scores add nothing the crowd sees beyond the automatic scores, as a rater "
+                                  "that scores by them (plus noise) would" if flagged else
+                                  "the scores carry the crowd's judgement beyond the automatic scores"))
 
 
 def behaviour_signals(table: RatingsTable) -> dict[str, dict[str, tuple[Signal, ...]]]:
@@ -209,15 +304,18 @@ def behaviour_signals(table: RatingsTable) -> dict[str, dict[str, tuple[Signal, 
         return {}
     workers = group_by(table.group.codes, table.worker.codes)
     taken, needed = reading_times(table)
-    correlations, measures = overlap_correlations(table, workers.index, workers.n)
+    beyond = beyond_tests(table, workers)
+    _, named = automatic_scores(table.evidence)
     owner_group = table.group.codes[workers.first]
+    pvalues = np.array([b.pvalue for b in beyond])
     result: dict[str, dict[str, tuple[Signal, ...]]] = {}
     for w in range(workers.n):
         rows = workers.rows(w)
-        crowd = correlations[(owner_group == owner_group[w]) & np.isfinite(correlations)]
+        crowd = pvalues[(owner_group == owner_group[w]) & np.isfinite(pvalues)]
+        showing = float(np.mean(crowd < MAX_AUTOMATIC_P)) if len(crowd) >= MIN_CROWD else None
         signals = (missing_records(table.evidence, rows), no_interaction(table.evidence, rows),
                    regular_timing(table.evidence, rows), reading_speed(taken, needed, rows),
-                   overlap_agreement(float(correlations[w]), crowd, measures[w]),
+                   beyond_automatic(beyond[w], showing, named),
                    server_time(table.evidence, table.seconds, rows))
         row = workers.first[w]
         group = table.group.labels[table.group.codes[row]]

@@ -16,7 +16,10 @@ Fields per rating:
   characters), over the candidate and, when the worker saw it, the reference; ``overlap``: one column
   per measure of ``OVERLAP_MEASURES`` of candidate against reference (NaN without a reference): the
   character-level LCS F-measure, and ROUGE-L and token F1 of ``analysis.metrics``. A bot scores by
-  some such measure; several are kept so that it matches one of them closely.
+  some such measure; several are kept so that it matches one of them closely;
+- ``judge``: one column per automatic judge whose per-answer scores the researcher imported (for
+  example an LLM judge they ran; NaN where the judge gave no score, and always on check slots, which
+  show altered answers the judge never saw).
 """
 from __future__ import annotations
 
@@ -63,6 +66,7 @@ class RatingEvidence:
     words: np.ndarray  # int64
     characters: np.ndarray  # int64
     overlap: np.ndarray  # float64, shape (ratings, len(OVERLAP_MEASURES))
+    judge: np.ndarray  # float64, shape (ratings, judges): imported automatic judges' scores
 
     def __len__(self) -> int:
         return len(self.record)
@@ -75,7 +79,7 @@ class RatingEvidence:
         """These rows followed by ``n`` rows without evidence (``empty``), e.g. for copied ratings."""
         if n == 0:
             return self
-        more = RatingEvidence.empty(n)
+        more = RatingEvidence.empty(n, judges=self.judge.shape[1])
         return RatingEvidence(*(np.concatenate([getattr(self, f.name), getattr(more, f.name)]) for f in fields(self)))
 
     @property
@@ -91,11 +95,13 @@ class RatingEvidence:
     @classmethod
     def from_rows(cls, statuses: Sequence[str | None], records: Sequence[Mapping[str, Any] | None],
                   candidates: Sequence[str], references: Sequence[str | None],
-                  reference_shown: bool, server_seconds: Sequence[float] | None = None) -> RatingEvidence:
+                  reference_shown: bool, server_seconds: Sequence[float] | None = None,
+                  judge: np.ndarray | None = None) -> RatingEvidence:
         """Build from each rating's stored status and record and the texts of its slot.
 
         ``server_seconds``: each rating's time on item as the server saw it (served -> received; NaN
-        unknown); a valid record claiming more than that plus ``SERVER_TIME_TOLERANCE_MS`` is ``forged``."""
+        unknown); a valid record claiming more than that plus ``SERVER_TIME_TOLERANCE_MS`` is ``forged``.
+        ``judge``: the imported judges' scores, one column per judge (None: no judge)."""
         n = len(statuses)
         code = {name: i for i, name in enumerate(RECORD_STATUSES)}
         record = np.fromiter((code.get(s or "unknown", UNKNOWN) for s in statuses), dtype=np.int8, count=n)
@@ -120,12 +126,13 @@ class RatingEvidence:
             words[i], characters[i] = reading_units(shown)
             if reference:
                 overlap[i] = overlaps(candidate, reference)
-        return cls(record, **columns, words=words, characters=characters, overlap=overlap)
+        judges = np.zeros((n, 0)) if judge is None else np.asarray(judge, dtype=np.float64).reshape(n, -1)
+        return cls(record, **columns, words=words, characters=characters, overlap=overlap, judge=judges)
 
     @classmethod
-    def empty(cls, n: int) -> RatingEvidence:
-        """No evidence for ``n`` ratings (status unknown, no text)."""
-        return cls.from_rows([None] * n, [None] * n, [""] * n, [None] * n, False)
+    def empty(cls, n: int, judges: int = 0) -> RatingEvidence:
+        """No evidence for ``n`` ratings (status unknown, no text, no judge score of ``judges`` judges)."""
+        return cls.from_rows([None] * n, [None] * n, [""] * n, [None] * n, False, judge=np.full((n, judges), np.nan))
 
 
 def reading_units(texts: Iterable[str]) -> tuple[int, int]:

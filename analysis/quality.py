@@ -3,7 +3,7 @@
 Each ``BAD_REF`` rating is paired with the same worker's rating of its original ``SYSTEM`` slot in
 the same HIT; pairs are pooled over all of the worker's HITs in the group (campaign).
 
-Methods (``QC_METHODS``):
+Methods (``analysis.states.QCMethod``; the default is ``analysis.qc_policy.DEFAULT_QC``):
 
 - ``wilcoxon`` (default): Wilcoxon signed-rank test, one-sided (original > degraded), on the
   integer differences d = original − degraded. Zero differences are dropped before ranking
@@ -18,10 +18,14 @@ Methods (``QC_METHODS``):
 - ``mannwhitney``: the unpaired rank-sum test of later tools: degraded scores < original scores,
   ``scipy.stats.mannwhitneyu(method="auto")``; passes when p < alpha.
 
+- ``pooled``: one test over every check family of the worker's HITs (``BAD_REF``, ``MEANING`` and ``REF``
+  pairs and ``REPEAT`` consistency, ``analysis.checks``), the power one HIT allows; passes when p < alpha.
+  Needs 5 non-zero directional pairs.
+
 - ``none``: no test; the ratings are taken as already filtered and every worker counts
   (status ``not_quality_controlled``, reason "quality control off").
 
-Scope (``QC_SCOPES``): ``group`` pools a worker's pairs over their HITs in one group (campaign);
+Scope (``analysis.states.QCScope``): ``group`` pools a worker's pairs over their HITs in one group (campaign);
 ``worker`` pools them over all of the worker's HITs in every group of the table, as WMT did across
 language pairs, and gives that one verdict in each group. Diagnostics stay per group.
 
@@ -42,12 +46,12 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from analysis.checks import MIN_DIRECTIONAL_PAIRS, directional_differences, pooled_test
 from analysis.grouping import Grouping, group_by
-from analysis.states import QCStatus
-from analysis.table import BAD_REF, NO_LINK, REF, REPEAT, SLOT_TYPES, RatingsTable
+from analysis.qc_policy import DEFAULT_QC, QCPolicy
+from analysis.states import QCMethod, QCScope, QCStatus
+from analysis.table import BAD_REF, MEANING, NO_LINK, REF, REPEAT, SLOT_TYPES, SYSTEM, RatingsTable
 
-QC_METHODS = ("wilcoxon", "ttest", "mannwhitney", "none")
-QC_SCOPES = ("group", "worker")
 EXACT_MAX_PAIRS = 400
 MIN_NONZERO_PAIRS = 5
 
@@ -101,20 +105,24 @@ class WorkerQC:
 class QCSettings:
     """What was run, recorded with every result."""
 
-    method: str = "wilcoxon"
-    alpha: float = 0.05
+    method: QCMethod = DEFAULT_QC.method
+    alpha: float = DEFAULT_QC.alpha
     alternative: str = "original > degraded (one-sided)"
     zero_method: str = "wilcox (zero differences dropped)"
     distribution: str = (f"exact permutation distribution with mid-ranks for ties (<= {EXACT_MAX_PAIRS} "
                          "non-zero pairs), else normal approximation with tie and continuity correction")
     pass_rule: str = "p < alpha"
     min_pairs: str = f"{MIN_NONZERO_PAIRS} non-zero pairs"
-    scope: str = "group"
+    scope: QCScope = DEFAULT_QC.scope
 
     @classmethod
-    def for_method(cls, method: str, alpha: float = 0.05, scope: str = "group") -> QCSettings:
-        if scope not in QC_SCOPES:
-            raise ValueError(f"unknown quality-control scope {scope!r}; expected one of {', '.join(QC_SCOPES)}")
+    def for_method(cls, method: str, alpha: float = DEFAULT_QC.alpha, scope: str = DEFAULT_QC.scope) -> QCSettings:
+        return cls.of(QCPolicy(method, alpha, scope))  # type: ignore[arg-type]  # (strings become members)
+
+    @classmethod
+    def of(cls, policy: QCPolicy) -> QCSettings:
+        """What ``policy`` runs, in words."""
+        method, alpha, scope = policy.method, policy.alpha, policy.scope
         if method == "wilcoxon":
             return cls(method, alpha, scope=scope)
         if method == "ttest":
@@ -124,10 +132,15 @@ class QCSettings:
             return cls(method, alpha, "degraded < original (unpaired Mann-Whitney, alternative='less')",
                        "not applicable (unpaired)", "scipy.stats.mannwhitneyu method='auto'", "p < alpha",
                        "1 pair", scope)
+        if method == "pooled":
+            return cls(method, alpha, "original > BAD_REF and MEANING copies, REF > original, REPEAT close to "
+                       "its original (one-sided, pooled)", "wilcox (zero differences dropped)",
+                       "exact signed-rank on the directional pairs, exact repeat-consistency test, Fisher's "
+                       "combination (chi-square, 4 df)", "p < alpha", "5 non-zero directional pairs", scope)
         if method == "none":
             return cls(method, alpha, "none: quality control off", "not applicable", "not applicable",
                        "every worker counts (ratings already filtered)", "none", scope)
-        raise ValueError(f"unknown quality-control method {method!r}; expected one of {', '.join(QC_METHODS)}")
+        raise AssertionError(f"no description of {method!r}")  # (every QCMethod is described above)
 
 
 @dataclass(frozen=True)
@@ -214,8 +227,8 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
     return TestResult(float(result.statistic), float(result.pvalue), "mannwhitneyu auto")
 
 
-def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: float = 0.05,
-                    scope: str = "group", check: int = BAD_REF,
+def quality_control(table: RatingsTable, *, method: str = DEFAULT_QC.method, alpha: float = DEFAULT_QC.alpha,
+                    scope: str = DEFAULT_QC.scope, check: int = BAD_REF,
                     margin: int | Mapping[str, int] = 0) -> dict[str, QCReport]:
     """Quality control of every worker of every group of the table (``scope``: see the module docstring),
     on the pairs of ``check`` slots (an ``analysis.table`` slot-type code: BAD_REF by default, or MEANING)
@@ -223,10 +236,12 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     than this many points (0 for BAD_REF, as published), one number or one per worker label (missing: 0);
     ``analysis.verdict`` sets it for meaning-change checks."""
     settings = QCSettings.for_method(method, alpha, scope)
+    method, scope = settings.method, settings.scope
     workers = group_by(table.group.codes, table.worker.codes)
     _, sd = _spread(workers, table.score.astype(np.float64))
     n_ratings = _given(table, workers)
     checks = _Pairs.of_type(table, workers, check)
+    families = _Families.build(table, workers) if method == QCMethod.pooled else None
     groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
     pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check, margin) if scope == "worker" else {}
 
@@ -237,7 +252,8 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
         extra = _margin_of(margin, diagnostics["worker"])
         verdict = pooled.get(diagnostics["worker"]) or _with_margin(_verdict(
             method, alpha, original, degraded + extra, float(sd[w]), int(n_ratings[w]),
-            group_code in groups_with_checks, SLOT_TYPES[check]), SLOT_TYPES[check], extra)
+            group_code in groups_with_checks, SLOT_TYPES[check], families.of(w) if families else None),
+            SLOT_TYPES[check], extra)
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
     return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
             for g, ws in reports.items()}
@@ -279,6 +295,28 @@ class _Pairs:
         return self.original[start:end], self.score[start:end]
 
 
+@dataclass(frozen=True)
+class _Families:
+    """Each worker's pairs of every check family and their ordinary scores, for the pooled test."""
+
+    meaning: _Pairs
+    ref: _Pairs
+    repeat: _Pairs
+    ordinary: _Pairs  # (score, score) of each SYSTEM rating, by worker
+
+    @classmethod
+    def build(cls, table: RatingsTable, workers: Grouping) -> _Families:
+        rows = np.flatnonzero(table.slot_type == SYSTEM)
+        rows = rows[np.argsort(workers.index[rows], kind="stable")]
+        scores = table.score[rows].astype(np.int64)
+        ordinary = _Pairs(scores, scores, np.searchsorted(workers.index[rows], np.arange(workers.n + 1)))
+        return cls(_Pairs.of_type(table, workers, MEANING), _Pairs.of_type(table, workers, REF),
+                   _Pairs.of_type(table, workers, REPEAT), ordinary)
+
+    def of(self, w: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        return self.meaning.of(w), self.ref.of(w), self.repeat.of(w), self.ordinary.of(w)
+
+
 def _diagnostics(table: RatingsTable, workers: Grouping, method: str, checks: _Pairs, n_ratings: np.ndarray,
                  sd: np.ndarray) -> Iterator[dict[str, Any]]:
     """What quality control reports of each worker besides the verdict (``WorkerQC``), in worker order."""
@@ -317,13 +355,15 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
     _, sd = _spread(by_worker, table.score.astype(np.float64))
     n = _given(table, by_worker)
     checks = _Pairs.of_type(table, by_worker, check)
+    families = _Families.build(table, by_worker) if method == QCMethod.pooled else None
     verdicts = {}
     for w in range(by_worker.n):
         original, degraded = checks.of(w)
         own_groups = set(table.group.codes[by_worker.rows(w)].tolist())
         extra = _margin_of(margin, table.worker.labels[table.worker.codes[by_worker.first[w]]])
         verdict = _with_margin(_verdict(method, alpha, original, degraded + extra, float(sd[w]), int(n[w]),
-                                        bool(own_groups & groups_with_checks), SLOT_TYPES[check]),
+                                        bool(own_groups & groups_with_checks), SLOT_TYPES[check],
+                                        families.of(w) if families else None),
                                SLOT_TYPES[check], extra)
         if verdict["status"] != NOT_CONTROLLED:
             verdict["reason"] += f" [pairs pooled over all groups: {len(original)}]"
@@ -343,8 +383,10 @@ def _with_margin(verdict: dict, check: str, margin: int) -> dict:
 
 
 def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarray, sd: float,
-             n_ratings: int, group_has_checks: bool, check: str = "BAD_REF") -> dict:
-    """passed / status / reason / p-value for one worker (``check``: the slot type tested)."""
+             n_ratings: int, group_has_checks: bool, check: str = "BAD_REF",
+             families: tuple[tuple[np.ndarray, np.ndarray], ...] | None = None) -> dict:
+    """passed / status / reason / p-value for one worker (``check``: the slot type tested; ``families``: the
+    worker's MEANING, REF, REPEAT pairs and ordinary scores, for the pooled test)."""
     none = dict(pvalue=math.nan, statistic=math.nan, p_method="")
     if method == "none":
         return dict(passed=True, status=NOT_CONTROLLED, reason="quality control off (--qc none): the ratings "
@@ -356,6 +398,9 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
         reason = (f"all {n_ratings} ratings are identical: no variance (also excluded from z-scores)"
                   if n_ratings > 1 else "only one rating: no variance (also excluded from z-scores)")
         return dict(passed=False, status=ZERO_VARIANCE, reason=reason, **none)
+    if method == QCMethod.pooled:
+        assert families is not None
+        return _pooled_check_verdict(alpha, original, degraded, families)
     nonzero = int(np.count_nonzero(original - degraded))
     if method == "wilcoxon":
         if nonzero < MIN_NONZERO_PAIRS:
@@ -389,6 +434,29 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
               f"p = {result.pvalue:.3g}, {rule})")
     return dict(passed=bool(passed), status=PASSED if passed else FAILED, reason=reason,
                 pvalue=result.pvalue, statistic=result.statistic, p_method=result.method)
+
+
+def _pooled_check_verdict(alpha: float, original: np.ndarray, degraded: np.ndarray,
+                          families: tuple[tuple[np.ndarray, np.ndarray], ...]) -> dict:
+    """The pooled test's verdict (``analysis.checks``) from the BAD_REF pairs and the other families."""
+    meaning, ref, repeat, ordinary = families
+    directional = directional_differences((original, degraded), meaning, ref)
+    counts = f"{len(original)} BAD_REF, {len(meaning[0])} MEANING, {len(ref[0])} REF, {len(repeat[0])} REPEAT pairs"
+    nonzero = directional[directional != 0]
+    if len(nonzero) < MIN_DIRECTIONAL_PAIRS:
+        return dict(passed=False, status=TOO_FEW_PAIRS, statistic=math.nan, pvalue=math.nan, p_method="", reason=(
+            f"{int(np.count_nonzero(directional))} non-zero directional pair(s) ({counts}): the pooled test "
+            f"needs at least {MIN_DIRECTIONAL_PAIRS}"))
+    direction = signed_rank_test(nonzero)
+    result = pooled_test(direction.pvalue, direction.statistic, len(nonzero), repeat[0], repeat[1], ordinary[0])
+    passed = result.pvalue < alpha
+    parts = f"directional p = {result.directional_p:.3g} over {result.n_directional} non-zero pairs"
+    if result.n_repeat:
+        parts += f", repeat consistency p = {result.repeat_p:.3g} over {result.n_repeat}"
+    reason = (f"checks {'' if passed else 'not '}scored as a reader would (pooled, p = {result.pvalue:.3g}, "
+              f"p {'<' if passed else '>='} {alpha}; {parts}; {counts})")
+    return dict(passed=bool(passed), status=PASSED if passed else FAILED, reason=reason, pvalue=result.pvalue,
+                statistic=result.statistic, p_method=result.method)
 
 
 def _mean(values: np.ndarray) -> float:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.grouping import group_by
-from analysis.quality import QC_METHODS, QCReport, QCSettings, quality_control
+from analysis.qc_policy import DEFAULT_QC, QCPolicy
+from analysis.quality import QCReport, QCSettings, WorkerQC, quality_control
 from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores
 from analysis.states import ExcludedBy
@@ -66,6 +67,16 @@ class GroupAnalysis:
 
 
 @dataclass(frozen=True)
+class DecidedWorkers:
+    """Quality control and combined verdicts of the workers a review decision excluded from one group: shown
+    (the dashboard, the payment policy), never scored. They are judged on all ratings of the group, theirs
+    included; everyone else is judged without them."""
+
+    qc: tuple[WorkerQC, ...] = ()
+    verdicts: Mapping[str, WorkerVerdict] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class AnalysisResult:
     """Per-group QC reports, scores and rankings, the settings used and any warnings."""
 
@@ -73,6 +84,7 @@ class AnalysisResult:
     groups: Mapping[str, GroupAnalysis]
     warnings: tuple[str, ...] = field(default=())
     exclusions: tuple[Exclusion, ...] = field(default=())
+    decided: Mapping[str, DecidedWorkers] = field(default_factory=dict)  # group -> workers a decision excluded
 
     def excluded(self, by: ExcludedBy | None = None) -> dict[str, dict[str, str]]:
         """group -> worker -> reason, for every exclusion (or those ``by`` one cause)."""
@@ -107,8 +119,8 @@ class AnalysisResult:
         return {g: a.ranking.clusters for g, a in self.groups.items()}
 
 
-def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 0.05,
-            qc_alpha: float | None = None, z_digits: int | None = None, qc_scope: str = "group",
+def analyze(table: RatingsTable, *, qc_method: str = DEFAULT_QC.method, alpha: float = 0.05,
+            qc_alpha: float | None = None, z_digits: int | None = None, qc_scope: str = DEFAULT_QC.scope,
             scores: ScoreSettings | None = None,
             worker_stats: Mapping[tuple[str, str], tuple[float, float]] | None = None,
             excluded: Mapping[str, str] | None = None) -> AnalysisResult:
@@ -123,39 +135,52 @@ def analyze(table: RatingsTable, *, qc_method: str = "wilcoxon", alpha: float = 
     (7 reproduces WMT's R scripts; None = full precision); scores: the numeric path and the rule for
     raters with sd 0 (``ScoreSettings``; overrides ``z_digits``); worker_stats: published (mean, sd)
     per (group, worker); excluded: workers whose data a review decision excluded (label -> reason),
-    left out before anything is computed and listed in ``exclusions``.
+    left out before anything is computed and listed in ``exclusions`` (their own quality control and verdicts,
+    judged on all ratings, are in ``decided``).
     """
-    if qc_method not in QC_METHODS:
-        raise ValueError(f"unknown quality-control method {qc_method!r}; expected one of {', '.join(QC_METHODS)}")
-    if table.given_z is not None and qc_method != "none":
+    policy = QCPolicy(qc_method, alpha if qc_alpha is None else qc_alpha, qc_scope)  # type: ignore[arg-type]
+    if table.given_z is not None and policy.method != "none":
         raise ValueError("the ratings are given as z-scores only (no raw scores): quality control cannot run on "
                          "them; they are normally already filtered (use --qc none)")
-    qc_alpha = alpha if qc_alpha is None else qc_alpha
     score_settings = scores or ScoreSettings(z_digits=z_digits)
+    decided = _decided(table, policy, excluded or {})
     table, exclusions, gone = _without_excluded(table, excluded or {})
-    reports = quality_control(table, method=qc_method, alpha=qc_alpha, scope=qc_scope)
-    if qc_method == "none":  # the ratings are already filtered: no checks, no behaviour signals
-        verdicts: dict = {}
-        kept = {g: r.passed_workers for g, r in reports.items()}
-    else:
-        verdicts = worker_verdicts(table, reports, method=qc_method, alpha=qc_alpha, scope=qc_scope)
-        kept = kept_workers(verdicts)
+    reports, verdicts = _judged(table, policy)
+    kept = kept_workers(verdicts) if verdicts else {g: r.passed_workers for g, r in reports.items()}
     group_scores_all = compute_scores(table, kept, settings=score_settings, worker_stats=worker_stats)
     warnings: list[str] = [f"{g}: every worker was excluded by a review decision; nothing to rank" for g in gone]
     groups: dict[str, GroupAnalysis] = {}
     for group in table.groups():
         report, group_scores = reports[group], group_scores_all[group]
         if not report.applicable:
-            why = "quality control off" if qc_method == "none" else "no BAD_REF checks, so no quality control"
+            why = "quality control off" if policy.method == "none" else "no BAD_REF checks, so no quality control"
             warnings.append(f"{group}: {why}; all {len(report.workers)} workers' ratings are used")
         exclusions += _group_exclusions(group, report, verdicts.get(group, {}), group_scores)
         if not group_scores.systems:
             warnings.append(f"{group}: no ratings left after quality control; nothing to rank")
         ranking = _rank(group_scores, alpha)
         groups[group] = GroupAnalysis(group, report, group_scores, ranking, verdicts.get(group, {}))
-    settings = AnalysisSettings(QCSettings.for_method(qc_method, qc_alpha, qc_scope), alpha,
-                                score_settings.z_digits, score_settings)
-    return AnalysisResult(settings, groups, tuple(warnings), tuple(exclusions))
+    settings = AnalysisSettings(QCSettings.of(policy), alpha, score_settings.z_digits, score_settings)
+    return AnalysisResult(settings, groups, tuple(warnings), tuple(exclusions), decided)
+
+
+def _judged(table: RatingsTable, policy: QCPolicy) -> tuple[dict[str, QCReport], dict[str, dict[str, WorkerVerdict]]]:
+    """Quality control of every worker and, unless it is off (the ratings are already filtered: no checks,
+    no behaviour signals), their combined verdicts."""
+    reports = quality_control(table, method=policy.method, alpha=policy.alpha, scope=policy.scope)
+    if policy.method == "none":
+        return reports, {}
+    return reports, worker_verdicts(table, reports, method=policy.method, alpha=policy.alpha, scope=policy.scope)
+
+
+def _decided(table: RatingsTable, policy: QCPolicy, excluded: Mapping[str, str]) -> dict[str, DecidedWorkers]:
+    """Quality control and verdicts of the workers a decision excluded, judged on the whole table."""
+    if not any(label in excluded for label in table.worker.labels):
+        return {}
+    reports, verdicts = _judged(table, policy)
+    return {group: DecidedWorkers(tuple(w for w in report.workers if w.worker in excluded),
+                                  {w: v for w, v in verdicts.get(group, {}).items() if w in excluded})
+            for group, report in reports.items() if any(w.worker in excluded for w in report.workers)}
 
 
 def _without_excluded(table: RatingsTable, excluded: Mapping[str, str]

@@ -1,4 +1,5 @@
-"""Quality-control status as a type, dependency-free (``enum`` only) so that any layer may import it.
+"""Quality-control states as types (status, method, scope), dependency-free (``enum`` only) so that any
+layer may import them.
 
 ``StrState`` is the base of every state enum of the project (``da_platform.db.states`` builds on it): a
 ``str`` enum whose members equal their stored strings and whose ``str()`` and f-string form is the
@@ -35,4 +36,21 @@ class ExcludedBy(StrState):
     standard_deviation_0 = "standard deviation 0"
 
 
-__all__ = ["ExcludedBy", "QCStatus", "StrState"]
+class QCMethod(StrState):
+    """The test that decides whether a worker's check pairs show they read (``analysis.quality``)."""
+
+    wilcoxon = "wilcoxon"  # the published method: one-sided signed-rank test on the BAD_REF pairs
+    ttest = "ttest"  # WMT up to 2021: paired t-test
+    mannwhitney = "mannwhitney"  # later tools: unpaired rank-sum test
+    pooled = "pooled"  # every check family of the HIT in one test (analysis.checks): for one HIT per worker
+    none = "none"  # the ratings are already filtered: no test, everyone counts
+
+
+class QCScope(StrState):
+    """Over which HITs a worker's pairs are pooled: one group (campaign), or every group of the table (WMT)."""
+
+    group = "group"
+    worker = "worker"
+
+
+__all__ = ["ExcludedBy", "QCMethod", "QCScope", "QCStatus", "StrState"]

@@ -1,11 +1,13 @@
 """One verdict per worker from all the evidence: the quality checks and the behaviour signals
 (docs/quality-control.md#the-verdict).
 
-- ``excluded``: a quality check failed: the BAD_REF test (``analysis.quality``), or, where the group
-  has MEANING checks, the same test on the meaning-change pairs (C2) came out ``failed``.
-- ``flagged``: the checks pass, but a behaviour or overlap signal (``analysis.behaviour``) flags the
-  worker. Their ratings are left out of the scores like a failed check's, but a flag is never enough
-  to reject anyone: the payment policy holds such work for the researcher's review.
+- ``excluded``: a quality check failed: the quality-control test (``analysis.quality``: the pooled test of
+  every check family, or the published BAD_REF test), or, with the published and compatibility tests where
+  the group has MEANING checks, the same test on the meaning-change pairs came out ``failed``.
+- ``flagged``: the checks pass, but a behaviour or content signal (``analysis.behaviour``, e.g.
+  ``beyond_automatic``) flags the worker. Their ratings are left out of the scores like a failed check's,
+  but a flag is never enough to reject anyone: the payment policy holds such work for the researcher's
+  review.
 - ``kept``: everything else.
 
 A MEANING test with too few non-zero pairs says nothing either way (it is reported, it does not exclude).
@@ -18,7 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from analysis.behaviour import SIGNALS, Signal, behaviour_signals
+from analysis.qc_policy import DEFAULT_QC
 from analysis.quality import FAILED, QCReport, WorkerQC, quality_control
+from analysis.states import QCMethod
 from analysis.table import MEANING, RatingsTable
 
 
@@ -98,11 +102,12 @@ def combine(qc: WorkerQC, meaning: WorkerQC | None, signals: tuple[Signal, ...])
 
 #: A meaning-changed answer says something false: a person marks it down about as much as a degraded answer,
 #: while a rater scoring by text overlap barely moves (measured: 0.7-1.4 points for overlap bots against 6-7 on
-#: BAD_REF; docs/benchmarks.md). The MEANING test can ask for a drop of more than this share of the worker's own
-#: mean BAD_REF drop (rounded to whole points), not just any drop. Measured at rates (docs/benchmarks.md,
-#: "Rates"): every share above 0 costs honest workers more than the 5 % the issue allows (0.25: 89 % kept with
-#: two HITs each, 56 % with one), while the overlap bots it would catch are all caught by ``overlap_agreement``
-#: anyway; so the test is the plain one (0: any drop), as for BAD_REF.
+#: BAD_REF; docs/benchmarks.md). The MEANING test of the published and compatibility methods can ask for a drop
+#: of more than this share of the worker's own mean BAD_REF drop (rounded to whole points), not just any drop.
+#: Measured at rates (docs/benchmarks.md, "Rates"): every share above 0 costs honest workers more than the 5 %
+#: the issue allows (0.25: 89 % kept with two HITs each, 56 % with one), so the test is the plain one (0: any
+#: drop), as for BAD_REF. (The pooled method tests the MEANING pairs with every other check pair instead, and
+#: raters who score by overlap are the ``beyond_automatic`` signal's.)
 MEANING_MARGIN_SHARE = 0.0
 
 
@@ -118,13 +123,13 @@ def meaning_margins(reports: Mapping[str, QCReport], share: float = MEANING_MARG
     return margins
 
 
-def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = "wilcoxon",
-                    alpha: float = 0.05, scope: str = "group",
+def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = DEFAULT_QC.method,
+                    alpha: float = DEFAULT_QC.alpha, scope: str = DEFAULT_QC.scope,
                     margin_share: float = MEANING_MARGIN_SHARE) -> dict[str, dict[str, WorkerVerdict]]:
     """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``);
     ``margin_share``: the MEANING test's margin as a share of each worker's BAD_REF drop (for trade-off studies)."""
-    meaning_reports = quality_control(table, method=method, alpha=alpha, scope=scope, check=MEANING,
-                                      margin=meaning_margins(reports, margin_share))
+    meaning_reports = {} if method == QCMethod.pooled else quality_control(  # (pooled: MEANING pairs included)
+        table, method=method, alpha=alpha, scope=scope, check=MEANING, margin=meaning_margins(reports, margin_share))
     signals = behaviour_signals(table)
     result: dict[str, dict[str, WorkerVerdict]] = {}
     for group, report in reports.items():

@@ -25,7 +25,7 @@ import argparse
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,12 +116,8 @@ def rate(kind: str, rater: Rater, slot: Slot, rng: np.random.Generator,
 
 def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path) -> list[Slot]:
     """Build the sample campaign of one language in one layout (SQLite in ``out``) and read its slots."""
-    from sqlalchemy import select
-
     from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
-    from da_platform.db.models import Hit, Question, System
-    from da_platform.db.models import Slot as SlotRow
     from da_platform.simulation.sample import import_sample
     from da_platform.simulation.sample_data import load_truth
     from hit_builder.storage import LocalImageStorage
@@ -138,13 +134,25 @@ def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path
                        storage=LocalImageStorage(out / "images"))
     quality = load_truth()["quality"]
     with sessions() as session:
-        rows = session.execute(
-            select(Hit.public_id, SlotRow.id, SlotRow.slot_type, SlotRow.original_slot_id, SlotRow.candidate_text,
-                   SlotRow.reference_text, System.name, Question.external_id)
-            .join(SlotRow, SlotRow.hit_id == Hit.id).join(System, System.id == SlotRow.system_id)
-            .join(Question, Question.id == SlotRow.question_id)
-            .order_by(Hit.index, SlotRow.position)).all()
+        slots = read_slots(session, quality)
     engine.dispose()
+    return slots
+
+
+def read_slots(session: Any, quality: Mapping[str, Mapping[str, float]]) -> list[Slot]:
+    """Every slot of the database's campaign(s) in HIT and position order, with the truth behind it
+    (``quality[system][question]`` of the answer, by ``da_platform.simulation.profiles.slot_quality``)."""
+    from sqlalchemy import select
+
+    from da_platform.db.models import Hit, Question, System
+    from da_platform.db.models import Slot as SlotRow
+
+    rows = session.execute(
+        select(Hit.public_id, SlotRow.id, SlotRow.slot_type, SlotRow.original_slot_id, SlotRow.candidate_text,
+               SlotRow.reference_text, System.name, Question.external_id)
+        .join(SlotRow, SlotRow.hit_id == Hit.id).join(System, System.id == SlotRow.system_id)
+        .join(Question, Question.id == SlotRow.question_id)
+        .order_by(Hit.index, SlotRow.position)).all()
     return [Slot(r.public_id, str(r.id), r.slot_type.value,
                  "" if r.original_slot_id is None else str(r.original_slot_id), r.name, r.external_id,
                  r.candidate_text, r.reference_text,

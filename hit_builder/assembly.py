@@ -14,8 +14,10 @@ How a campaign is laid out:
   pass. Fewer than 70 distinct items cannot fill one HIT without repeating an item and are refused
   with :class:`AssemblyError`.
 * Set *i* takes three distinct ordinary items of its partner set (*i* ± 5): a ``BAD_REF`` of the first,
-  a ``REPEAT`` of the second and a ``REF`` for the third; then each set of 10 is shuffled, keeping the
-  order of sets.
+  a ``REPEAT`` of the second and a ``REF`` for the third (a layout may add check types); then each set of
+  10 is shuffled, keeping the order of sets. The classic and hardened layouts pick those items at random;
+  a targeted layout picks them by each item's automatic score (``scores``, ``hit_builder.layouts.TARGETS``:
+  the highest-scored for damaged copies, the lowest-scored for the reference), ties broken at random.
 
 Every HIT is verified (:func:`verify_hit`) before it is returned. Same items (in the same order), seed
 and passes give identical plans: the generators are seeded from strings (SHA-512 based, independent of
@@ -26,14 +28,14 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
 from da_core.enums import SlotType
 from da_core.errors import BuildError
 from da_core.layout import SETS_PER_HIT, SLOTS_PER_SET
-from hit_builder.layouts import CLASSIC, Layout
+from hit_builder.layouts import CLASSIC, HIGHEST, LOWEST, TARGETS, Layout
 
 ASSEMBLY_VERSION = 1
 ORDINARY_PER_SET = 7
@@ -87,11 +89,18 @@ def partner_set(set_index: int) -> int:
     return set_index + half if set_index < half else set_index - half
 
 
-def assemble(items: Sequence[Hashable], *, seed: int, passes: int = 1, layout: Layout = CLASSIC) -> Assembly:
-    """Plan the HITs for ``items`` (distinct, hashable, in a canonical order) per docs/method.md §2 and ``layout``."""
+def assemble(items: Sequence[Hashable], *, seed: int, passes: int = 1, layout: Layout = CLASSIC,
+             scores: Mapping[Hashable, float] | None = None) -> Assembly:
+    """Plan the HITs for ``items`` (distinct, hashable, in a canonical order) per docs/method.md §2 and ``layout``;
+    a targeted layout needs every item's automatic ``scores``."""
     per_hit = layout.ordinary_per_hit
     if passes < 1:
         raise AssemblyError(f"passes must be at least 1, got {passes}")
+    if layout.targeted:
+        unscored = [item for item in items if scores is None or item not in scores]
+        if unscored:
+            raise AssemblyError(f"the {layout.name} layout chooses check originals by automatic score, but item "
+                                f"{unscored[0]!r} has none ({len(unscored)} without a score)")
     if len(set(items)) != len(items):
         duplicated = next(item for item, n in Counter(items).items() if n > 1)
         raise AssemblyError(f"item {duplicated!r} is listed twice; every item must be distinct")
@@ -111,14 +120,14 @@ def assemble(items: Sequence[Hashable], *, seed: int, passes: int = 1, layout: L
         order += order[:fill]
         for h in range(hits_per_pass):
             ordinary = order[h * per_hit:(h + 1) * per_hit]
-            hit = _plan_hit(len(hits), pass_index, ordinary, rng, layout)
+            hit = _plan_hit(len(hits), pass_index, ordinary, rng, layout, scores)
             verify_hit(hit, layout)
             hits.append(hit)
     return Assembly(tuple(hits), len(items), passes, hits_per_pass, fill)
 
 
 def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random.Random,
-              layout: Layout = CLASSIC) -> HitPlan:
+              layout: Layout = CLASSIC, scores: Mapping[Hashable, float] | None = None) -> HitPlan:
     size = layout.ordinary_per_set
     sets = [ordinary[s * size:(s + 1) * size] for s in range(SETS_PER_HIT)]
     # Entries: (type, item, origin) where origin = (set, index within that set's ordinary list).
@@ -126,7 +135,11 @@ def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random
     for s in range(SETS_PER_HIT):
         p = partner_set(s)
         entries = [(SlotType.SYSTEM, item, (s, k)) for k, item in enumerate(sets[s])]
-        picked = rng.sample(range(size), len(layout.check_types))
+        if layout.targeted:
+            assert scores is not None  # (checked by assemble)
+            picked = targeted_picks([scores[item] for item in sets[p]], layout, rng)
+        else:
+            picked = rng.sample(range(size), len(layout.check_types))
         entries += [(kind, sets[p][k], (p, k)) for kind, k in zip(layout.check_types, picked)]
         rng.shuffle(entries)
         entries_per_set.append(entries)
@@ -147,6 +160,25 @@ def _plan_hit(index: int, pass_index: int, ordinary: list[Hashable], rng: random
         for offset, (kind, item, origin) in enumerate(entries)
     )
     return HitPlan(index, pass_index, slots)
+
+
+def targeted_picks(scores: Sequence[float], layout: Layout, rng: random.Random) -> list[int]:
+    """Indices of the partner set's items each check of ``layout`` copies (in ``check_types`` order), chosen
+    by ``scores`` as ``hit_builder.layouts.TARGETS`` says; equal scores are ordered at random."""
+    tie = [rng.random() for _ in scores]
+    left = list(range(len(scores)))
+    picked = []
+    for kind in layout.check_types:
+        rule = TARGETS[kind]
+        if rule == HIGHEST:
+            chosen = max(left, key=lambda i: (scores[i], tie[i]))
+        elif rule == LOWEST:
+            chosen = min(left, key=lambda i: (scores[i], tie[i]))
+        else:
+            chosen = left[rng.randrange(len(left))]
+        left.remove(chosen)
+        picked.append(chosen)
+    return picked
 
 
 def verify_hit(hit: HitPlan, layout: Layout = CLASSIC) -> None:

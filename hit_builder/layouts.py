@@ -6,6 +6,12 @@
   answer with its meaning changed but most words kept, see :mod:`hit_builder.meaning`), so
   60/10/10/10/10 per HIT: ten meaning pairs per HIT against raters who score by text overlap, at the
   price of 10 ordinary ratings per HIT.
+* ``targeted``: the hardened composition, with each check's original chosen where a person's judgement
+  is certain (method §2.9): the ``BAD_REF`` and ``MEANING`` copies are made of the partner set's answers
+  with the highest automatic score (closest to the reference: a person rates them well, so the damaged
+  copy must score lower), the ``REF`` is shown for the question of its lowest-scored answer (a person
+  rates the reference higher), the ``REPEAT`` repeats a random one of the rest. Classic and hardened
+  choose all three at random.
 
 Every layout keeps 10 sets of 10 slots, the partner-set rule and "distinct ordinary items per HIT";
 :func:`hit_builder.assembly.verify_hit` checks a HIT against its layout.
@@ -18,15 +24,22 @@ from dataclasses import dataclass
 from da_core.enums import SlotType
 from da_core.layout import SETS_PER_HIT, SLOTS_PER_SET
 
+#: How a ``targeted`` layout picks each check's original among the partner set's ordinary items, by their
+#: automatic score: the highest-scored left, the lowest-scored left, or any of those left (at random).
+HIGHEST, LOWEST, ANY = "highest", "lowest", "random"
+TARGETS = {SlotType.BAD_REF: HIGHEST, SlotType.MEANING: HIGHEST, SlotType.REF: LOWEST, SlotType.REPEAT: ANY}
+
 
 @dataclass(frozen=True)
 class Layout:
-    """One HIT layout: its name, ordinary slots per set and the checks added to each set, in pick order."""
+    """One HIT layout: its name, ordinary slots per set and the checks added to each set, in pick order;
+    ``targeted``: originals chosen by the items' automatic scores (``TARGETS``) instead of at random."""
 
     name: str
     ordinary_per_set: int
     check_types: tuple[SlotType, ...]
     description: str
+    targeted: bool = False
 
     def __post_init__(self) -> None:
         if self.ordinary_per_set + len(self.check_types) != SLOTS_PER_SET:
@@ -50,9 +63,11 @@ class Layout:
 
     def describe(self) -> dict:
         """What goes into ``Campaign.settings["layout_description"]``."""
+        originals = {t.value: TARGETS[t] for t in self.check_types}
         return {"name": self.name, "sets_per_hit": SETS_PER_HIT, "slots_per_set": SLOTS_PER_SET,
                 "ordinary_per_set": self.ordinary_per_set, "checks_per_set": [t.value for t in self.check_types],
-                "per_hit": {t.value: n for t, n in self.hit_counts().items()}, "description": self.description}
+                "per_hit": {t.value: n for t, n in self.hit_counts().items()}, "description": self.description,
+                **({"originals_by_score": originals} if self.targeted else {})}
 
 
 CLASSIC = Layout("classic", 7, (SlotType.BAD_REF, SlotType.REPEAT, SlotType.REF),
@@ -60,8 +75,20 @@ CLASSIC = Layout("classic", 7, (SlotType.BAD_REF, SlotType.REPEAT, SlotType.REF)
 HARDENED = Layout("hardened", 6, (SlotType.BAD_REF, SlotType.REPEAT, SlotType.REF, SlotType.MEANING),
                   "60 SYSTEM, 10 BAD_REF, 10 REPEAT, 10 REF, 10 MEANING: meaning-change checks against "
                   "raters who score by text overlap")
-LAYOUTS = {layout.name: layout for layout in (CLASSIC, HARDENED)}
+TARGETED = Layout("targeted", 6, (SlotType.BAD_REF, SlotType.MEANING, SlotType.REF, SlotType.REPEAT),
+                  "60 SYSTEM, 10 BAD_REF, 10 MEANING, 10 REF, 10 REPEAT, checks made where a person's judgement "
+                  "is certain: damaged copies of the best-scored answers, the reference beside the worst-scored",
+                  targeted=True)
+LAYOUTS = {layout.name: layout for layout in (CLASSIC, HARDENED, TARGETED)}
 DEFAULT_LAYOUT = CLASSIC.name
+"""The library's default (``build_campaign``): the published method, which reproduces WMT's releases."""
+BUILD_LAYOUT = CLASSIC.name
+"""What ``da-platform build`` uses unless told (``--layout``), for paid crowds and a lab's own pool alike:
+classic. Measured with one HIT per worker (docs/benchmarks.md, "Quality control at one HIT"): with the
+pooled check test and the ``beyond_automatic`` signal, targeted and hardened keep no more people and catch no
+more automated raters than classic, which gives 70 instead of 60 ordinary ratings a HIT; targeted's checks
+are easier to tell by their look (AUC 0.70 against 0.61). Targeted pays only with the published test alone
+(its damaged copies are of good answers, so they carry information)."""
 
 
 def layout_named(name: str) -> Layout:

@@ -24,6 +24,7 @@ from typing import cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
+from analysis.qc_policy import QCPolicy
 from da_core.errors import BuildError
 from da_platform.building.inspection import verify_campaign
 from da_platform.db.models import Answer, Campaign, CampaignStatus, Hit, Question, Slot, SlotType, System, TestSet
@@ -161,6 +162,8 @@ class BuildSpec:
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``settings["worker"]``). ``id_salt``: the salt of the public ids (default: random, stored).
+    ``qc``: the quality-control policy stored with the campaign (``settings["qc"]``; None: none stored, the
+    analysis uses ``analysis.qc_policy.DEFAULT_QC``).
     """
 
     name: str
@@ -179,6 +182,7 @@ class BuildSpec:
     layout: str = DEFAULT_LAYOUT
     allow_missing: bool = False
     worker: WorkerPageOptions = WorkerPageOptions()
+    qc: QCPolicy | None = None
 
 
 def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, progress: Progress | None = None,
@@ -198,6 +202,8 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
                      worker=spec.worker, criterion=spec.criterion, processes=processes, progress=progress, warn=warn)
     settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, style=spec.style,
                          chain=chain, renderer=renderer, salt=spec.id_salt or secrets.token_hex(32))
+    if spec.qc is not None:
+        settings["qc"] = spec.qc.to_dict()
     campaign = _store(session, request, imported.systems, assembled, images, settings, criterion=spec.criterion,
                       seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back
@@ -289,11 +295,24 @@ def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int)
     items = imported.items
     keys = [(item.system.id, item.question.id) for item in items]
     by_key = {key: item for key, item in zip(keys, items)}
-    plan = assemble(keys, seed=seed, passes=passes, layout=request.layout)
+    scores: dict[Hashable, float] | None = (
+        {key: original_score(item) for key, item in by_key.items()} if request.layout.targeted else None)
+    plan = assemble(keys, seed=seed, passes=passes, layout=request.layout, scores=scores)
     altered = _degraded_answers(plan, by_key, items, imported.references, seed=seed)
     altered.update(_meaning_changes(plan, by_key, items, seed=seed))
     rows, jobs = _slot_texts(plan, by_key, altered, show_reference=request.show_reference)
     return _Assembled(plan, rows, jobs)
+
+
+ORIGINAL_SCORE = "ROUGE-L F1 (analysis.metrics, lowercased) of the answer against the reference shown as Answer A"
+"""The automatic score a targeted layout chooses check originals by (recorded in ``settings["check_originals"]``)."""
+
+
+def original_score(item: _Item) -> float:
+    """:data:`ORIGINAL_SCORE` of one item: how close its answer is to the reference."""
+    from analysis.evidence import overlaps
+
+    return overlaps(item.answer, item.reference)[1]
 
 
 def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *,
@@ -424,6 +443,8 @@ def _settings(request: _Request, imported: _Imported, assembled: _Assembled, ima
         "layout_description": hit_layout.describe(),
         **({"meaning": {**meaning_description(), "seed": seed}}
            if SlotType.MEANING in hit_layout.check_types else {}),
+        **({"check_originals": {"score": ORIGINAL_SCORE, "rule": hit_layout.describe()["originals_by_score"]}}
+           if hit_layout.targeted else {}),
         "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
                    "raqm": renderer.shaping, "images": images.count},
         "systems": [s.name for s in imported.systems],

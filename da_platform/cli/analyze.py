@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from analysis.qc_policy import QC_METHODS, QC_SCOPES
 from da_platform.cli import CliContext, find_campaign, pass_context
 
 if TYPE_CHECKING:
@@ -33,15 +34,16 @@ FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
 @click.option("--mean-sd", "mean_sd_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               metavar="FILE", help="For --format wmt-stnd: a release's ad-<lp>-trk-mean-sd.txt (repeatable; "
                                    "default: those beside the table).")
-@click.option("--qc", "qc_method", type=click.Choice(["wilcoxon", "ttest", "mannwhitney", "none"]), default=None,
+@click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=None,
               help="Quality-control test on the BAD_REF pairs (docs/method.md §6); 'none' = the ratings are "
-                   "already filtered, everyone counts. Default: the campaign's review policy, else wilcoxon "
-                   "(ttest with --wmt-compat).")
-@click.option("--qc-scope", type=click.Choice(["group", "worker"]), default=None,
+                   "already filtered, everyone counts. Default: the campaign's quality-control policy, else "
+                   "wilcoxon (ttest with --wmt-compat).")
+@click.option("--qc-scope", type=click.Choice(QC_SCOPES), default=None,
               help="Pool a worker's check pairs per campaign / language pair (group, default) or over all of "
                    "them (worker, as WMT did; the default with --wmt-compat).")
 @click.option("--qc-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
-              help="Significance level of quality control (default: the campaign's review policy, else 0.05).")
+              help="Significance level of quality control (default: the campaign's quality-control policy, "
+                   "else 0.05).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Significance level of the ranking.")
 @click.option("--z-digits", type=click.IntRange(1, 17), default=None,
@@ -114,6 +116,7 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
     """Read a ratings file: its name, the options (no QC for z-scores only) and the analysis to run;
     ``qc_method`` is the one asked for on the command line (None: not asked)."""
     from analysis.readers import read_ratings_with_stats
+    from analysis.states import QCMethod
 
     table, worker_stats = read_ratings_with_stats(ratings_file, file_format, mturk_spec=mturk_spec,
                                                   mean_sd=list(mean_sd_files) or None)
@@ -124,7 +127,7 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
         if qc_method not in (None, "none"):
             raise click.UsageError(f"{ratings_file} holds z-scores only: quality control cannot run "
                                    "(use --qc none, or give the trk-mean-sd files with --mean-sd)")
-        options = replace(options, qc_method="none")
+        options = replace(options, qc_method=QCMethod.none)
         click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
                    "no quality control (the table is already filtered)", err=True)
     return name, options, lambda: _run_file(table, options, worker_stats)
@@ -193,24 +196,29 @@ def _print_verdicts(verdicts) -> None:
 
 def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: str | None, alpha: float,
                      z_digits: int | None, wmt_compat: bool, sd_zero: str | None):
-    """The command line's choices as ``AnalysisOptions`` (None = the campaign's policy or the default)."""
+    """The command line's choices as ``AnalysisOptions`` (None = the campaign's policy or the default;
+    with ``wmt_compat``, WMT's: ``analysis.qc_policy.WMT_QC``)."""
+    from analysis.qc_policy import WMT_QC
     from analysis.scores import ScoreSettings
+    from analysis.states import QCMethod, QCScope
     from da_platform.results.campaign_analysis import AnalysisOptions
 
     if wmt_compat:
         scores = ScoreSettings.wmt(sd_zero or "raw-only")
-        qc_method, qc_scope = qc_method or "ttest", qc_scope or "worker"
+        qc_method, qc_scope = qc_method or WMT_QC.method, qc_scope or WMT_QC.scope
     else:
         scores = ScoreSettings(z_digits=z_digits, sd_zero=sd_zero or "exclude")
-    return AnalysisOptions(qc_method, qc_alpha, qc_scope or "group", alpha, scores)
+    return AnalysisOptions(QCMethod(qc_method) if qc_method else None, qc_alpha,
+                           QCScope(qc_scope) if qc_scope else None, alpha, scores)
 
 
 def _run_file(table, options, worker_stats):
+    """A ratings file's analysis: ``options`` over the default quality-control policy."""
     from analysis.report import analyze as run_analysis
 
-    return run_analysis(table, qc_method=options.qc_method or "wilcoxon", alpha=options.alpha,
-                        qc_alpha=options.qc_alpha, qc_scope=options.qc_scope, scores=options.scores,
-                        worker_stats=worker_stats)
+    qc = options.qc_policy()
+    return run_analysis(table, qc_method=qc.method, alpha=options.alpha, qc_alpha=options.qc_alpha,
+                        qc_scope=qc.scope, scores=options.scores, worker_stats=worker_stats)
 
 
 def _print_exclusions(result) -> None:

@@ -5,8 +5,10 @@ from pathlib import Path
 
 import click
 
+from analysis.qc_policy import BUILD_QC, QC_METHODS
 from da_platform.cli import CliContext, pass_context
 from da_platform.cli.imports import find_test_set
+from hit_builder.layouts import BUILD_LAYOUT, LAYOUTS
 
 
 @click.command("build")
@@ -57,10 +59,17 @@ from da_platform.cli.imports import find_test_set
               help="Let workers open each question's context passage (collapsed by default).")
 @click.option("--allow-missing", is_flag=True, help="Leave out the items of systems that abstain on a question "
                                                     "(imported with --allow-missing) instead of refusing to build.")
-@click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
-              help="HIT layout: classic = the published 70/10/10/10 (reproduces WMT); hardened = 60 SYSTEM "
-                   "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
-                   "raters).")
+@click.option("--layout", type=click.Choice(list(LAYOUTS)), default=BUILD_LAYOUT, show_default=True,
+              help="HIT layout. classic (the default, for paid crowds and a lab's own pool alike: measured in "
+                   "docs/benchmarks.md) = the published 70 SYSTEM + 10 each of BAD_REF, REPEAT, REF "
+                   "(reproduces WMT); targeted = 60 SYSTEM + 10 each of BAD_REF, MEANING, REF, REPEAT, the "
+                   "damaged copies made of the answers closest to the reference and the reference shown "
+                   "beside the furthest (for the published test alone at one HIT); hardened = targeted's "
+                   "composition with checks on random answers.")
+@click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=BUILD_QC.method.value, show_default=True,
+              help="Quality-control test stored with the campaign (analyze --qc overrides it per run): pooled "
+                   "= every check family of a HIT in one test, for one HIT per worker; wilcoxon = the "
+                   "published BAD_REF test.")
 @click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
               show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
                                       "glyphs, mixed fonts, light texture; same size and AA contrast).")
@@ -71,11 +80,13 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                   id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
                   messages_file: Path | None, instructions_file: Path | None, contact: str | None,
                   pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
-                  show_context: bool, layout: str, render_name: str, allow_missing: bool) -> None:
+                  show_context: bool, layout: str, qc_method: str, render_name: str, allow_missing: bool) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
     """
+    from analysis.qc_policy import QCPolicy
+    from analysis.states import QCMethod
     from da_core.errors import BuildError, InputError
     from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.config.settings import ImageStore
@@ -112,7 +123,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 show_reference=show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
                 font_paths=list(fonts or context.settings.font_paths), id_salt=id_salt, merge_identical=merge_identical,
-                worker=worker, layout=layout, allow_missing=allow_missing, style=render_style(render_name))
+                worker=worker, layout=layout, allow_missing=allow_missing, style=render_style(render_name),
+                qc=QCPolicy(QCMethod(qc_method)))
             campaign = build_campaign(session, spec, storage=storage, progress=progress, processes=processes,
                                       warn=warnings.append)
             settings = campaign.settings
@@ -124,6 +136,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
             bar.__exit__(None, None, None)
     click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
                f"{settings['render']['images']} images in {_where(storage)}")
+    click.echo(f"layout {settings['layout']} ({settings['layout_description']['description']}); quality control: "
+               f"{settings['qc']['method']} test, alpha {settings['qc']['alpha']:g}")
     merged = settings.get("identical_answers")
     if merged and not merged["saved"]:
         click.echo("no identical answers to merge")

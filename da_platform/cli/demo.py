@@ -32,8 +32,9 @@ COMMANDS: list[click.Command] = []
 @click.option("--agents", type=click.IntRange(0, None), default=0, show_default=True,
               help="Scripted agents that know each answer's true quality (oracle-agent): no input events, "
                    "regular timing.")
-@click.option("--layout", type=click.Choice(["classic", "hardened"]), default="classic", show_default=True,
-              help="HIT layout (hardened adds meaning-change checks).")
+@click.option("--layout", type=click.Choice(["classic", "hardened", "targeted"]), default="classic",
+              show_default=True, help="HIT layout (hardened adds meaning-change checks; targeted makes the checks of "
+                                      "the answers closest to and furthest from the reference).")
 @click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
               show_default=True, help="Answer images (hardened: drawn to resist OCR).")
 @click.option("--hits-per-worker", type=click.IntRange(1, None), default=3, show_default=True,

@@ -187,4 +187,33 @@ def import_sample_command(context: CliContext, name: str, human: bool) -> None:
     _run_import(context, work)
 
 
+@import_group.command("judge-scores")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--test-set", "test_set_name", required=True, help="Name of the test set whose answers were judged.")
+@click.option("--judge", required=True, help="Name of the judge (e.g. the LLM and prompt you used).")
+@click.option("--replace", is_flag=True, help="Replace this judge's scores if it has some in the test set already.")
+@pass_context
+def import_judge_scores_command(context: CliContext, file: Path, test_set_name: str, judge: str,
+                                replace: bool) -> None:
+    """Import an automatic judge's score of each answer (JSONL/CSV/TSV: system, id, score; any scale).
+
+    Quality control then asks of every worker whether their ratings carry information beyond these scores
+    and the text overlap (docs/quality-control.md): a worker whose ratings a judge like this one explains
+    better than the crowd's is flagged for review. See docs/input-formats.md for the format.
+    """
+    from da_platform.building.judges import import_judge_scores
+
+    def work(session: Session) -> list[str]:
+        test_set = find_test_set(session, test_set_name)
+        done = import_judge_scores(session, test_set, file, judge=judge, replace=replace)
+        lines = [f"imported {done.scored} score(s) of judge {done.judge!r} into test set {test_set.name!r}"
+                 + (f", replacing {done.replaced}" if done.replaced else "")]
+        if done.unscored:
+            lines.append(f"note: {done.unscored} answer(s) of the test set have no score of this judge: quality "
+                         "control compares the workers' ratings with the judge on the scored answers only")
+        return lines
+
+    _run_import(context, work)
+
+
 COMMANDS.append(import_group)

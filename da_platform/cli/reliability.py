@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from analysis.qc_policy import QC_METHODS, QC_SCOPES
 from da_platform.cli import CliContext, pass_context
 from da_platform.cli.analyze import (
     FILE_FORMATS,
@@ -27,9 +28,9 @@ from da_platform.cli.analyze import (
 @click.option("--group", "groups", multiple=True, metavar="NAME",
               help="Which campaign / language pair of a multi-group file to use (once for both runs, or once "
                    "per run in order).")
-@click.option("--qc", "qc_method", type=click.Choice(["wilcoxon", "ttest", "mannwhitney", "none"]), default=None,
-              help="Quality-control test (default: each campaign's review policy, else wilcoxon).")
-@click.option("--qc-scope", type=click.Choice(["group", "worker"]), default=None,
+@click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=None,
+              help="Quality-control test (default: each campaign's quality-control policy, else wilcoxon).")
+@click.option("--qc-scope", type=click.Choice(QC_SCOPES), default=None,
               help="Pool a worker's check pairs per group (default) or over all groups of a file.")
 @click.option("--qc-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
               help="Significance level of quality control (default 0.05 or the campaign's policy).")

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Enum,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -166,6 +167,22 @@ class Answer(Base):
 
     system: Mapped[System] = relationship(back_populates="answers")
     question: Mapped[Question] = relationship()
+
+
+class JudgeScore(Base):
+    """An automatic judge's score of one answer (for example an LLM judge the researcher ran), imported with
+    ``da-platform import judge-scores``; quality control asks whether a worker's ratings carry information
+    beyond such scores (``analysis.behaviour``, ``beyond_automatic``). Any scale: only its relation to the
+    ratings is used."""
+
+    __tablename__ = "judge_score"
+    __table_args__ = (UniqueConstraint("answer_id", "judge"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[int] = mapped_column(ForeignKey("answer.id", ondelete="CASCADE"), index=True)
+    judge: Mapped[str] = mapped_column(String(200))
+    score: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class CampaignSystem(Base):

@@ -36,7 +36,6 @@ from da_platform import __version__
 from da_platform.campaigns.progress import CampaignProgress, campaign_progress
 from da_platform.db.models import Campaign, Hit, Question, ReviewDecision, Slot, SlotType, System, Worker
 from da_platform.rating.campaign_ratings import abandoned_note
-from da_platform.results.analysis_cache import current_analysis
 from da_platform.results.campaign_analysis import CampaignAnalysis
 
 RANKING_FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-tex"}
@@ -79,10 +78,13 @@ class _Context:
         return safe_name(self.campaign.name) + ("-partial" if self.partial else "")
 
 
-def _context(session: Session, campaign: Campaign, *, partial: bool, need_ranking: bool) -> _Context:
-    """Check that there is something to export; refuse an unfinished campaign unless ``partial``."""
+def _context(session: Session, campaign: Campaign, *, partial: bool, need_ranking: bool,
+             analysis: CampaignAnalysis | None) -> _Context:
+    """Check that there is something to export; refuse an unfinished campaign unless ``partial``.
+    ``analysis``: the campaign's current analysis if the caller has one (the dashboard's cached one), else
+    it is computed now."""
     progress = campaign_progress(session, campaign)
-    analysis = current_analysis(session, campaign)
+    analysis = analysis or CampaignAnalysis(session, campaign)
     if analysis.load_error:
         raise ExportError(f"the ratings of campaign {campaign.name!r} cannot be read: {analysis.load_error}")
     if len(analysis.table) == 0:
@@ -104,13 +106,14 @@ def _written(write: Callable[[Path], Any], name: str) -> bytes:
         return path.read_bytes()
 
 
-def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: bool = False) -> ExportFile:
+def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: bool = False,
+            analysis: CampaignAnalysis | None = None) -> ExportFile:
     """The human ranking of the campaign in ``fmt`` (csv, json or latex)."""
     from analysis.output import latex_table, result_as_dict, write_system_csv
 
     if fmt not in RANKING_FORMATS:
         raise ExportError(f"unknown ranking format {fmt!r}; expected one of {', '.join(RANKING_FORMATS)}")
-    ctx = _context(session, campaign, partial=partial, need_ranking=True)
+    ctx = _context(session, campaign, partial=partial, need_ranking=True, analysis=analysis)
     result = ctx.analysis.ranked_result
     if fmt == "csv":
         content = _marked(ctx, _written(lambda p: write_system_csv(result, p), "ranking.csv"))
@@ -124,13 +127,14 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
     return ExportFile(f"{ctx.stem}-ranking.{RANKING_SUFFIX[fmt]}", content, RANKING_FORMATS[fmt], ctx.notes)
 
 
-def ratings(session: Session, campaign: Campaign, *, partial: bool = False, with_texts: bool = False) -> ExportFile:
+def ratings(session: Session, campaign: Campaign, *, partial: bool = False, with_texts: bool = False,
+            analysis: CampaignAnalysis | None = None) -> ExportFile:
     """Every rating of the campaign (excluded workers too) as the platform's long CSV; ``with_texts``
     adds the question, reference, candidate and check type of each row (``da_platform.exports.texts``)."""
     from analysis.readers import write_long_csv
     from da_platform.exports.texts import with_texts as add_texts
 
-    ctx = _context(session, campaign, partial=partial, need_ranking=False)
+    ctx = _context(session, campaign, partial=partial, need_ranking=False, analysis=analysis)
     content = _written(lambda p: write_long_csv(ctx.analysis.table, p), "ratings.csv")
     if with_texts:
         content = add_texts(session, campaign, content)
@@ -170,11 +174,12 @@ def _folder_files(write: Callable[[Path], Any]) -> dict[str, bytes]:
         return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def wmt(session: Session, campaign: Campaign, *, partial: bool = False) -> ExportFile:
+def wmt(session: Session, campaign: Campaign, *, partial: bool = False,
+        analysis: CampaignAnalysis | None = None) -> ExportFile:
     """The WMT release files of the campaign's analysis (``ad-sys-scores-*.csv`` …), zipped."""
     from analysis.output import write_wmt_files
 
-    ctx = _context(session, campaign, partial=partial, need_ranking=True)
+    ctx = _context(session, campaign, partial=partial, need_ranking=True, analysis=analysis)
     files = _folder_files(lambda folder: write_wmt_files(ctx.analysis.ranked_result, folder))
     return ExportFile(f"{ctx.stem}-wmt.zip", _zip(files), "application/zip", ctx.notes)
 
@@ -245,7 +250,7 @@ BUNDLE_STEPS = ("analysis", "HIT composition", "ratings", "test set and answers"
 """The steps :func:`bundle` reports to its ``progress`` callback, in order (before starting each)."""
 
 
-def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
+def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analysis: CampaignAnalysis | None = None,
            progress: Callable[[str], None] | None = None) -> ExportFile:
     """The reproducibility bundle (see the module docstring) as a zip with a ``manifest.json``;
     ``progress(step)`` is called before each of :data:`BUNDLE_STEPS`."""
@@ -254,13 +259,13 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
 
     step = progress or (lambda _name: None)
     step(BUNDLE_STEPS[0])
-    ctx = _context(session, campaign, partial=partial, need_ranking=False)
+    ctx = _context(session, campaign, partial=partial, need_ranking=False, analysis=analysis)
     step(BUNDLE_STEPS[1])
     analysis = ctx.analysis
     settings = {k: ("(redacted)" if k in REDACTED_SETTINGS else v) for k, v in (campaign.settings or {}).items()}
     excluded_rows = [(e.worker, e.excluded_by, e.reason) for e in analysis.exclusions]  # the analysis' own list
     qc_settings = asdict(analysis.result.settings) if analysis.result is not None else {
-        "qc": {"method": analysis.qc_method, "alpha": analysis.qc_alpha}}
+        "qc": analysis.qc.to_dict()}
     files: dict[str, bytes] = {
         "campaign.json": _json({
             "name": campaign.name, "test_set": campaign.test_set.name, "criterion": campaign.criterion,
@@ -270,7 +275,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
         "settings.json": _json(settings),
         "hits.csv": hit_composition(session, campaign),
         "degradation.jsonl": degradations(session, campaign) or b"\n",
-        "quality-control.json": _json({"analysis": qc_settings,
+        "quality-control.json": _json({"analysis": qc_settings, "qc_policy": analysis.qc.to_dict(),
                                        "review_policy": (campaign.settings or {}).get("review")}),
         "excluded-workers.csv": _csv(("worker", "excluded_by", "reason"), excluded_rows),
         "decisions.csv": decisions_csv(session, campaign),

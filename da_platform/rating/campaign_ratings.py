@@ -2,14 +2,29 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from analysis.evidence import RatingEvidence
 from analysis.table import RatingsTable
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, System, Worker
+from da_platform.db.models import (
+    Answer,
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    Hit,
+    JudgeScore,
+    Question,
+    Rating,
+    Slot,
+    SlotType,
+    System,
+    Worker,
+)
 from da_platform.rating.merged import expand
 
 
@@ -34,6 +49,27 @@ def abandoned_note(count: int) -> str:
     return f"{count:,} rating{'' if count == 1 else 's'}, abandoned, not analysed"
 
 
+def judge_columns(session: Session, rows: Sequence[Any]) -> np.ndarray | None:
+    """Per rating row (with ``system_id``, ``question_id``, ``slot_type``), one column per imported judge of
+    those answers (``JudgeScore``, judges in name order): its score where the slot shows the answer as it is
+    (SYSTEM, REPEAT), NaN on the altered checks and where the judge gave none; None without any judge."""
+    answers = {(r.system_id, r.question_id) for r in rows}
+    if not answers:
+        return None
+    found = session.execute(
+        select(JudgeScore.judge, Answer.system_id, Answer.question_id, JudgeScore.score)
+        .join(Answer, Answer.id == JudgeScore.answer_id)
+        .where(Answer.system_id.in_({system for system, _ in answers}),
+               Answer.question_id.in_({question for _, question in answers}))).all()
+    judges = sorted({judge for judge, *_ in found})
+    if not judges:
+        return None
+    score = {(judge, system, question): value for judge, system, question, value in found}
+    shown_as_is = (SlotType.SYSTEM, SlotType.REPEAT)
+    return np.array([[score.get((judge, r.system_id, r.question_id), math.nan) if r.slot_type in shown_as_is
+                      else math.nan for judge in judges] for r in rows], dtype=np.float64).reshape(len(rows), -1)
+
+
 def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     """Every rating of the campaign, one row each, in the order each worker gave them.
 
@@ -54,7 +90,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
                Slot.slot_type, Slot.id, Slot.original_slot_id, Rating.score, Rating.shown_at, Rating.rated_at,
                Rating.assignment_id, Rating.behaviour_status, Rating.behaviour, Slot.candidate_text,
-               Slot.reference_text)
+               Slot.reference_text, Slot.system_id, Slot.question_id)
         .join(Assignment, Rating.assignment_id == Assignment.id)
         .join(Worker, Assignment.worker_id == Worker.id)
         .join(Slot, Rating.slot_id == Slot.id)
@@ -83,7 +119,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     evidence = RatingEvidence.from_rows(
         [None if r.behaviour_status is None else r.behaviour_status.value for r in rows],
         [r.behaviour for r in rows], [r.candidate_text for r in rows], [r.reference_text for r in rows],
-        reference_shown=bool(campaign.show_reference), server_seconds=seconds)
+        reference_shown=bool(campaign.show_reference), server_seconds=seconds, judge=judge_columns(session, rows))
     columns = expand(columns, campaign.settings)  # merged identical answers count for every system
     # The copies (appended after the real rows) carry no evidence of their own: the worker gave one rating.
     evidence = evidence.extended(len(columns["score"]) - len(rows))

@@ -3,10 +3,11 @@
 The analysis (``da_platform.results.campaign_analysis.CampaignAnalysis``) depends on the campaign's ratings,
 its data decisions and its quality-control settings. Each use first reads a cheap **stamp** of those
 inputs (count, largest and sum of the rating ids, and how many of them are of abandoned assignments;
-count, largest id and latest change of the review decisions; the QC settings and the name). A cached
-analysis is used only while its stamp is the current one, so no analysis is ever shown as current
-once a rating or a decision has arrived, or a HIT was abandoned. The
-stamp is read *before* the inputs are loaded, so an analysis holds at least what its stamp says.
+count, largest id and latest change of the review decisions; the quality-control policy and the name;
+count and largest id of the judge scores). A cached analysis is used only while its stamp is the current
+one, so no analysis is ever shown as current once a rating, a decision or a judge score has arrived, or
+a HIT was abandoned. The stamp is read *before* the inputs are loaded, so an analysis holds at least
+what its stamp says.
 
 The pages never compute an analysis in the request: whenever the cached one is not current, a
 computation starts off the request path (one per campaign at a time) and the request waits for it at
@@ -31,7 +32,18 @@ from datetime import datetime
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, utcnow
+from da_platform.db.models import (
+    Answer,
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignSystem,
+    Hit,
+    JudgeScore,
+    Rating,
+    ReviewDecision,
+    utcnow,
+)
 from da_platform.results.campaign_analysis import CampaignAnalysis
 
 PROCESS_FROM = 50_000
@@ -55,6 +67,7 @@ class Stamp:
     decision_max_id: int
     decision_changed: str
     settings: str
+    judge_scores: tuple[int, int] = (0, 0)  # count and largest id of the imported judge scores of its answers
 
     def changes_since(self, older: Stamp) -> str:
         """What changed from ``older`` to this stamp, for the page."""
@@ -70,6 +83,8 @@ class Stamp:
             parts.append("new decisions")
         if self.settings != older.settings:
             parts.append("the quality-control settings changed")
+        if self.judge_scores != older.judge_scores:
+            parts.append("judge scores were imported")
         return ", ".join(parts) or "the inputs changed"
 
 
@@ -85,9 +100,14 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
         select(func.count(ReviewDecision.id), func.coalesce(func.max(ReviewDecision.id), 0),
                func.max(ReviewDecision.updated_at))
         .where(ReviewDecision.campaign_id == campaign.id)).one()
-    settings = json.dumps([campaign.name, (campaign.settings or {}).get("review")], sort_keys=True, default=str)
+    settings = json.dumps([campaign.name, (campaign.settings or {}).get("qc")], sort_keys=True, default=str)
+    judged, judge_max = session.execute(
+        select(func.count(JudgeScore.id), func.coalesce(func.max(JudgeScore.id), 0))
+        .join(Answer, Answer.id == JudgeScore.answer_id)
+        .join(CampaignSystem, CampaignSystem.system_id == Answer.system_id)
+        .where(CampaignSystem.campaign_id == campaign.id)).one()
     return Stamp(int(ratings), int(max_id), int(id_sum), int(left), int(decisions), int(decision_max),
-                 "" if changed is None else str(changed), settings)
+                 "" if changed is None else str(changed), settings, (int(judged), int(judge_max)))
 
 
 @dataclass
@@ -296,15 +316,3 @@ def app_cache(app) -> AnalysisCache:
             app.config["SESSIONS"], process_from=int(app.config.get("ANALYSIS_PROCESS_FROM", PROCESS_FROM)),
             wait_seconds=float(app.config.get("ANALYSIS_WAIT_SECONDS", WAIT_SECONDS))))
     return cache
-
-
-def current_analysis(session: Session, campaign: Campaign) -> CampaignAnalysis:
-    """The campaign's current analysis for an export: inside the web app its cached one while current,
-    else (and outside the app) computed now."""
-    from flask import current_app, has_app_context
-
-    if has_app_context() and "SESSIONS" in current_app.config:
-        cached = app_cache(current_app).get(session, campaign, wait=True)
-        assert cached.analysis is not None and cached.current
-        return cached.analysis
-    return CampaignAnalysis(session, campaign)

@@ -1,9 +1,10 @@
 """A campaign's analysis: the one path behind every number about a campaign.
 
-``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export and the bundle
-all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded, and
-``analysis.analyze`` with the campaign's QC settings (or options the command line overrides),
-which leaves out the decision-excluded workers and lists every exclusion with its cause.
+``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export, the bundle and the
+payment policy all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded,
+and ``analysis.analyze`` with the campaign's quality-control policy (``Campaign.settings["qc"]``, an
+``analysis.qc_policy.QCPolicy``; or options the command line overrides), which leaves out the
+decision-excluded workers, lists every exclusion with its cause, and judges the excluded workers too.
 
 Payment is separate from data use (docs/method.md §6). A worker's data use is what their most recent data
 decision in the campaign says (``approve`` with or without ``use_data``, ``reject`` = excluded, or a
@@ -23,15 +24,17 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from analysis.qc_policy import DEFAULT_QC, QCPolicy
+from analysis.quality import WorkerQC
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
 from analysis.scores import ScoreSettings
-from analysis.states import ExcludedBy
+from analysis.states import ExcludedBy, QCMethod, QCScope
 from analysis.table import RatingsTable
+from analysis.verdict import WorkerVerdict
 from da_core.errors import InputError
 from da_platform.db.models import Campaign, ReviewDecision, Worker
 from da_platform.db.states import DecisionAction, DecisionStatus
 from da_platform.rating.campaign_ratings import abandoned_ratings, load_ratings, worker_label
-from da_platform.review.policy import ReviewPolicy
 
 DATA_ACTIONS = (DecisionAction.approve, DecisionAction.reject, DecisionAction.use_data, DecisionAction.exclude_data)
 """Decisions that say whether a worker's data is used (bonus, block and exclude do not)."""
@@ -71,10 +74,10 @@ def data_use(session: Session, campaign: Campaign) -> dict[str, DataUse]:
     return latest
 
 
-def qc_settings(campaign: Campaign) -> tuple[str, float]:
-    """(method, alpha) of quality control: the campaign's review policy, else the defaults."""
-    policy = ReviewPolicy.from_dict((campaign.settings or {}).get("review"))
-    return policy.qc_method, policy.qc_alpha
+def qc_policy(campaign: Campaign) -> QCPolicy:
+    """The campaign's quality-control policy (``settings["qc"]``), else the platform's default."""
+    stored = (campaign.settings or {}).get("qc")
+    return DEFAULT_QC if stored is None else QCPolicy.from_dict(stored)
 
 
 def without_workers(table: RatingsTable, workers: set[str]) -> RatingsTable:
@@ -87,13 +90,17 @@ def without_workers(table: RatingsTable, workers: set[str]) -> RatingsTable:
 
 @dataclass(frozen=True)
 class AnalysisOptions:
-    """Settings of a campaign's analysis; None = the campaign's review policy (QC) or the default."""
+    """Settings of a campaign's analysis; None = the campaign's quality-control policy or the default."""
 
-    qc_method: str | None = None
+    qc_method: QCMethod | None = None
     qc_alpha: float | None = None
-    qc_scope: str = "group"
+    qc_scope: QCScope | None = None
     alpha: float = 0.05
     scores: ScoreSettings | None = None
+
+    def qc_policy(self, stored: QCPolicy = DEFAULT_QC) -> QCPolicy:
+        """``stored`` (a campaign's policy) with these options' choices."""
+        return stored.with_changes(method=self.qc_method, alpha=self.qc_alpha, scope=self.qc_scope)
 
 
 class CampaignAnalysis:
@@ -109,11 +116,17 @@ class CampaignAnalysis:
             self.table = RatingsTable.from_records([])
         self.decisions = data_use(session, campaign)
         self.abandoned = abandoned_ratings(session, campaign)  # label -> ratings left out with their HIT
-        method, qc_alpha = qc_settings(campaign)
         options = options or AnalysisOptions()
-        self.qc_method: str = options.qc_method or method
-        self.qc_alpha: float = qc_alpha if options.qc_alpha is None else options.qc_alpha
-        self.options = replace(options, qc_method=self.qc_method, qc_alpha=self.qc_alpha)
+        self.qc: QCPolicy = options.qc_policy(qc_policy(campaign))
+        self.options = replace(options, qc_method=self.qc.method, qc_alpha=self.qc.alpha, qc_scope=self.qc.scope)
+
+    @property
+    def qc_method(self) -> QCMethod:
+        return self.qc.method
+
+    @property
+    def qc_alpha(self) -> float:
+        return self.qc.alpha
 
     @property
     def excluded(self) -> dict[str, str]:
@@ -126,13 +139,18 @@ class CampaignAnalysis:
         return without_workers(self.table, set(self.excluded))
 
     @cached_property
+    def _analysed(self) -> AnalysisResult | None:
+        """``analysis.analyze`` of every rating with the decisions' exclusions (None without ratings)."""
+        if len(self.table) == 0:
+            return None
+        qc, o = self.qc, self.options
+        return analyze(self.table, qc_method=qc.method, alpha=o.alpha, qc_alpha=qc.alpha, qc_scope=qc.scope,
+                       scores=o.scores, excluded=self.excluded)
+
+    @property
     def result(self) -> AnalysisResult | None:
         """QC → z → scores → ranking of the ratings minus decision exclusions; None when none are left."""
-        if len(self.used) == 0:
-            return None
-        o = self.options
-        return analyze(self.table, qc_method=self.qc_method, alpha=o.alpha, qc_alpha=self.qc_alpha,
-                       qc_scope=o.qc_scope, scores=o.scores, excluded=self.excluded)
+        return None if len(self.used) == 0 else self._analysed
 
     @property
     def exclusions(self) -> tuple[Exclusion, ...]:
@@ -166,30 +184,23 @@ class CampaignAnalysis:
         return self.group
 
     @cached_property
-    def worker_qc(self) -> dict:
-        """Quality control of every worker, excluded ones too: label -> ``analysis.quality.WorkerQC``."""
-        from analysis.quality import quality_control
-
-        if len(self.table) == 0:
+    def worker_qc(self) -> dict[str, WorkerQC]:
+        """Quality control of every worker, excluded ones too: label -> ``analysis.quality.WorkerQC``
+        (as the analysis judged them: ``analysis.report.DecidedWorkers`` for the excluded)."""
+        result = self._analysed
+        if result is None:
             return {}
-        if not self.excluded and self.group is not None:
-            report = self.group.qc
-        else:
-            report = quality_control(self.table, method=self.qc_method, alpha=self.qc_alpha,
-                                     scope=self.options.qc_scope)[self.campaign_name]
-        return {w.worker: w for w in report.workers}
+        group = result.groups.get(self.campaign_name)
+        decided = result.decided.get(self.campaign_name)
+        return {w.worker: w for w in (*(group.qc.workers if group else ()), *(decided.qc if decided else ()))}
 
     @cached_property
-    def worker_verdicts(self) -> dict:
-        """Combined verdict of every worker, excluded ones too: label -> ``analysis.verdict.WorkerVerdict``."""
-        from analysis.quality import QCReport, QCSettings
-        from analysis.verdict import worker_verdicts
-
-        if len(self.table) == 0:
+    def worker_verdicts(self) -> dict[str, WorkerVerdict]:
+        """Combined verdict of every worker, excluded ones too: label -> ``analysis.verdict.WorkerVerdict``
+        (none when quality control is off)."""
+        result = self._analysed
+        if result is None:
             return {}
-        if not self.excluded and self.group is not None:
-            return dict(self.group.verdicts)
-        report = QCReport(self.campaign_name, QCSettings.for_method(self.qc_method, self.qc_alpha), True,
-                          tuple(self.worker_qc.values()))
-        return worker_verdicts(self.table, {self.campaign_name: report}, method=self.qc_method,
-                               alpha=self.qc_alpha).get(self.campaign_name, {})
+        group = result.groups.get(self.campaign_name)
+        decided = result.decided.get(self.campaign_name)
+        return {**(group.verdicts if group else {}), **(decided.verdicts if decided else {})}

@@ -17,7 +17,9 @@ otherwise ->
 - anything else (failed without clear evidence, too few pairs, ...) -> approve but exclude.
 
 With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are a
-frozen dataclass stored in ``campaign.settings['review']``.
+frozen dataclass stored in ``campaign.settings['review']``. Which test quality control runs is not the
+payment policy's: it is the campaign's quality-control policy (``analysis.qc_policy.QCPolicy``, in
+``campaign.settings['qc']``), read with the rest of the analysis (``da_platform.results.campaign_analysis``).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from analysis.quality import WorkerQC
 from analysis.verdict import VerdictStatus, WorkerVerdict
 from da_platform.db.audit import audit
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
@@ -56,8 +59,6 @@ class ReviewPolicy:
     block_rejected: bool = True
     bonus: Decimal = Decimal("0.00")
     bonus_requires_pass: bool = True
-    qc_method: str = "wilcoxon"
-    qc_alpha: float = 0.05
     approval_feedback: str = "Thank you for your ratings."
     rejection_feedback: str = DEFAULT_REJECTION
     rejection_category: str = "FAILED_CHECK"  # Prolific's category; MTurk ignores it
@@ -271,19 +272,18 @@ def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider
         campaign.settings = {**(campaign.settings or {}), "review": policy.to_dict()}
 
 
-def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy) -> dict[int, WorkerVerdict]:
+def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy
+                      ) -> dict[int, WorkerVerdict | WorkerQC]:
     """Each worker's combined verdict over the whole campaign (``analysis.verdict.WorkerVerdict``:
-    BAD_REF and MEANING checks, behaviour signals), by Worker.id."""
-    from analysis.quality import quality_control
-    from analysis.verdict import worker_verdicts
-    from da_platform.rating.campaign_ratings import load_ratings, worker_label
+    BAD_REF and MEANING checks, behaviour signals), by Worker.id: the campaign's analysis's own
+    (``CampaignAnalysis``), so that payment and data use rest on the same verdict. With quality control
+    off there are no verdicts: each worker's ``WorkerQC`` (not quality-controlled) stands in."""
+    from da_platform.rating.campaign_ratings import worker_label
+    from da_platform.results.campaign_analysis import CampaignAnalysis
 
-    table = load_ratings(session, campaign)
-    if len(table) == 0:
-        return {}
-    reports = quality_control(table, method=policy.qc_method, alpha=policy.qc_alpha)
-    verdicts = worker_verdicts(table, reports, method=policy.qc_method, alpha=policy.qc_alpha).get(campaign.name)
-    if verdicts is None:
+    analysis = CampaignAnalysis(session, campaign)
+    verdicts: dict[str, WorkerVerdict | WorkerQC] = {**analysis.worker_qc, **analysis.worker_verdicts}
+    if not verdicts:
         return {}
     rows = session.execute(
         select(Worker.id, Worker.source, Worker.external_id).join(Assignment, Assignment.worker_id == Worker.id)

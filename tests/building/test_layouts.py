@@ -89,7 +89,7 @@ def test_hardened_campaign_is_built_with_meaning_checks(session: Session, tmp_pa
                              storage=LocalImageStorage(tmp_path / "images"))
     assert classic.settings["layout"] == "classic" and "meaning" not in classic.settings
     assert verify_campaign(session, classic) == 2
-    with pytest.raises(BuildError, match="unknown HIT layout 'fancy'; choose one of classic, hardened"):
+    with pytest.raises(BuildError, match="unknown HIT layout 'fancy'; choose one of classic, hardened, targeted"):
         build_campaign(session, BuildSpec(name="x", test_set=test_set, layout="fancy"),
                        storage=LocalImageStorage(tmp_path / "images"))
 
@@ -122,6 +122,6 @@ def test_build_layout_option_and_inspect_show_it(tmp_path, monkeypatch) -> None:
     assert "verified: all 2 HITs hold 60 SYSTEM, 10 BAD_REF, 10 REPEAT, 10 REF, 10 MEANING" in shown.output
     assert shown.output.count(" MEANING ") >= 10
     bad = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "x", "--layout", "wide"])
-    assert bad.exit_code == 2 and "'wide' is not one of 'classic', 'hardened'" in bad.output
+    assert bad.exit_code == 2 and "'wide' is not one of 'classic', 'hardened', 'targeted'" in bad.output
     with session_factory(make_engine(url))() as session:
         assert session.scalar(select(Campaign.name).where(Campaign.name == "x")) is None

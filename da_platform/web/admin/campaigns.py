@@ -13,7 +13,7 @@ from da_platform.db.models import Campaign
 from da_platform.exports import files as exports
 from da_platform.web.admin import bp, prepared
 from da_platform.web.admin.auth import login_required
-from da_platform.web.admin.context import campaign_analysis, campaign_or_404, rating_counts
+from da_platform.web.admin.context import campaign_analysis, campaign_or_404, current_analysis, rating_counts
 from da_platform.web.database import get_session
 
 
@@ -86,18 +86,21 @@ def export(campaign_id: int, kind: str):
     large = prepared.in_background(session, item, kind)
     if large is not None:  # prepared off the request path
         return prepared.download_or_status(item, kind, large)
+    if kind not in ("ranking", "ratings", "wmt", "bundle"):
+        return render_template("admin/message.html", title="Unknown export",
+                               message=f"There is no export called {kind!r}."), 404
+    analysis = current_analysis(item)
     try:
         if kind == "ranking":
-            made = exports.ranking(session, item, request.args.get("format", "csv"), partial=partial)
+            made = exports.ranking(session, item, request.args.get("format", "csv"), partial=partial,
+                                   analysis=analysis)
         elif kind == "ratings":
-            made = exports.ratings(session, item, partial=partial, with_texts=request.args.get("texts") == "1")
+            made = exports.ratings(session, item, partial=partial, with_texts=request.args.get("texts") == "1",
+                                   analysis=analysis)
         elif kind == "wmt":
-            made = exports.wmt(session, item, partial=partial)
-        elif kind == "bundle":
-            made = exports.bundle(session, item, partial=partial)
-        else:
-            return render_template("admin/message.html", title="Unknown export",
-                                   message=f"There is no export called {kind!r}."), 404
+            made = exports.wmt(session, item, partial=partial, analysis=analysis)
+        else:  # bundle
+            made = exports.bundle(session, item, partial=partial, analysis=analysis)
     except exports.ExportError as error:
         return render_template("admin/message.html", title="Nothing exported", message=str(error),
                                campaign=item), 409

@@ -75,6 +75,14 @@ def campaign_analysis(campaign: Campaign) -> CampaignAnalysis:
     return cache[campaign.id]
 
 
+def current_analysis(campaign: Campaign) -> CampaignAnalysis:
+    """The campaign's analysis as of now, for an export: the cached one while current, else computed in
+    this request (an export never uses an out-of-date analysis)."""
+    cached = analysis_cache().get(get_session(), campaign, wait=True)
+    assert cached.analysis is not None and cached.current
+    return cached.analysis
+
+
 def rating_counts(campaign: Campaign) -> dict[str, int]:
     """Ratings per system for the progress panel, kept with the analysis while no rating arrived
     (call after :func:`campaign_analysis`, which read the current stamp)."""

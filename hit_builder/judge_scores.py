@@ -1,0 +1,86 @@
+"""Reading an automatic judge's per-answer scores (``da-platform import judge-scores``).
+
+One record per answer: ``system`` (the system's name), ``id`` (the question id) and ``score`` (a finite
+number on any scale: the judge's own, for example 1-10 or 0-1). JSONL, CSV or TSV, read by
+:mod:`hit_builder.readers`; every problem names the file, the line and the field. Which judge gave the
+scores is said on the command line (``--judge``), not in the file.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from hit_builder.readers import Table
+from hit_builder.records import check_name, normalize_text
+
+FIELDS = ("system", "id", "score")
+
+
+@dataclass(frozen=True)
+class JudgeScoreRecord:
+    """One judge score as read: its line, the system, the question id and the score."""
+
+    line: int
+    system: str
+    question: str
+    score: float
+
+
+def parse_judge_scores(table: Table) -> list[JudgeScoreRecord]:
+    """The records of a judge-scores file; an answer may be scored once."""
+    unknown = sorted(set(table.fields) - set(FIELDS))
+    if unknown and table.format != "jsonl":  # (JSON lines: named at the record that has it, below)
+        raise table.error(f"unknown field(s) {', '.join(unknown)}: a judge-scores file has the fields "
+                          f"{', '.join(FIELDS)}", line=table.header_line)
+    missing = [f for f in FIELDS if f not in table.fields]
+    if missing and table.format != "jsonl":
+        raise table.error(f"missing column(s) {', '.join(missing)}: a judge-scores file has the fields "
+                          f"{', '.join(FIELDS)}", line=table.header_line)
+    if not table.records:
+        raise table.error("the file has no scores", line=table.header_line)
+    records: list[JudgeScoreRecord] = []
+    first: dict[tuple[str, str], int] = {}
+    for record in table.records:
+        values, line = record.values, record.line
+        extra = sorted(set(values) - set(FIELDS))
+        if extra:
+            raise table.error(f"unknown field {extra[0]!r} (the fields are {', '.join(FIELDS)})", line=line,
+                              field=extra[0])
+        system = check_name(_text(table, values, "system", line), table, field="system", what="system", line=line)
+        question = _text(table, values, "id", line)
+        score = _score(table, values.get("score"), line)
+        key = (system, question)
+        if key in first:
+            raise table.error(f"a second score of system {system!r}'s answer to {question!r} (first on line "
+                              f"{first[key]})", line=line, field="id")
+        first[key] = line
+        records.append(JudgeScoreRecord(line, system, question, score))
+    return records
+
+
+def _text(table: Table, values: dict[str, Any], field: str, line: int) -> str:
+    value = values.get(field)
+    if isinstance(value, int) and not isinstance(value, bool) and field == "id":
+        value = str(value)
+    if not isinstance(value, str):
+        raise table.error("missing (the field is required)" if value is None else
+                          f"must be text, not {type(value).__name__}", line=line, field=field)
+    text = normalize_text(value)
+    if not text:
+        raise table.error("is empty", line=line, field=field)
+    return text
+
+
+def _score(table: Table, value: object, line: int) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise table.error(f"must be a number, not {value!r}", line=line, field="score") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise table.error("missing (the field is required)" if value is None else
+                          f"must be a number, not {type(value).__name__}", line=line, field="score")
+    if not math.isfinite(value):
+        raise table.error(f"must be a finite number, not {value}", line=line, field="score")
+    return float(value)
