@@ -372,7 +372,8 @@ def _draw_glyph(ink, glyph: Glyph) -> tuple[int, int, int, int]:
     # paste below leaves out, so glyphs sit exactly on the wave.
     turned = canvas.rotate(glyph.angle, resample=Image.Resampling.BICUBIC,
                            center=(origin[0] + glyph.advance / 2, origin[1]),
-                           translate=(glyph.x - origin[0] - left, glyph.y - origin[1] - top))
+                           # Pillow's stubs say int; the affine matrix takes any real shift
+                           translate=(glyph.x - origin[0] - left, glyph.y - origin[1] - top))  # type: ignore[arg-type]
     # Lighter of the two: overlapping glyphs keep their full coverage.
     region = (left, top, left + size, top + size)
     current = ink.crop(region)

@@ -246,8 +246,9 @@ COMMANDS.append(import_group)
                    "+ 10 each of BAD_REF, REPEAT, REF and MEANING (meaning-change checks against text-overlap "
                    "raters).")
 @click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
-              show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
-                                      "glyphs, mixed fonts, light texture; same size and AA contrast).")
+              show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (text set on a "
+                                      "slow wave, a font per word, light texture; never smaller, AA contrast; "
+                                      "costs and benefits: docs/quality-control.md §3).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
