@@ -11,7 +11,8 @@ again glyph by glyph, wrapped at the glyphs' real widths:
 * at a size whose x-height (Latin) or ideograph height (CJK) is at least the plain images' at
   ``font_size``, plus up to ``size_jitter`` pixels: no glyph is smaller than in the plain images;
 * along a baseline that waves up and down by ``wave_amplitude`` pixels with a period of
-  ``wave_period`` pixels (a phase and period per line), each letter standing upright on the wave
+  ``wave_period`` pixels (one wave for all lines, ``wave_shared``, so lines stay parallel and need
+  no extra room; else a phase and period per line), each letter standing upright on the wave
   (turned by its slope, ``wave_follow``) like text set on a curve, so words keep their shape; and
   each character turned by up to ``max_rotation`` more degrees and lifted or lowered by up to
   ``baseline_jitter`` pixels;
