@@ -1,19 +1,27 @@
 """OCR-resistant answer images (``build --render hardened``): easy for people, hard for OCR engines.
 
-The text is laid out and wrapped exactly as the plain images (:meth:`hit_builder.render.Renderer.wrap`,
-so line breaking stays right for each script), then every character is drawn on its own:
+The text is broken into the plain images' units (:meth:`hit_builder.render.Renderer.units`: words,
+CJK characters with their punctuation, so line breaking stays right for each script) and laid out
+again glyph by glyph, wrapped at the glyphs' real widths:
 
-* in a font picked per character from the family of the chain's font (sans, serif, bold, oblique:
-  e.g. DejaVu Sans / Serif / Sans Bold / Sans Oblique, Noto Sans CJK / Serif CJK / Sans CJK Bold),
-  never a font that lacks the character;
-* at a size of ``font_size`` to ``font_size + size_jitter`` pixels (never smaller than the plain images),
-  turned by up to ``max_rotation`` degrees, and lifted or lowered from a baseline that waves along
-  the line and jumps by up to ``baseline_jitter`` pixels;
-* over a light background texture (speckle, strokes and faint decoy characters), never darker than
-  ``texture_darkest``, so the text keeps at least WCAG AA contrast (4.5:1) against every background
-  pixel: black candidate text ≥ 13:1, the reference drawn in ``#555555`` ≥ 4.6:1 (the plain images'
-  ``#666666`` on white is 5.7:1).
+* each word is drawn in a font picked from the family of the chain's font (sans, serif, bold:
+  Noto Sans CJK / Serif CJK / Sans CJK Bold / Serif CJK Bold, DejaVu Sans / Serif / Sans Bold /
+  Serif Bold), Chinese in runs of two to four characters, never in a font that lacks a character
+  (``font_change="character"``: a font per character);
+* at a size whose x-height (Latin) or ideograph height (CJK) is at least the plain images' at
+  ``font_size``, plus up to ``size_jitter`` pixels: no glyph is smaller than in the plain images;
+* along a baseline that waves up and down by ``wave_amplitude`` pixels with a period of
+  ``wave_period`` pixels (one wave for all lines, ``wave_shared``, so lines stay parallel and need
+  no extra room; else a phase and period per line), each letter standing upright on the wave
+  (turned by its slope, ``wave_follow``) like text set on a curve, so words keep their shape; and
+  each character turned by up to ``max_rotation`` more degrees and lifted or lowered by up to
+  ``baseline_jitter`` pixels;
+* over a light background texture (speckle, strokes and faint decoy characters kept
+  ``decoy_clearance`` pixels away from the glyphs), never darker than ``texture_darkest``, so the
+  text keeps at least WCAG AA contrast (4.5:1) against every background pixel: black candidate text
+  ≥ 13:1, the reference drawn in ``#555555`` ≥ 4.6:1 (the plain images' ``#666666`` on white is 5.7:1).
 
+What this costs a reader and what it buys against OCR engines: docs/quality-control.md#ocr-resistant-images.
 Deterministic: the random choices are seeded from the text, its role and the style, so the same text
 renders to the same bytes (images stay content-addressed). The PNG is the plain images' 4-bit greyscale.
 Text that needs shaping (Arabic, Hebrew, Indic scripts) cannot be drawn a character at a time and is
@@ -25,9 +33,10 @@ import hashlib
 import math
 import os
 import random
+import unicodedata
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple
 
 from da_core.errors import BuildError
 from hit_builder.fonts import FontChain
@@ -38,18 +47,22 @@ from hit_builder.render import (
     Role,
     complex_script,
     encode_grey4_png,
+    paragraphs,
 )
 
 if TYPE_CHECKING:
     from PIL import Image, ImageFont
 
 RENDER_STYLES = ("plain", "hardened")
-# Sibling files of a font (same folder), drawn in turn with it: sans, serif, bold, oblique.
+FONT_CHANGES = ("word", "character")
+# Sibling files of a font (same folder), drawn in turn with it: sans, serif, bold, serif bold.
 _FAMILY = {
-    "DejaVuSans.ttf": ("DejaVuSerif.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf",
-                       "DejaVuSerif-Italic.ttf"),
+    "DejaVuSans.ttf": ("DejaVuSerif.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif-Bold.ttf"),
     "NotoSansCJK-Regular.ttc": ("NotoSerifCJK-Regular.ttc", "NotoSansCJK-Bold.ttc", "NotoSerifCJK-Bold.ttc"),
 }
+# What "the size of a glyph" means when fonts are compared: the x-height for Latin and other
+# alphabets, the height of an ideograph for CJK.
+_X_HEIGHT_PROBE, _IDEOGRAPH_PROBE = "x", "国"
 
 
 @dataclass(frozen=True)
@@ -58,12 +71,18 @@ class HardenedStyle(RenderStyle):
 
     ocr_resistant: bool = True
     reference_grey: int = 0x55  # darker than the plain #666: AA contrast against the texture too
-    size_jitter: int = 7  # pixels added at most to font_size, per character
-    max_rotation: float = 16.0  # degrees, per character
-    baseline_jitter: int = 6  # pixels, per character
-    wave_amplitude: float = 5.0  # pixels, the baseline's wave along a line
+    font_change: str = "word"  # how often the font of the family changes: per "word" or "character"
+    size_jitter: int = 4  # pixels added at most to a glyph's size, per font change
+    wave_amplitude: float = 14.0  # pixels the baseline waves up and down along a line
+    wave_period: tuple[int, int] = (280, 360)  # pixels, range of the wave's period
+    wave_follow: bool = True  # letters stand upright on the wave (turned by its slope)
+    wave_shared: bool = True  # one wave (phase and period) for every line: lines stay parallel
+    max_rotation: float = 2.0  # degrees each character turns at most, besides the wave's slope
+    baseline_jitter: int = 1  # pixels each character moves up or down at most, besides the wave
+    letter_spacing: tuple[float, float] = (0.5, 2.0)  # pixels added after each character
     texture_darkest: int = 0xCC  # no background pixel is darker than this
     decoys_per_line: int = 6  # faint characters in the background
+    decoy_clearance: int = 4  # pixels kept free of decoys around each glyph's box (-1: anywhere)
 
     def describe(self) -> dict:
         return {**asdict(self), "png": f"{GREY_LEVELS}-level greyscale, 4 bits per pixel",
@@ -72,6 +91,12 @@ class HardenedStyle(RenderStyle):
     def draw(self, renderer: Renderer, text: str, role: Role | str, where: str = "text") -> bytes:
         """:meth:`Renderer.render` of this style (so that ``render`` needs no import of this module)."""
         return render_hardened(renderer, text, role, where)
+
+
+def _hardened(renderer: Renderer) -> HardenedStyle:
+    if not isinstance(renderer.style, HardenedStyle):
+        raise TypeError(f"a renderer of a HardenedStyle is needed, not of {type(renderer.style).__name__}")
+    return renderer.style
 
 
 def render_style(name: str) -> RenderStyle:
@@ -93,6 +118,45 @@ def contrast_ratio(a: int, b: int) -> float:
     """WCAG 2 contrast ratio of two grey levels (1 to 21)."""
     high, low = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+@dataclass(frozen=True)
+class Glyph:
+    """One character as :func:`lay_out` placed it: from ``x`` (left edge) on baseline ``y``."""
+
+    character: str
+    font: str  # font spec (path or path#index)
+    size: int  # pixels
+    advance: float  # pixels the glyph itself takes along the line (letter spacing not included)
+    x: float
+    y: float
+    angle: float  # degrees, counter-clockwise, about the middle of its baseline
+    word: int  # number of the word (or CJK character) it belongs to, counted through the text
+    line: int  # number of its line in the image
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where every glyph of an image goes, and the image's size."""
+
+    glyphs: tuple[Glyph, ...]
+    width: int
+    height: int
+    line_pitch: int
+    lines: int
+
+
+class _Choice(NamedTuple):
+    """The random choices for one character, before it is placed on a line."""
+
+    character: str
+    font: str
+    size: int
+    advance: float
+    spacing: float
+    angle: float
+    lift: float  # pixels up
+    word: int
 
 
 @lru_cache(maxsize=64)
@@ -121,56 +185,172 @@ def _coverage(spec: str) -> FontChain:
     return FontChain.load([spec])
 
 
-def _fonts_for(chain: FontChain, character: str) -> list[str]:
-    """Every variant font that has ``character`` (at least the chain's own face for it)."""
+def _wide(character: str) -> bool:
+    return unicodedata.east_asian_width(character) in ("W", "F")
+
+
+@lru_cache(maxsize=256)
+def glyph_height(spec: str, probe: str, size: int = 1000) -> int:
+    """Ink height in pixels of ``probe`` in font ``spec`` at ``size`` (0 when the font lacks it)."""
+    if _coverage(spec).face_of(probe) is None:
+        return 0
+    _, top, _, bottom = _font(spec, size).getbbox(probe, anchor="ls")
+    return int(bottom - top)
+
+
+def matched_size(spec: str, own: str, character: str, font_size: int) -> int:
+    """The smallest size at which ``spec`` draws ``character`` no smaller than ``own`` (the chain's
+    face for it) at ``font_size``: x-heights compared for alphabets, ideograph heights for CJK."""
+    probe = _IDEOGRAPH_PROBE if _wide(character) else _X_HEIGHT_PROBE
+    mine, theirs = glyph_height(spec, probe), glyph_height(own, probe)
+    if not mine or not theirs or mine >= theirs:
+        return font_size
+    return math.ceil(font_size * theirs / mine)
+
+
+def _fonts_for(chain: FontChain, character: str) -> tuple[str, list[str]]:
+    """The chain's own face for ``character`` and every variant font that has it (the own one first)."""
     face = chain.face_of(character)
     own = chain.faces[face or 0].spec
-    return [spec for spec in _variants(own) if spec == own or _coverage(spec).face_of(character) is not None]
+    return own, [spec for spec in _variants(own) if spec == own or _coverage(spec).face_of(character) is not None]
 
 
-def render_hardened(renderer: Renderer, text: str, role: Role | str, where: str = "text") -> bytes:
-    """The OCR-resistant PNG of ``text`` (see the module docstring); ``renderer`` is the plain
-    :class:`~hit_builder.render.Renderer` of the same chain and style (used to wrap the text)."""
-    from PIL import Image
+class _Placer:
+    """Draws the random choices for each word and character and places them on lines."""
 
-    style = cast(HardenedStyle, renderer.style)  # a hardened render's renderer is built with its style
-    chain: FontChain = renderer.chain
-    chain.check(text, where)
+    def __init__(self, renderer: Renderer, rng: random.Random) -> None:
+        style = _hardened(renderer)
+        self.style, self.chain, self.rng = style, renderer.chain, rng
+        # Word gaps grow with the glyphs and stay wider than any gap between letters.
+        self.space = renderer.space_width * (style.font_size + style.size_jitter) / style.font_size \
+            + style.letter_spacing[1]
+        self.text_width = style.width - 2 * style.padding
+        self._run: tuple[int, float, int] = (0, 0.0, 0)  # CJK characters left in this font, its pick and size
+
+    def _pick(self, unit: str) -> tuple[float, int]:
+        """Font pick (0–1) and added size of a unit; CJK characters (a unit each) keep theirs for a
+        run of two to four characters, about a word."""
+        rng, jitter = self.rng, self.style.size_jitter
+        if not _wide(unit[0]):
+            self._run = (0, 0.0, 0)
+            return rng.random(), rng.randint(0, jitter)
+        left, pick, extra = self._run
+        if left <= 0:
+            left, pick, extra = rng.randint(2, 4), rng.random(), rng.randint(0, jitter)
+        self._run = (left - 1, pick, extra)
+        return pick, extra
+
+    def unit(self, text: str, word: int) -> list[_Choice]:
+        """The choices for each character of one unit (a word, or a CJK character)."""
+        style, rng = self.style, self.rng
+        pick, extra = self._pick(text)
+        chosen = []
+        for character in text:
+            own, fonts = _fonts_for(self.chain, character)
+            if style.font_change == "character":
+                pick, extra = rng.random(), rng.randint(0, style.size_jitter)
+            spec = fonts[min(int(pick * len(fonts)), len(fonts) - 1)]
+            size = matched_size(spec, own, character, style.font_size) + extra
+            chosen.append(_Choice(character, spec, size, _font(spec, size).getlength(character),
+                                  rng.uniform(*style.letter_spacing),
+                                  rng.uniform(-style.max_rotation, style.max_rotation),
+                                  rng.uniform(-style.baseline_jitter, style.baseline_jitter), word))
+        return chosen
+
+    def lines(self, text: str) -> list[list[tuple[float, _Choice]]]:
+        """Lines of ``(x, choice)``, greedily filled to the text width like the plain images."""
+        lines: list[list[tuple[float, _Choice]]] = []
+        word = 0
+        for paragraph in paragraphs(text):
+            line: list[tuple[float, _Choice]] = []
+            x = 0.0
+            for unit, space_before in Renderer.units(paragraph):
+                chosen = self.unit(unit, word)
+                word += 1
+                width = sum(c.advance + c.spacing for c in chosen)
+                gap = self.space if space_before and line else 0.0
+                if line and x + gap + width > self.text_width:
+                    lines.append(line)
+                    line, x, gap = [], 0.0, 0.0
+                x += gap
+                for choice in chosen:  # a unit wider than the line is broken between characters
+                    if line and x + choice.advance > self.text_width:
+                        lines.append(line)
+                        line, x = [], 0.0
+                    line.append((x, choice))
+                    x += choice.advance + choice.spacing
+            lines.append(line)
+        return lines
+
+
+def lay_out(renderer: Renderer, text: str, role: Role | str, where: str = "text") -> tuple[Layout, random.Random]:
+    """Where each glyph of ``text`` goes (see the module docstring), and the random generator the
+    texture continues with; refuses text the chain lacks glyphs for or that needs shaping."""
+    style = _hardened(renderer)
+    if style.font_change not in FONT_CHANGES:
+        raise BuildError(f"font_change must be one of {', '.join(FONT_CHANGES)}, not {style.font_change!r}")
+    renderer.chain.check(text, where)
     script = complex_script(text)
     if script:
         raise BuildError(f"{where}: text in {script} needs shaping and cannot be drawn as OCR-resistant "
                          "images; build this campaign with --render plain")
     seed = hashlib.sha256(f"{Role(role).value}\x1f{style!r}\x1f{text}".encode()).hexdigest()
     rng = random.Random(seed)
-    grey = style.grey(Role(role))
-    largest = style.font_size + style.size_jitter
-    wrapper = _wrapper(chain, style, round(largest * 1.12))
-    lines = wrapper.wrap(text)
-    line_height = wrapper.line_height + 2 * style.baseline_jitter + 4
-    width, padding = style.width, style.padding
-    height = 2 * padding + len(lines) * line_height
-    image = Image.new("L", (width, height), 255)
-    _texture(image, rng, style, chain, line_height)
-    ink = Image.new("L", (width, height), 0)  # coverage of the text, pasted in its grey at the end
+    lines = _Placer(renderer, rng).lines(text)
+    largest = max((c.size for line in lines for _, c in line), default=style.font_size)
+    stretch = largest / style.font_size
+    wobble = style.baseline_jitter + style.wave_amplitude
+    # The plain line height at the largest size, plus what two lines moving towards each other
+    # come closer by beyond what the plain line gap (about 0.4 em) absorbs: the wobble of one line
+    # (lines wave on their own), or only the jitter (one wave for all lines).
+    apart = 2 * style.baseline_jitter if style.wave_shared else wobble
+    pitch = math.ceil(renderer.line_height * stretch + apart)
+    ascent = math.ceil(renderer.ascent * stretch + wobble)
+    glyphs = []
+    shared = rng.uniform(0, 2 * math.pi), rng.uniform(*style.wave_period)
     for number, line in enumerate(lines):
-        base = padding + wrapper.ascent + number * line_height + style.baseline_jitter
-        phase, period = rng.uniform(0, 2 * math.pi), rng.uniform(90, 160)
-        for x0, unit in line:
-            x = padding + x0
-            for character in unit:
-                if character.isspace():
-                    x += renderer.space_width
-                    continue
-                font = _font(rng.choice(_fonts_for(chain, character)),
-                             style.font_size + rng.randint(0, style.size_jitter))
-                advance = font.getlength(character)
-                y = base + style.wave_amplitude * math.sin(phase + x / period * 2 * math.pi) \
-                    + rng.uniform(-style.baseline_jitter, style.baseline_jitter)
-                _draw_glyph(ink, font, character, x, y, rng.uniform(-style.max_rotation, style.max_rotation))
-                x += advance + rng.uniform(0.5, 2.0)
-    image.paste(grey, (0, 0, width, height), ink)
+        base = style.padding + ascent + number * pitch
+        phase, period = shared if style.wave_shared else (rng.uniform(0, 2 * math.pi), rng.uniform(*style.wave_period))
+        for x0, choice in line:
+            if choice.character.isspace():
+                continue
+            x = style.padding + x0
+            turn = phase + (x + choice.advance / 2) / period * 2 * math.pi  # the wave at the glyph's middle
+            y = base - choice.lift + style.wave_amplitude * math.sin(turn)
+            angle = choice.angle
+            if style.wave_follow:  # upright on the wave: turned by the baseline's slope there
+                angle += math.degrees(math.atan(-style.wave_amplitude * 2 * math.pi / period * math.cos(turn)))
+            glyphs.append(Glyph(choice.character, choice.font, choice.size, choice.advance, x, y, angle,
+                                choice.word, number))
+    descent = math.ceil((renderer.line_height - renderer.ascent) * stretch + wobble)
+    height = 2 * style.padding + ascent + (len(lines) - 1) * pitch + descent
+    return Layout(tuple(glyphs), style.width, height, pitch, len(lines)), rng
+
+
+def compose(renderer: Renderer, text: str, role: Role | str,
+            where: str = "text") -> tuple[Image.Image, Image.Image, Layout]:
+    """The layers of the OCR-resistant image of ``text``: the background texture and the text's
+    coverage (both 8-bit ``L`` images), and the layout; :func:`render_hardened` pastes the text in
+    its role's grey over the background."""
+    from PIL import Image
+
+    style = _hardened(renderer)
+    layout, rng = lay_out(renderer, text, role, where)
+    size = (layout.width, layout.height)
+    ink = Image.new("L", size, 0)
+    boxes = [_draw_glyph(ink, g) for g in layout.glyphs]
+    background = Image.new("L", size, 255)
+    _texture(background, rng, style, renderer.chain, layout.line_pitch, boxes)
+    return background, ink, layout
+
+
+def render_hardened(renderer: Renderer, text: str, role: Role | str, where: str = "text") -> bytes:
+    """The OCR-resistant PNG of ``text`` (see the module docstring); ``renderer`` is the
+    :class:`~hit_builder.render.Renderer` of the same chain and style."""
+    image, ink, layout = compose(renderer, text, role, where)
+    image.paste(renderer.style.grey(Role(role)), (0, 0, layout.width, layout.height), ink)
     levels = image.point(lambda v: round(v * (GREY_LEVELS - 1) / 255))
-    return encode_grey4_png(_pack4(levels), width, height)
+    return encode_grey4_png(_pack4(levels), layout.width, layout.height)
 
 
 def _pack4(image: Image.Image) -> bytes:
@@ -183,23 +363,34 @@ def _pack4(image: Image.Image) -> bytes:
     return ((pixels[:, 0::2] << 4) | pixels[:, 1::2]).astype(numpy.uint8).tobytes()
 
 
-def _draw_glyph(ink: Image.Image, font: ImageFont.FreeTypeFont, character: str, x: float, y: float,
-                angle: float) -> None:
+def _draw_glyph(ink: Image.Image, glyph: Glyph) -> tuple[int, int, int, int]:
+    """Draw ``glyph`` into ``ink``, turned about the middle of its baseline; returns its ink's box."""
     from PIL import Image, ImageChops, ImageDraw
 
+    font = _font(glyph.font, glyph.size)
     size = int(font.size * 2)
-    glyph = Image.new("L", (size, size), 0)
-    ImageDraw.Draw(glyph).text((size / 4, size * 0.7), character, font=font, fill=255, anchor="ls")
-    turned = glyph.rotate(angle, resample=Image.Resampling.BICUBIC, center=(size / 4 + font.size / 3, size * 0.6))
-    left, top = round(x - size / 4), round(y - size * 0.7)
+    origin = (size / 4, size * 0.7)  # where the glyph's baseline starts in its own square
+    canvas = Image.new("L", (size, size), 0)
+    ImageDraw.Draw(canvas).text(origin, glyph.character, font=font, fill=255, anchor="ls")
+    left, top = math.floor(glyph.x - origin[0]), math.floor(glyph.y - origin[1])
+    # Turned about the middle of its baseline and moved by the fraction of a pixel the whole-pixel
+    # paste below leaves out, so glyphs sit exactly on the wave.
+    turned = canvas.rotate(glyph.angle, resample=Image.Resampling.BICUBIC,
+                           center=(origin[0] + glyph.advance / 2, origin[1]),
+                           # Pillow's stubs say int; the affine matrix takes any real shift
+                           translate=(glyph.x - origin[0] - left, glyph.y - origin[1] - top))  # type: ignore[arg-type]
     # Lighter of the two: overlapping glyphs keep their full coverage.
     region = (left, top, left + size, top + size)
     current = ink.crop(region)
     ink.paste(ImageChops.lighter(current, turned), region)
+    box = turned.getbbox() or (0, 0, 0, 0)
+    return left + box[0], top + box[1], left + box[2], top + box[3]
 
 
-def _texture(image: Image.Image, rng: random.Random, style: HardenedStyle, chain: FontChain, line_height: int) -> None:
-    """Speckle, faint strokes and decoy characters, none darker than ``texture_darkest``."""
+def _texture(image: Image.Image, rng: random.Random, style: HardenedStyle, chain: FontChain, line_height: int,
+             boxes: list[tuple[int, int, int, int]]) -> None:
+    """Speckle, faint strokes and decoy characters, none darker than ``texture_darkest``; decoys
+    stay ``decoy_clearance`` pixels clear of the glyph ``boxes`` (when it is 0 or more)."""
     from PIL import ImageDraw
 
     draw = ImageDraw.Draw(image)
@@ -217,19 +408,15 @@ def _texture(image: Image.Image, rng: random.Random, style: HardenedStyle, chain
     decoys = "aeorsntlichmdupkbyw" + "的是不了人在有我他这中大来上个们到说"
     decoys = "".join(c for c in decoys if chain.face_of(c) is not None)
     rows = max(1, height // line_height)
+    clear = style.decoy_clearance
     for _ in range(style.decoys_per_line * rows):
         character = rng.choice(decoys)
         font = _font(chain.faces[chain.face_of(character) or 0].spec, rng.randint(14, style.font_size))
-        draw.text((rng.randrange(width), rng.randrange(height)), character, font=font,
-                  fill=rng.randint(light + 8, 240), anchor="ls")
-
-
-@lru_cache(maxsize=8)
-def _wrapper_cached(specs: tuple[str, ...], width: int, padding: int, size: int) -> Renderer:
-    return Renderer(FontChain.load(list(specs)), RenderStyle(width=width, font_size=size, padding=padding),
-                    shaping=False)
-
-
-def _wrapper(chain: FontChain, style: RenderStyle, size: int) -> Renderer:
-    """A plain renderer at the largest glyph size, used only to break lines."""
-    return _wrapper_cached(tuple(chain.specs), style.width, style.padding, size)
+        x, y = rng.randrange(width), rng.randrange(height)
+        fill = rng.randint(light + 8, 240)
+        if clear >= 0:
+            left, top, right, bottom = draw.textbbox((x, y), character, font=font, anchor="ls")
+            if any(left < b[2] + clear and b[0] - clear < right and top < b[3] + clear and b[1] - clear < bottom
+                   for b in boxes):
+                continue
+        draw.text((x, y), character, font=font, fill=fill, anchor="ls")

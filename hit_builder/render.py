@@ -232,7 +232,7 @@ class Renderer:
     def wrap(self, text: str) -> list[list[tuple[float, str]]]:
         """Lines of ``(x, unit)`` for the fast path (text that needs no shaping)."""
         lines: list[list[tuple[float, str]]] = []
-        for paragraph in _paragraphs(text):
+        for paragraph in paragraphs(text):
             line: list[tuple[float, str]] = []
             x = 0.0
             for unit_text, space_before in self.units(paragraph):
@@ -290,7 +290,7 @@ class Renderer:
         level = round(self.style.grey(Role(role)) * (GREY_LEVELS - 1) / 255)
         rows: list[tuple] = []  # ("units", [(x, unit)]) or ("shaped", font, line, rtl)
         if complex_script(text):
-            for paragraph in _paragraphs(text):
+            for paragraph in paragraphs(text):
                 if complex_script(paragraph):
                     font, shaped = self._shaped_lines(paragraph, where)
                     rtl = _is_rtl(paragraph)
@@ -345,7 +345,8 @@ def encode_grey4_png(packed: bytes, width: int, height: int, level: int = PNG_CO
             + _chunk(b"IEND", b""))
 
 
-def _paragraphs(text: str) -> list[str]:
+def paragraphs(text: str) -> list[str]:
+    """Paragraphs of ``text``: split at line breaks (any convention), tabs as spaces, ends stripped."""
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ").strip().split("\n")
 
 

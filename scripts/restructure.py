@@ -121,7 +121,7 @@ TEST_FOLDERS = {
                  "analysis_stats", "behaviour_verdict", "metrics", "metrics_definitions", "metrics_validation",
                  "release_readers", "wmt21", "meteor_search", "metrics_progress", "beyond_automatic",
                  "pooled_checks"],
-    "hit_builder": ["assembly", "degrade", "json_reading", "meaning", "render", "ocr_resistant"],
+    "hit_builder": ["assembly", "degrade", "json_reading", "meaning", "render", "ocr_resistant", "plain_render_bytes"],
     "da_core": ["layers"],
     "config": ["settings", "database_location"],
     "db": ["migrations", "rows", "states"],

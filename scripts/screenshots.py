@@ -1,11 +1,13 @@
-"""Screenshots of the worker pages: desktop, 2x screen and phone; English and Chinese; a long answer.
+"""Screenshots of the worker pages: desktop, 2x screen and phone; English and Chinese; a long answer;
+the first item with OCR-resistant images (``--render hardened``).
 
     python scripts/screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
 
-Builds three campaigns of the showcase test set (da_platform/simulation/showcase.py) with the real
-builder into a temporary SQLite database, serves the app on 127.0.0.1 and drives Chromium through
-Playwright: the instructions, a practice item, the first item and (for the long answers) the end of
-the page. Nothing leaves the machine; rerunning gives the same pictures for the same fonts.
+Builds campaigns of the showcase test set (da_platform/simulation/showcase.py) with the real builder
+into a temporary SQLite database, serves the app on 127.0.0.1 and drives Chromium through
+Playwright: the instructions, a practice item, the first item and (for the long answers, where the
+page scrolls) the end of the page. Nothing leaves the machine; rerunning gives the same pictures for
+the same fonts.
 """
 from __future__ import annotations
 
@@ -21,10 +23,11 @@ SCREENS = {  # name: (viewport, device scale factor)
 }
 
 
-def build(sessions, storage, *, name: str, lang: str, long: bool) -> int:
+def build(sessions, storage, *, name: str, lang: str, long: bool, render: str = "plain") -> int:
     from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.models import CampaignStatus
     from da_platform.simulation.showcase import make_showcase
+    from hit_builder.ocr_resistant import render_style
     from hit_builder.worker_settings import WorkerPageOptions
 
     chinese = lang == "zh-Hans"
@@ -37,7 +40,8 @@ def build(sessions, storage, *, name: str, lang: str, long: bool) -> int:
         test_set = make_showcase(session, name=name, lang=lang, long=long)
         campaign = build_campaign(session,
                                   BuildSpec(name=name, test_set=test_set, seed=7, passes=len(SCREENS), worker=options,
-                                            id_salt="screenshots"), storage=storage, processes=1)
+                                            id_salt="screenshots", style=render_style(render)),
+                                  storage=storage, processes=1)
         campaign.status = CampaignStatus.running
         session.commit()
         return campaign.id
@@ -64,21 +68,25 @@ def main() -> None:
         app = create_app({"SECRET_KEY": "screenshots", "DATABASE_URL": url, "IMAGE_FOLDER": f"{folder}/images",
                           "PUBLIC_URL": "http://127.0.0.1"})
         storage = LocalImageStorage(f"{folder}/images")
-        campaigns = {(lang, long): build(app.config["SESSIONS"], storage, name=f"{lang}-{long}", lang=lang, long=long)
-                     for lang, long in (("en", False), ("zh-Hans", False), ("en", True), ("zh-Hans", True))}
+        campaigns = {(lang, long, render): build(app.config["SESSIONS"], storage, name=f"{lang}-{long}-{render}",
+                                                 lang=lang, long=long, render=render)
+                     for lang, long, render in (("en", False, "plain"), ("zh-Hans", False, "plain"),
+                                                ("en", True, "plain"), ("zh-Hans", True, "plain"),
+                                                ("en", False, "hardened"), ("zh-Hans", False, "hardened"))}
         tokens = app.extensions["da_platform"].tokens
         with serve_in_background(app) as base, sync_playwright() as playwright:
             chromium = playwright.chromium.launch(executable_path=args.chromium,
                                                   args=["--no-sandbox", "--disable-gpu"])
-            for (lang, long), campaign_id in campaigns.items():
+            for (lang, long, render), campaign_id in campaigns.items():
                 tag = ("zh" if lang == "zh-Hans" else "en") + ("-long" if long else "")
+                hardened = render == "hardened"
                 for screen, (viewport, scale) in SCREENS.items():
-                    if long and screen == "2x":
+                    if (long and screen == "2x") or (hardened and screen == "desktop"):
                         continue
                     context = chromium.new_context(viewport=viewport, device_scale_factor=scale)
                     page = context.new_page()
                     page.goto(mint_invites(tokens, base, campaign_id, 1, 1)[0])
-                    if not long and screen != "2x":  # the 2x screen: the item is what matters
+                    if not long and not hardened and screen != "2x":  # otherwise the item is what matters
                         page.screenshot(path=str(args.out / f"{tag}-{screen}-instructions.png"), full_page=True)
                         page.click("#practice")
                         page.wait_for_selector("#rating-form[data-ready='1']")
@@ -88,8 +96,7 @@ def main() -> None:
                     page.wait_for_selector("#rating-form[data-ready='1']")
                     page.focus("#slider")
                     page.keyboard.press("ArrowRight")
-                    page.screenshot(path=str(args.out / f"{tag}-{screen}-item.png"))
-                    # The end of a long answer, where it does not fit the screen (on a desktop it does).
+                    page.screenshot(path=str(args.out / f"{tag}-{screen}-item{'-hardened' if hardened else ''}.png"))
                     if long and page.evaluate("document.documentElement.scrollHeight > window.innerHeight"):
                         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
                         page.screenshot(path=str(args.out / f"{tag}-{screen}-item-end.png"))
