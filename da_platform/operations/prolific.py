@@ -20,6 +20,7 @@ from urllib.parse import urlencode, urljoin
 from da_platform.operations.money import amount_string, from_cents, parse_amount, to_cents
 from da_platform.operations.provider import OutcomeUnknown, ProviderAssignment, ProviderError, ProviderStatus
 from da_platform.operations.retry import Backoff, call_with_retry
+from da_platform.sources.time_limits import PROLIFIC_DEFAULT_MAXIMUM_MINUTES
 
 PROLIFIC_API = "https://api.prolific.com"
 TOKEN_VARIABLE = "PROLIFIC_API_TOKEN"
@@ -55,7 +56,7 @@ class ProlificSettings:
     currency: str = "GBP"
     places_per_hit: int = 1
     estimated_minutes: int = 20
-    maximum_minutes: int = 90
+    maximum_minutes: int = PROLIFIC_DEFAULT_MAXIMUM_MINUTES  # also the platform's time limit per HIT
     device_compatibility: tuple[str, ...] = ("desktop",)
     fee_rate: Decimal = Decimal("0.3333")  # Prolific's service fee on rewards and bonuses (check your plan)
     study_id: str | None = None  # set at launch
