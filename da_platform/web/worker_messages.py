@@ -46,6 +46,8 @@ MESSAGES = (
     N_("You have already done as many of these tasks as one person may."),
     N_("You have already submitted this task."),
     N_("You have already finished this task."),
+    N_("This task is already under way with another assignment: continue it where you started it. If you "
+       "returned it, it is free again once its time limit has passed."),
     N_("This task is paused at the moment: please come back later."),
     N_("This task was closed before all its items were rated, so it cannot be completed."),
     N_("Not finished"),
