@@ -8,11 +8,29 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from analysis.states import StrState
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-def make_engine(url: str, **kwargs) -> Engine:
-    """Create an engine; SQLite gets foreign keys, WAL and a busy timeout for concurrent workers."""
+class SqliteSynchronous(StrState):
+    """How a commit to the embedded (SQLite) database reaches the disk (``$DA_SQLITE_SYNCHRONOUS``).
+
+    ``full`` (the default): the write-ahead log is fsynced at every commit, before the commit returns,
+    so a rating the server acknowledged survives a crash of the machine (power cut, kernel panic, the
+    VM's host) as it does on PostgreSQL. ``normal``: the log is fsynced only at checkpoints; commits are
+    faster, an acknowledged rating survives a crash of the server process, but a crash of the machine
+    can silently take the last ones (docs/deploy.md, "What survives a crash"). PostgreSQL ignores it.
+    """
+
+    full = "full"
+    normal = "normal"
+
+
+def make_engine(url: str, *, sqlite_synchronous: SqliteSynchronous = SqliteSynchronous.full, **kwargs) -> Engine:
+    """Create an engine; SQLite gets foreign keys, WAL, the commit durability ``sqlite_synchronous``
+    and a busy timeout for concurrent workers."""
+    pragma = f"PRAGMA synchronous={SqliteSynchronous(sqlite_synchronous).value.upper()}"
     if url.startswith("sqlite"):
         if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -24,7 +42,7 @@ def make_engine(url: str, **kwargs) -> Engine:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(pragma)
             cursor.close()
 
         return engine

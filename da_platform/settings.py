@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from da_platform.db import SqliteSynchronous
 from da_platform.location import Location, locate
 from da_platform.states import StrState
 
@@ -42,6 +43,8 @@ class Settings:
 
     location: Location  # $DA_DATABASE_URL, $DA_INSTANCE_PATH or da-platform.ini (da_platform.location)
     environment: Environment | None = None  # None: $DA_ENV unset (the web app: production; `serve`: development)
+    # SQLite: fsync every commit (full: an acknowledged rating survives a power cut) or only at checkpoints.
+    sqlite_synchronous: SqliteSynchronous = SqliteSynchronous.full
     secret_key: str | None = field(default=None, repr=False)
     public_url: str = DEFAULT_PUBLIC_URL
     # Where answer images live: folder (image_folder) | database | s3 (da_platform/image_store.py).
@@ -87,6 +90,7 @@ class Settings:
             location=locate({name: value for name in ("DA_DATABASE_URL", "DA_INSTANCE_PATH")
                              if (value := get(name)) is not None}, start),
             environment=_environment(get("DA_ENV")),
+            sqlite_synchronous=_sqlite_synchronous(get("DA_SQLITE_SYNCHRONOUS")),
             secret_key=get("DA_SECRET_KEY"),
             public_url=_url("DA_PUBLIC_URL", get("DA_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/"),
             image_store=_image_store(get("DA_IMAGE_STORE")),
@@ -111,6 +115,17 @@ def _environment(value: str | None) -> Environment | None:
     except ValueError:
         names = ", ".join(e.value for e in Environment)
         raise SettingsError(f"DA_ENV={value!r} is not an environment (choose one of: {names})") from None
+
+
+def _sqlite_synchronous(value: str | None) -> SqliteSynchronous:
+    if value is None:
+        return SqliteSynchronous.full
+    try:
+        return SqliteSynchronous(value.lower())
+    except ValueError:
+        names = ", ".join(mode.value for mode in SqliteSynchronous)
+        raise SettingsError(f"DA_SQLITE_SYNCHRONOUS={value!r} is not a SQLite commit mode (choose one of: {names}; "
+                            "full, the default, is the one that survives a power cut)") from None
 
 
 def _url(name: str, value: str) -> str:

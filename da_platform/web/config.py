@@ -24,6 +24,8 @@ def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> d
         "ENVIRONMENT": str(settings.environment or Environment.production),
         "SECRET_KEY": settings.secret_key,
         "DATABASE_URL": settings.database_url,
+        # SQLite: full (fsync at every commit: an acknowledged rating survives a power cut) or normal.
+        "SQLITE_SYNCHRONOUS": settings.sqlite_synchronous,
         "PUBLIC_URL": settings.public_url,
         "IMAGE_FOLDER": str(settings.images),
         # Large exports are prepared here off the request path (da_platform/prepared_exports.py).

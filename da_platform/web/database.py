@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, Pending
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.routing import IntegerConverter
 
-from da_platform.db import make_engine, session_factory
+from da_platform.db import SqliteSynchronous, make_engine, session_factory
 
 T = TypeVar("T")
 
@@ -27,7 +27,9 @@ def init_database(app: Flask) -> None:
     once more (:func:`once_more_if_disconnected`), and any other page answers 503 "try again".
     """
     if app.config.get("SESSIONS") is None:
-        app.config["SESSIONS"] = session_factory(make_engine(app.config["DATABASE_URL"], pool_pre_ping=False))
+        app.config["SESSIONS"] = session_factory(make_engine(
+            app.config["DATABASE_URL"], pool_pre_ping=False,
+            sqlite_synchronous=SqliteSynchronous(app.config["SQLITE_SYNCHRONOUS"])))
     engine: Engine = app.config["SESSIONS"].kw["bind"]
     app.extensions["da_engine"] = engine
     # Single statements that only read (or write one row atomically) need no transaction: on
