@@ -287,7 +287,7 @@ def sync(context: CliContext, campaign: str, live: bool, endpoint_url: str | Non
     result = _provider_errors(lambda: sync_campaign(context.sessions, row.id, client, policy.messages()))
     click.echo(f"{result.seen} assignment(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
                f"{result.excluded} worker(s) excluded, {len(result.released)} released (past the time limit, "
-               f"not listed by MTurk); by status: {result.by_status}")
+               f"never submitted to MTurk); by status: {result.by_status}")
     _report(result.reconciled)
 
 
@@ -500,7 +500,7 @@ def prolific_sync(context: CliContext, campaign: str,
     result = _provider_errors(lambda: sync_campaign(context.sessions, row.id, client, policy.messages(),
                                                     resend_unverified_bonuses=resend_unverified))
     click.echo(f"{result.seen} submission(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
-               f"{len(result.released)} released (past the time limit, not listed by Prolific); "
+               f"{len(result.released)} released (past the time limit, unknown to Prolific); "
                f"by status: {result.by_status}")
     _report(result.reconciled)
 

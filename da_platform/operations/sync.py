@@ -2,11 +2,12 @@
 
 For every launched HIT (MTurk) or study (Prolific): list every assignment (all pages), update the
 matching ``Assignment`` (by provider assignment id) — status and provider data — and record
-assignments the platform never saw in the audit log. An assignment still in progress here that the
-provider does not list and that is past its time limit (:mod:`da_platform.sources.time_limits`) is
-abandoned, its place freed: the provider has none under that id that can still be submitted (MTurk
-lists only submitted, approved and rejected assignments, so one that is not listed by the end of its
-time limit was returned, expired, or never existed — an arrival with a made-up id). MTurk workers
+assignments the platform never saw in the audit log. An assignment in progress or completed here that
+the provider does not list and that started longer ago than its time limit
+(:mod:`da_platform.sources.time_limits`) is abandoned, its place freed and its ratings left out: the
+provider has none under that id that it can still receive (MTurk lists only submitted, approved and
+rejected assignments, so one that is not listed by the end of its time limit was returned, expired,
+never submitted, or never existed — an arrival with a made-up id). MTurk workers
 who finished as many HITs as the campaign allows get an ``exclude`` decision (the exclusion
 qualification). Finally every ``sent`` decision is reconciled with the provider (see
 :mod:`.decisions`) and every ``pending`` one (stored by a review that stopped before sending it) is sent.
@@ -45,7 +46,7 @@ class SyncResult:
     unknown: list[str] = field(default_factory=list)  # provider assignment ids we have no row for
     by_status: dict[str, int] = field(default_factory=dict)
     excluded: int = 0
-    released: list[str] = field(default_factory=list)  # our in-progress ones past their limit, not listed
+    released: list[str] = field(default_factory=list)  # ours past their limit, not listed: abandoned
     reconciled: ExecutionReport = field(default_factory=ExecutionReport)
 
 
@@ -89,25 +90,34 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
     result.updated += changed
 
 
+# Ours, but the provider's only if it lists them: still being rated, or finished here and (we hope) submitted.
+_RELEASABLE = (AssignmentStatus.in_progress, AssignmentStatus.completed)
+
+
 def release_unlisted(session: Session, campaign: Campaign, provider: str, work_id: str, listed: set[str],
                      now: datetime, result: SyncResult) -> None:
-    """Abandon our in-progress assignments on this HIT / study that are past their time limit at ``now``
-    and that the provider does not list (``listed``: its assignment ids)."""
+    """Abandon our in-progress and completed assignments on this HIT / study that started longer ago than
+    their time limit at ``now`` and that the provider does not list (``listed``: its assignment ids): it
+    can no longer receive a submission for them, so they are not finished HITs (an arrival with a made-up
+    id, or a worker who never submitted). Their places are free again and their ratings, kept, are left
+    out of the analysis as every abandoned assignment's are."""
     rows = session.scalars(
         select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Hit.provider == provider, Hit.provider_hit_id == work_id,
-               Assignment.source == provider, time_limits.overdue(campaign, now))
+               Assignment.source == provider, Assignment.status.in_(_RELEASABLE),
+               time_limits.started_too_long_ago(campaign, now))
         .order_by(Assignment.id)
     ).all()
     for row in rows:
         if row.provider_assignment_id in listed:
             continue
-        row.status = AssignmentStatus.abandoned
+        before, row.status = row.status, AssignmentStatus.abandoned
         target = row.provider_assignment_id or row.public_id
         result.released.append(target)
         audit(session, f"{provider}.sync.release", campaign_id=campaign.id, target=target,
-              outcome="in_progress -> abandoned",
-              reason="past its time limit and not listed by the provider: its place on the HIT is free again",
+              outcome=f"{before.value} -> abandoned",
+              reason="past its time limit and not listed by the provider (never submitted there): its place on "
+                     "the HIT is free again and its ratings are left out of the analysis",
               details={"work": work_id, "started_at": row.started_at.isoformat()})
 
 

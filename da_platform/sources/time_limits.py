@@ -70,9 +70,15 @@ def cutoffs(settings: Mapping[str, Any] | None, now: datetime) -> dict[str, date
 def overdue(campaign: Campaign, now: datetime) -> ColumnElement[bool]:
     """SQL condition: an assignment unfinished past ``campaign``'s time limit for its source (the caller
     restricts it to the campaign's HITs)."""
+    return and_(Assignment.status == AssignmentStatus.in_progress, started_too_long_ago(campaign, now))
+
+
+def started_too_long_ago(campaign: Campaign, now: datetime) -> ColumnElement[bool]:
+    """SQL condition: an assignment started longer ago than ``campaign``'s time limit for its source,
+    whatever its status."""
     late = [and_(Assignment.source == source, Assignment.started_at < cutoff)
             for source, cutoff in cutoffs(campaign.settings, now).items()]
-    return and_(Assignment.status == AssignmentStatus.in_progress, or_(false(), *late))
+    return or_(false(), *late)
 
 
 def limit_seconds_sql(source: ColumnElement[str], settings: ColumnElement[Any]) -> ColumnElement[float]:

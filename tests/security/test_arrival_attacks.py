@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select, text, update
 
 from da_platform.models import Assignment, AssignmentStatus, AuditLog, Campaign, utcnow
+from da_platform.ratings import load_ratings
 from da_platform.sources.prolific import study_url
 from tests.fakes.crowd import good, quality_campaign, rate_hit, submit_form
 from tests.mturk_world import World, launched, mturk_world
@@ -116,30 +117,42 @@ def test_invented_arrivals_hold_a_hit_only_for_mturks_own_assignment_duration(wo
                     "FAKEA2": AssignmentStatus.abandoned, assignment_id: AssignmentStatus.in_progress}
 
 
+@pytest.mark.slow
 def test_sync_releases_what_mturk_does_not_list_once_past_its_limit_and_nothing_else(world):
-    """Item 2: ``mturk sync`` frees the places of in-progress assignments MTurk does not list once
-    they are past the time limit; a real worker still rating (MTurk does not list him either, but
-    he is within the limit) and a submitted assignment stay as they are."""
-    campaign_id = launched(world, hits=4)
+    """Item 2: ``mturk sync`` frees the places of assignments MTurk does not list once they are past the
+    time limit — in progress, or completed here (a script rates a made-up arrival's whole HIT: MTurk never
+    gets a submission, and its scores must not enter the results). A real worker still rating (MTurk does
+    not list him either, but he is within the limit) and a submitted assignment stay as they are."""
+    campaign_id = launched(world, hits=5)
     hit_ids = world.hit_ids(campaign_id)
     _invent(world, hit_ids[:2])
     submitted = world.work(hit_ids[2], "WDONE", good)
     rating_id, rating = _real_arrival(world, hit_ids[3], "WRATING")
     assert rating.status_code == 303
-    _age(world, 3 * 60 + 1, "FAKEA0", submitted)  # past the 3 h default of MTurk's assignment duration
+    script = world.env.app.test_client()
+    rate_hit(world.env, script, _mturk(script, hit_ids[4], "FAKEDONE", "FAKEWDONE", world.url).location, good)
+    _age(world, 3 * 60 + 1, "FAKEA0", "FAKEDONE", submitted)  # past the 3 h default of MTurk's assignment duration
     _age(world, 3 * 60 - 1, "FAKEA1")  # not yet
+    with world.env.sessions() as s:
+        assert "mturk:FAKEWDONE" in load_ratings(s, s.get(Campaign, campaign_id)).worker.labels
     out = world.cli("mturk", "sync", "mturk-e2e").output
-    assert "1 released" in out
+    assert "2 released" in out
     with world.env.sessions() as s:
         rows = {a.provider_assignment_id: a.status for a in s.scalars(select(Assignment))}
-        audit = s.scalars(select(AuditLog).where(AuditLog.action == "mturk.sync.release")).all()
+        audit = s.scalars(select(AuditLog).where(AuditLog.action == "mturk.sync.release")
+                          .order_by(AuditLog.id)).all()
+        workers = set(load_ratings(s, s.get(Campaign, campaign_id)).worker.labels)
     assert rows == {"FAKEA0": AssignmentStatus.abandoned, "FAKEA1": AssignmentStatus.in_progress,
-                    submitted: AssignmentStatus.submitted, rating_id: AssignmentStatus.in_progress}
-    assert [a.target for a in audit] == ["FAKEA0"]
-    # The freed HIT goes to a real worker, who can finish it and submit to MTurk.
-    real_id, arrived = _real_arrival(world, hit_ids[0], "WREAL")
-    assert arrived.status_code == 303
-    client, base = world.env.app.test_client(), arrived.location
-    rate_hit(world.env, client, base, good)
-    action, fields = submit_form(client.get(base + "done").text)
-    assert fields["assignmentId"] == real_id
+                    submitted: AssignmentStatus.submitted, rating_id: AssignmentStatus.in_progress,
+                    "FAKEDONE": AssignmentStatus.abandoned}
+    assert [(a.target, a.outcome) for a in audit] == [("FAKEA0", "in_progress -> abandoned"),
+                                                      ("FAKEDONE", "completed -> abandoned")]
+    assert "mturk:FAKEWDONE" not in workers and "mturk:WDONE" in workers
+    # The freed HITs go to real workers, who can finish them and submit to MTurk.
+    for hit_id, worker in ((hit_ids[0], "WREAL0"), (hit_ids[4], "WREAL4")):
+        real_id, arrived = _real_arrival(world, hit_id, worker)
+        assert arrived.status_code == 303
+        client, base = world.env.app.test_client(), arrived.location
+        rate_hit(world.env, client, base, good)
+        action, fields = submit_form(client.get(base + "done").text)
+        assert fields["assignmentId"] == real_id
