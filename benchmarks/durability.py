@@ -1,13 +1,16 @@
-"""What "acknowledged = durable" costs on SQLite: rating throughput with ``synchronous=FULL`` (the WAL
-fsynced at every commit, the default) against ``synchronous=NORMAL`` (fsynced at checkpoints only,
-``DA_SQLITE_SYNCHRONOUS=normal``), with this disk's fsync latency beside it.
+"""What "acknowledged = durable" costs on SQLite: rating throughput with each ``DA_SQLITE_COMMIT`` mode
+(da_platform/sqlite_commit.py) — ``group`` (the default: each commit waits for a sync of the log that may
+cover several commits), ``full`` (SQLite's ``synchronous=FULL``: one fsync inside every commit, under the
+write lock) and ``normal`` (no wait: not durable) — with this disk's fsync latency beside them.
 
 1. ``fsync``: in the folder the databases live in, ``--fsyncs`` times: append 4 KiB to a file and
-   ``os.fdatasync`` it (what a commit costs SQLite in WAL mode with FULL: its frames, then the sync).
-   One writer commits at a time, so 1 / (mean fsync time) bounds FULL's commits per second.
-2. For each mode, ``--pairs`` times, interleaved (FULL, NORMAL, NORMAL, FULL, ...): a fresh copy of one
-   built sample campaign, gunicorn (gthread 3 × 4, as ``serve_load.py``) started with that
-   ``DA_SQLITE_SYNCHRONOUS``, then
+   ``os.fdatasync`` it (about what a commit costs SQLite with FULL: its frames, then the sync). FULL
+   commits one after the other, so 1 / (mean fsync time) bounds its commits per second.
+2. ``commits``: the database alone, for each mode: 3 processes × 4 threads (as gunicorn's) commit a
+   one-row INSERT and an UPDATE through the platform's engine (``make_engine``) back to back for
+   ``--commit-seconds``: commits per second, and for ``group`` how many fsyncs served them.
+3. ``--rounds`` times, each mode once per round in a rotating order: a fresh copy of one built sample
+   campaign, gunicorn (gthread 3 × 4, as ``serve_load.py``) started with that ``DA_SQLITE_COMMIT``, then
 
    - ``saturate``: ``--clients`` pool workers rate back to back (no think time, no images), HIT after
      HIT, for ``--seconds``: the most ratings per second the server takes;
@@ -17,8 +20,8 @@ fsynced at every commit, the default) against ``synchronous=NORMAL`` (fsynced at
 
    and a check that every rating the clients saw accepted is stored exactly once.
 
-    PYTHONPATH=. python benchmarks/durability.py                   # 3 pairs; about 6 minutes
-    PYTHONPATH=. python benchmarks/durability.py --pairs 1 --seconds 5 --need-seconds 10   # quick
+    PYTHONPATH=. python benchmarks/durability.py                   # 2 rounds × 3 modes; about 6 minutes
+    PYTHONPATH=. python benchmarks/durability.py --rounds 1 --seconds 5 --need-seconds 10   # quick
 """
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ from serve_load import (  # noqa: E402  (the same server set-up, clients and che
     verify,
 )
 
-MODES = ("full", "normal")
+MODES = ("group", "full", "normal")
 
 
 def fsync_latency(folder: Path, count: int) -> list[float]:
@@ -63,6 +66,54 @@ def fsync_latency(folder: Path, count: int) -> list[float]:
         os.close(handle)
         os.remove(path)
     return times
+
+
+def commit_worker(job: tuple[str, str, int, float]) -> tuple[int, int]:
+    """One process of the ``commits`` phase: its commits and (``group``) the fsyncs that served them."""
+    import threading
+
+    from sqlalchemy import text
+
+    from da_platform.db import make_engine
+    from da_platform.sqlite_commit import SqliteCommit, WalSync
+
+    url, mode, threads, deadline = job
+    engine = make_engine(url, sqlite_commit=SqliteCommit(mode))
+    counts = [0] * threads
+
+    def run(index: int) -> None:
+        with engine.connect() as connection:
+            while time.time() < deadline:
+                connection.execute(text("INSERT INTO probe (v) VALUES (:v)"), {"v": "x" * 200})
+                connection.execute(text("UPDATE tally SET n = n + 1"))
+                connection.commit()
+                counts[index] += 1
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    engine.dispose()
+    path = url.removeprefix("sqlite:///") + "-wal"
+    return sum(counts), WalSync.of(os.path.abspath(path)).syncs
+
+
+def commits_per_second(folder: Path, mode: str, seconds: float) -> tuple[float, int]:
+    """The ``commits`` phase for one mode on a fresh database: commits/s and fsyncs made by group commit."""
+    import multiprocessing
+
+    path = folder / f"commits-{mode}.sqlite"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY, v TEXT)")
+        setup.execute("CREATE TABLE tally (n INTEGER)")
+        setup.execute("INSERT INTO tally VALUES (0)")
+    start = time.time() + 1.0
+    jobs = [(f"sqlite:///{path}", mode, 4, start + seconds)] * 3
+    with multiprocessing.get_context("spawn").Pool(3) as pool:
+        results = pool.map(commit_worker, jobs)
+    return sum(n for n, _ in results) / (time.time() - start), sum(s for _, s in results)
 
 
 def copy_database(source: Path, target: Path) -> str:
@@ -86,7 +137,7 @@ def one_run(mode: str, built: Path, images: Path, folder: Path, campaign_id: int
     url = copy_database(built, folder / f"run-{run}-{mode}.sqlite")
     port = free_port()
     load_before = os.getloadavg()[0]
-    process = start_gunicorn(url, images, port, 3, 4, settings={"DA_SQLITE_SYNCHRONOUS": mode})
+    process = start_gunicorn(url, images, port, 3, 4, settings={"DA_SQLITE_COMMIT": mode})
     try:
         invites = mint_invites(Tokens(SECRET), f"http://127.0.0.1:{port}", campaign_id,
                                args.clients * INVITES_PER_CLIENT + args.crowd * 2, 1)
@@ -107,13 +158,14 @@ def main() -> None:
     from da_platform.db import upgrade
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=3, help="FULL/NORMAL pairs, interleaved")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of every mode, in a rotating order")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of the saturate phase")
     parser.add_argument("--clients", type=int, default=16, help="back-to-back clients (saturate)")
-    parser.add_argument("--crowd", type=int, default=200, help="workers at a crowd's pace (need)")
+    parser.add_argument("--crowd", type=int, default=300, help="workers at a crowd's pace (need)")
     parser.add_argument("--think", type=float, default=2.0, help="mean seconds between a worker's ratings (need)")
     parser.add_argument("--need-seconds", type=float, default=20.0, help="length of the need phase")
     parser.add_argument("--fsyncs", type=int, default=500, help="fdatasync calls timed")
+    parser.add_argument("--commit-seconds", type=float, default=8.0, help="length of the commits phase, per mode")
     parser.add_argument("--folder", type=Path, default=None,
                         help="where the databases live (default: a new temporary folder; it must be on the disk "
                              "to measure, not tmpfs)")
@@ -127,17 +179,26 @@ def main() -> None:
               f"{statistics.median(syncs):.2f} ms, p90 {percentile(syncs, 0.9):.2f} ms, "
               f"p99 {percentile(syncs, 0.99):.2f} ms, "
               f"mean {mean:.2f} ms -> at most {1000 / mean:.0f} commits/s one after the other\n", flush=True)
+        print("| DA_SQLITE_COMMIT | commits/s (database alone, 3 processes × 4 threads) | fsyncs | load avg |")
+        print("|---|---|---|---|")
+        for mode in MODES:
+            rate, syncs = commits_per_second(folder, mode, args.commit_seconds)
+            print(f"| {mode} | {rate:.0f} | {syncs if mode == 'group' else '(inside SQLite)' if mode == 'full' else 0} "
+                  f"| {os.getloadavg()[0]:.1f} |", flush=True)
+        print()
+        if args.rounds < 1:
+            return
         images = folder / "images"
         built = folder / "built.sqlite"
         places = args.clients * INVITES_PER_CLIENT + args.crowd * 2
         upgrade(f"sqlite:///{built}")
         campaign_id = build(f"sqlite:///{built}", images, places)
-        order = [MODES if pair % 2 == 0 else MODES[::-1] for pair in range(args.pairs)]
+        order = [MODES[r % len(MODES):] + MODES[:r % len(MODES)] for r in range(args.rounds)]
         rows = []
-        print("| run | DA_SQLITE_SYNCHRONOUS | saturate: ratings/s | p50 ms | p99 ms | need: ratings/s | p50 ms "
+        print("| run | DA_SQLITE_COMMIT | saturate: ratings/s | p50 ms | p99 ms | need: ratings/s | p50 ms "
               "| p99 ms | load avg before/after | check |")
         print("|---|---|---|---|---|---|---|---|---|---|")
-        for run, mode in enumerate([mode for pair in order for mode in pair], start=1):
+        for run, mode in enumerate([mode for modes in order for mode in modes], start=1):
             row = one_run(mode, built, images, folder, campaign_id, run, args)
             rows.append(row)
             (s_rate, s_p50, s_p99), (n_rate, n_p50, n_p99) = row["saturate"], row["need"]
@@ -145,11 +206,13 @@ def main() -> None:
                   f"{n_p99:.1f} | {row['load'][0]:.1f} / {row['load'][1]:.1f} | {row['check']}; client errors: "
                   f"{len(row['errors'])}{' ' + row['errors'][0] if row['errors'] else ''} |", flush=True)
         print()
-        for pair in range(args.pairs):
-            full, normal = (next(r for r in rows[2 * pair:2 * pair + 2] if r["mode"] == m) for m in MODES)
-            print(f"- pair {pair + 1}: saturate FULL/NORMAL {full['saturate'][0] / normal['saturate'][0]:.2f}; "
-                  f"need: {full['need'][0]:.0f} vs {normal['need'][0]:.0f} ratings/s, p99 "
-                  f"{full['need'][2]:.1f} vs {normal['need'][2]:.1f} ms")
+        for r in range(args.rounds):
+            by_mode = {row["mode"]: row for row in rows[len(MODES) * r:len(MODES) * (r + 1)]}
+            normal = by_mode["normal"]
+            print(f"- round {r + 1}, saturate ÷ normal: " + ", ".join(
+                f"{mode} {by_mode[mode]['saturate'][0] / normal['saturate'][0]:.2f}" for mode in MODES[:-1])
+                + "; need (ratings/s, p99 ms): " + ", ".join(
+                f"{mode} {by_mode[mode]['need'][0]:.0f} / {by_mode[mode]['need'][2]:.0f}" for mode in MODES))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -82,9 +82,9 @@ JSON = {"Content-Type": "application/json"}
 # against: Potato 2.12.1, Pearmut 1.1.6). "Durable" = on disk (fsync or a synchronous commit) before the
 # answer, so an acknowledged rating survives a power loss, not only a crash of the server process.
 DURABILITY = {
-    "da-sqlite": "yes: the rating is committed before the answer, in WAL mode with `synchronous=FULL` (the "
-                 "default, `DA_SQLITE_SYNCHRONOUS=full`, set explicitly here; `da_platform/db.py`), so the WAL "
-                 "is fsynced at every commit",
+    "da-sqlite": "yes: the rating is committed before the answer and the answer waits for an fsync of the "
+                 "write-ahead log begun after the commit (group commit, `DA_SQLITE_COMMIT=group`: the default, "
+                 "set explicitly here; `da_platform/sqlite_commit.py`)",
     "da-postgres": "yes: one autocommitted statement before the answer; PostgreSQL's defaults "
                    "(`synchronous_commit=on`, `fsync=on`) wait for the WAL flush",
     "potato": "yes (the file): `/updateinstance` → `finish_annotation_write` → `save_user_state` → "
@@ -154,7 +154,7 @@ def setup_da(kind: str, workers: int, folder: Path, postgres_url: str):
     campaign_id = build(url, images, places=workers)
     port = free_port()
     # (the default, set here all the same so that DURABILITY["da-sqlite"] holds whatever the environment says)
-    process = start_gunicorn(url, images, port, 3, 4, settings={"DA_SQLITE_SYNCHRONOUS": "full"})
+    process = start_gunicorn(url, images, port, 3, 4, settings={"DA_SQLITE_COMMIT": "group"})
     seats = mint_invites(Tokens(SECRET), f"http://127.0.0.1:{port}", campaign_id, workers, 1)
 
     def check(accepted: list) -> tuple[int, str]:

@@ -8,33 +8,20 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from analysis.states import StrState
+from da_platform.sqlite_commit import SqliteCommit, connect_args
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-class SqliteSynchronous(StrState):
-    """How a commit to the embedded (SQLite) database reaches the disk (``$DA_SQLITE_SYNCHRONOUS``).
-
-    ``full`` (the default): the write-ahead log is fsynced at every commit, before the commit returns,
-    so a rating the server acknowledged survives a crash of the machine (power cut, kernel panic, the
-    VM's host) as it does on PostgreSQL. ``normal``: the log is fsynced only at checkpoints; commits are
-    faster, an acknowledged rating survives a crash of the server process, but a crash of the machine
-    can silently take the last ones (docs/deploy.md, "What survives a crash"). PostgreSQL ignores it.
-    """
-
-    full = "full"
-    normal = "normal"
-
-
-def make_engine(url: str, *, sqlite_synchronous: SqliteSynchronous = SqliteSynchronous.full, **kwargs) -> Engine:
-    """Create an engine; SQLite gets foreign keys, WAL, the commit durability ``sqlite_synchronous``
-    and a busy timeout for concurrent workers."""
-    pragma = f"PRAGMA synchronous={SqliteSynchronous(sqlite_synchronous).value.upper()}"
+def make_engine(url: str, *, sqlite_commit: SqliteCommit = SqliteCommit.group, **kwargs) -> Engine:
+    """Create an engine; SQLite gets foreign keys, WAL, commits as ``sqlite_commit`` says (by default each
+    is on disk before it returns: :mod:`da_platform.sqlite_commit`) and a busy timeout for concurrent workers."""
     if url.startswith("sqlite"):
+        mode = SqliteCommit(sqlite_commit)
+        pragma = f"PRAGMA synchronous={mode.pragma}"
         if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        kwargs.setdefault("connect_args", {"timeout": 30})
+        kwargs["connect_args"] = {"timeout": 30, **connect_args(mode, url), **kwargs.get("connect_args", {})}
         engine = create_engine(url, **kwargs)
 
         @event.listens_for(engine, "connect")

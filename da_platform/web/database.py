@@ -14,7 +14,8 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, Pending
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.routing import IntegerConverter
 
-from da_platform.db import SqliteSynchronous, make_engine, session_factory
+from da_platform.db import make_engine, session_factory
+from da_platform.sqlite_commit import SqliteCommit
 
 T = TypeVar("T")
 
@@ -29,7 +30,7 @@ def init_database(app: Flask) -> None:
     if app.config.get("SESSIONS") is None:
         app.config["SESSIONS"] = session_factory(make_engine(
             app.config["DATABASE_URL"], pool_pre_ping=False,
-            sqlite_synchronous=SqliteSynchronous(app.config["SQLITE_SYNCHRONOUS"])))
+            sqlite_commit=SqliteCommit(app.config["SQLITE_COMMIT"])))
     engine: Engine = app.config["SESSIONS"].kw["bind"]
     app.extensions["da_engine"] = engine
     # Single statements that only read (or write one row atomically) need no transaction: on
