@@ -105,14 +105,14 @@ class WalSync:
             raise sqlite3.OperationalError(f"cannot open the write-ahead log {self.path} to sync it: "
                                            f"{error.strerror}") from None
         try:
-            os.fdatasync(handle)
+            getattr(os, "fdatasync", os.fsync)(handle)  # (macOS has only fsync, as SQLite uses there)
             inode = os.fstat(handle).st_ino
             self.syncs += 1
         except OSError as error:
             raise sqlite3.OperationalError(f"cannot sync the write-ahead log {self.path}: {error.strerror}") from None
         finally:
             os.close(handle)
-        if inode != self._inode:  # a new log file: make its name durable too
+        if inode != self._inode and os.name == "posix":  # a new log file: make its name durable too
             folder = os.open(os.path.dirname(self.path) or ".", os.O_RDONLY)
             try:
                 os.fsync(folder)
@@ -121,7 +121,8 @@ class WalSync:
             self._inode = inode
 
 
-os.register_at_fork(after_in_child=WalSync._forget_all)
+if hasattr(os, "register_at_fork"):  # (POSIX)
+    os.register_at_fork(after_in_child=WalSync._forget_all)
 
 
 class GroupCommitConnection(sqlite3.Connection):

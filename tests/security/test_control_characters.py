@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from da_platform.models import Slot
+from da_platform.models import Hit, Slot
 from da_platform.web.admin.accounts import create_user
 from tests.admin_client import PASSWORD, csrf_token, login
 from tests.web_factories import make_web_env
@@ -52,11 +52,16 @@ def test_control_characters_in_a_path_id_are_a_404(env):
 
 def test_a_nul_in_the_mturk_arrival_is_a_400(env):
     env.campaign(slots=3, provider="mturk")
+    with env.sessions() as s:
+        hit_id = s.scalars(select(Hit.provider_hit_id)).one()
     before = snapshot(env)
     for name in ("assignmentId", "hitId", "workerId", "turkSubmitTo"):
-        query = {"assignmentId": "A1", "hitId": "H1", "workerId": "W1", "turkSubmitTo": FAKE_TURK, name: "x\x00"}
+        query = {"assignmentId": "A1", "hitId": hit_id, "workerId": "W1", "turkSubmitTo": FAKE_TURK}
+        query[name] += "\x00"
         assert env.app.test_client().get("/mturk", query_string=query).status_code == 400
     assert snapshot(env) == before
+    query = {"assignmentId": "A1", "hitId": hit_id, "workerId": "W1", "turkSubmitTo": FAKE_TURK}
+    assert env.app.test_client().get("/mturk", query_string=query).status_code == 303
 
 
 @pytest.fixture
