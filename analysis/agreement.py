@@ -2,8 +2,8 @@
 
 Units are (group, system, item); each worker's ordinary (``SYSTEM``) rating of a unit is one value
 (a worker who rated a unit twice in ordinary slots counts with their mean). ``REPEAT`` and checks are
-left out (a repeat is the same rater again), and so are copies of merged identical answers (slot ids
-``<slot>/<system>``, see ``da_platform.merged_ratings``), which would count one rating several times.
+left out (a repeat is the same rater again), and so are copies of merged identical answers
+(``RatingsTable.copies``), which would count one rating several times.
 α is computed in closed form (:func:`_alpha`; equal to the ``krippendorff`` package's, Castro 2017,
 which a test checks) on raw scores and on each worker's z-scores; only units with at least two
 raters carry information.
@@ -69,8 +69,7 @@ def _alpha(matrix: np.ndarray) -> float:
 
 def agreement(table: RatingsTable, workers: frozenset[str] | None = None) -> Agreement:
     """α over ``table``'s ordinary ratings (of ``workers`` only, when given)."""
-    keep = (table.slot_type == SYSTEM) & np.array(["/" not in s for s in table.slot.labels], dtype=bool)[
-        table.slot.codes] if len(table) else np.zeros(0, dtype=bool)
+    keep = (table.slot_type == SYSTEM) & ~table.copies()
     if workers is not None and len(table):
         keep &= np.array([w in workers for w in table.worker.labels], dtype=bool)[table.worker.codes]
     rows = np.flatnonzero(keep)

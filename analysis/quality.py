@@ -223,7 +223,8 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
     ``analysis.verdict`` sets it for meaning-change checks."""
     settings = QCSettings.for_method(method, alpha, scope)
     workers = group_by(table.group.codes, table.worker.codes)
-    n_ratings, sd = _spread(workers, table.score.astype(np.float64))
+    _, sd = _spread(workers, table.score.astype(np.float64))
+    n_ratings = _given(table, workers)
     checks = _Pairs.of_type(table, workers, check)
     groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
     pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check, margin) if scope == "worker" else {}
@@ -239,6 +240,12 @@ def quality_control(table: RatingsTable, *, method: str = "wilcoxon", alpha: flo
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
     return {g: QCReport(g, settings, any(w.status != NOT_CONTROLLED for w in ws), tuple(ws))
             for g, ws in reports.items()}
+
+
+def _given(table: RatingsTable, workers: Grouping) -> np.ndarray:
+    """Ratings each worker gave: copies for merged identical answers (``RatingsTable.copies``) are not
+    ratings of theirs, though they count in scores and in the spread of the worker's scores."""
+    return np.bincount(workers.index[~table.copies()], minlength=workers.n)
 
 
 def _spread(workers: Grouping, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -280,9 +287,10 @@ def _diagnostics(table: RatingsTable, workers: Grouping, method: str, checks: _P
     n_ref = np.bincount(w_index[ref_rows], minlength=workers.n)
     ref_sum = np.bincount(w_index[ref_rows], weights=table.score.astype(np.float64)[ref_rows], minlength=workers.n)
     runs = _longest_runs(table, workers)
-    hits = group_by(w_index, table.hit.codes)
-    hit_seconds = hits.sums(table.seconds)
-    hit_owner = w_index[hits.first]
+    given = np.flatnonzero(~table.copies())  # HITs and their times: only what the worker rated
+    hits = group_by(w_index[given], table.hit.codes[given])
+    hit_seconds = hits.sums(table.seconds[given])
+    hit_owner = w_index[given][hits.first]
     hit_order = np.argsort(hit_owner, kind="stable")
     hit_bounds = np.searchsorted(hit_owner[hit_order], np.arange(workers.n + 1))
     for w in range(workers.n):
@@ -305,7 +313,8 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
                      check: int = BAD_REF, margin: int | Mapping[str, int] = 0) -> dict:
     """Scope ``worker``: one verdict per worker from their pairs in every group (and their sd over all)."""
     by_worker = group_by(table.worker.codes)
-    n, sd = _spread(by_worker, table.score.astype(np.float64))
+    _, sd = _spread(by_worker, table.score.astype(np.float64))
+    n = _given(table, by_worker)
     checks = _Pairs.of_type(table, by_worker, check)
     verdicts = {}
     for w in range(by_worker.n):
@@ -397,13 +406,16 @@ def _correlation(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _longest_runs(table: RatingsTable, workers: Grouping) -> np.ndarray:
-    """Longest run of identical consecutive scores per worker, within a HIT, in rating order."""
+    """Longest run of identical consecutive scores per worker, within a HIT, in rating order (a copy for
+    a merged identical answer is a run of its own: the worker did not give it)."""
     if len(table) == 0:
         return np.zeros(0, dtype=np.int64)
     order = workers.order
     score, hit, owner = table.score[order], table.hit.codes[order], workers.index[order]
+    copy = table.copies()[order]
     new_run = np.ones(len(order), dtype=bool)
-    new_run[1:] = (score[1:] != score[:-1]) | (hit[1:] != hit[:-1]) | (owner[1:] != owner[:-1])
+    new_run[1:] = ((score[1:] != score[:-1]) | (hit[1:] != hit[:-1]) | (owner[1:] != owner[:-1])
+                   | copy[1:] | copy[:-1])
     run_id = np.cumsum(new_run) - 1
     run_length = np.bincount(run_id)
     return np.maximum.reduceat(run_length[run_id], workers.starts)

@@ -29,6 +29,11 @@ SYSTEM, REPEAT, BAD_REF, REF, MEANING = range(5)
 
 NO_LINK = -1
 
+COPY_MARK = "/"
+"""A row copying a rating of a merged identical answer for another system (``da_platform.merged_ratings``)
+has slot id ``<slot>/<system>`` and HIT ``<HIT>/<system>``: the worker gave one rating, counted for
+several systems."""
+
 
 @dataclass(frozen=True)
 class Categorical:
@@ -202,6 +207,13 @@ class RatingsTable:
                             self.slot.take(index), original, self.score[index], self.seconds[index],
                             None if self.given_z is None else self.given_z[index],
                             None if self.evidence is None else self.evidence.take(index))
+
+    def copies(self) -> np.ndarray:
+        """Boolean mask of the rows that copy a rating for a merged identical answer (:data:`COPY_MARK`):
+        they count in scores, but they are not ratings the worker gave (no time, no HIT of their own)."""
+        if len(self) == 0:
+            return np.zeros(0, dtype=bool)
+        return np.array([COPY_MARK in s for s in self.slot.labels], dtype=bool)[self.slot.codes]
 
     def describe(self) -> Mapping[str, int]:
         """Counts for messages: ratings, groups, workers, systems, per slot type."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from da_core.errors import BuildError
 
@@ -32,3 +33,20 @@ def text_direction(lang: str) -> str:
 def shipped(lang: str) -> bool:
     """True for a language whose catalogue ships with the platform (no ``--messages`` needed)."""
     return lang in SHIPPED_LANGUAGES
+
+
+def negotiate(accepted: Iterable[str]) -> str:
+    """The shipped language for a browser's languages (``Accept-Language``, best first), for worker pages
+    that belong to no known campaign (a broken link, the landing page): the same tag, else the first
+    shipped language of the same primary language (``zh-CN``, ``zh-TW`` -> ``zh-Hans``), else English."""
+    exact = {tag.lower(): tag for tag in SHIPPED_LANGUAGES}
+    primary: dict[str, str] = {}
+    for tag in SHIPPED_LANGUAGES:
+        primary.setdefault(tag.split("-")[0].lower(), tag)
+    for tag in accepted:
+        tag = tag.strip().lower()
+        if tag in exact:
+            return exact[tag]
+        if tag.split("-")[0] in primary:
+            return primary[tag.split("-")[0]]
+    return DEFAULT_LANG

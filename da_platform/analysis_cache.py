@@ -2,34 +2,45 @@
 
 The analysis (``da_platform.campaign_analysis.CampaignAnalysis``) depends on the campaign's ratings,
 its data decisions and its quality-control settings. Each use first reads a cheap **stamp** of those
-inputs (count, largest and sum of the rating ids; count, largest id and latest change of the review
-decisions; the QC settings and the name). A cached analysis is used only while its stamp is the
-current one, so no analysis is ever shown as current once a rating or a decision has arrived. The
+inputs (count, largest and sum of the rating ids, and how many of them are of abandoned assignments;
+count, largest id and latest change of the review decisions; the QC settings and the name). A cached
+analysis is used only while its stamp is the current one, so no analysis is ever shown as current
+once a rating or a decision has arrived, or a HIT was abandoned. The
 stamp is read *before* the inputs are loaded, so an analysis holds at least what its stamp says.
 
-Small campaigns (fewer than ``background_from`` ratings) are recomputed in the request. Larger ones
-are recomputed off the request path, one computation per campaign at a time, in a separate process
-(so it does not compete with the requests for the interpreter lock; a fresh process each time, so
-its memory is returned): meanwhile the pages get the previous analysis marked as out of date
-(:class:`Cached` ``.current`` False, with what changed), or none yet. Each app process keeps its own
-copy (memory: about that of one analysis per campaign viewed).
+The pages never compute an analysis in the request: whenever the cached one is not current, a
+computation starts off the request path (one per campaign at a time) and the request waits for it at
+most ``wait_seconds`` (``ANALYSIS_WAIT_SECONDS``, default :data:`WAIT_SECONDS`). Meanwhile the pages get
+the previous analysis marked as out of date (:class:`Cached` ``.current`` False, with what changed), or
+none yet ("computing…", a page that reloads itself). Campaigns of ``process_from`` ratings or more
+(``ANALYSIS_PROCESS_FROM``, default :data:`PROCESS_FROM`) are computed in a separate process (so a
+long computation does not compete with the requests for the interpreter lock; a fresh process each
+time, so its memory is returned), smaller ones in a thread (no process to start). Exports (``wait``)
+compute in the call when the cached analysis is not current. Each app process keeps its own copy
+(memory: about that of one analysis per campaign viewed).
 """
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.campaign_analysis import CampaignAnalysis
-from da_platform.models import Assignment, Campaign, Hit, Rating, ReviewDecision, utcnow
+from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, utcnow
 
-BACKGROUND_FROM = 50_000
-"""Default: campaigns with at least this many ratings are analysed off the request path."""
+PROCESS_FROM = 50_000
+"""Default: campaigns with at least this many ratings are analysed in a separate process (below: a thread)."""
+BACKGROUND_FROM = PROCESS_FROM
+"""Default: exports of campaigns with at least this many ratings are prepared off the request path
+(``da_platform.prepared_exports``)."""
+WAIT_SECONDS = 2.0
+"""Default: how long a page waits for a computation it started before it answers "computing…"."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +50,7 @@ class Stamp:
     ratings: int
     rating_max_id: int
     rating_id_sum: int
+    abandoned: int  # ratings of abandoned assignments (left out of the analysis)
     decisions: int
     decision_max_id: int
     decision_changed: str
@@ -51,6 +63,8 @@ class Stamp:
                                                                       older.rating_id_sum):
             new = self.ratings - older.ratings
             parts.append(f"{new:,} new ratings" if new > 0 else "the ratings changed")
+        if self.abandoned != older.abandoned:
+            parts.append("HITs were abandoned" if self.abandoned > older.abandoned else "abandoned HITs were resumed")
         if (self.decisions, self.decision_max_id, self.decision_changed) != (
                 older.decisions, older.decision_max_id, older.decision_changed):
             parts.append("new decisions")
@@ -61,8 +75,10 @@ class Stamp:
 
 def read_stamp(session: Session, campaign: Campaign) -> Stamp:
     """The campaign's current stamp: two aggregate queries over indexed columns."""
-    ratings, max_id, id_sum = session.execute(
-        select(func.count(Rating.id), func.coalesce(func.max(Rating.id), 0), func.coalesce(func.sum(Rating.id), 0))
+    abandoned = func.sum(case((Assignment.status == AssignmentStatus.abandoned, 1), else_=0))
+    ratings, max_id, id_sum, left = session.execute(
+        select(func.count(Rating.id), func.coalesce(func.max(Rating.id), 0), func.coalesce(func.sum(Rating.id), 0),
+               func.coalesce(abandoned, 0))
         .join(Assignment, Assignment.id == Rating.assignment_id).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id)).one()
     decisions, decision_max, changed = session.execute(
@@ -70,7 +86,7 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
                func.max(ReviewDecision.updated_at))
         .where(ReviewDecision.campaign_id == campaign.id)).one()
     settings = json.dumps([campaign.name, (campaign.settings or {}).get("review")], sort_keys=True, default=str)
-    return Stamp(int(ratings), int(max_id), int(id_sum), int(decisions), int(decision_max),
+    return Stamp(int(ratings), int(max_id), int(id_sum), int(left), int(decisions), int(decision_max),
                  "" if changed is None else str(changed), settings)
 
 
@@ -112,10 +128,12 @@ class AnalysisCache:
     """Per-process cache of campaign analyses (thread-safe); ``sessions`` opens the background
     computations' own sessions."""
 
-    def __init__(self, sessions: sessionmaker[Session], *, background_from: int = BACKGROUND_FROM,
+    def __init__(self, sessions: sessionmaker[Session], *, process_from: int = PROCESS_FROM,
+                 wait_seconds: float = WAIT_SECONDS,
                  compute: Callable[[Session, Campaign], CampaignAnalysis] = compute) -> None:
         self.sessions = sessions
-        self.background_from = background_from
+        self.process_from = process_from
+        self.wait_seconds = wait_seconds
         self._compute = compute
         self._entries: dict[int, _Entry] = {}
         self._counts: dict[int, tuple[Stamp, dict[str, int]]] = {}
@@ -123,22 +141,28 @@ class AnalysisCache:
 
     def get(self, session: Session, campaign: Campaign, *, wait: bool = False) -> Cached:
         """The campaign's analysis: the cached one if its stamp is current; else recomputed in this
-        call (small campaigns, or ``wait``) or in the background (the previous one comes back marked
-        out of date)."""
+        call (``wait``: exports), or off the request path and waited for at most ``wait_seconds``
+        (then the previous one comes back marked out of date, or none yet)."""
         stamp = read_stamp(session, campaign)
-        with self._lock:
-            entry = self._entries.setdefault(campaign.id, _Entry())
-            if entry.stamp == stamp and entry.analysis is not None:
-                view = self._view(entry, current=True)
-                view.latest = stamp
-                return view
-            if not (wait or stamp.ratings < self.background_from):
-                if entry.running is None:  # one computation at a time per campaign
-                    self._start(entry, campaign.id, stamp)
-                view = self._view(entry, current=False)
-                view.changes = stamp.changes_since(entry.stamp) if entry.stamp is not None else ""
-                view.computing, view.error, view.latest = True, entry.error, stamp
-                return view
+        deadline = time.monotonic() + self.wait_seconds
+        tried = False  # a computation of this very stamp ran (or runs) for this call
+        while True:
+            with self._lock:
+                entry = self._entries.setdefault(campaign.id, _Entry())
+                if entry.stamp == stamp and entry.analysis is not None:
+                    return self._view(entry, current=True, latest=stamp)
+                if wait:
+                    break
+                if entry.running is None:
+                    if tried:  # it ended without a result for this stamp (entry.error says why)
+                        return self._pending(entry, stamp)
+                    self._start(entry, campaign.id, stamp)  # one computation at a time per campaign
+                tried = tried or entry.running == stamp
+                done = entry.done
+            left = deadline - time.monotonic()
+            if left <= 0 or not done.wait(left):
+                with self._lock:
+                    return self._pending(entry, stamp)
         view = self._store_now(entry, session, campaign, stamp)
         view.latest = stamp
         return view
@@ -168,8 +192,16 @@ class AnalysisCache:
                 return True
         return entry.done.wait(timeout)
 
-    def _view(self, entry: _Entry, *, current: bool) -> Cached:
-        return Cached(entry.analysis, entry.stamp, entry.computed_at, entry.seconds, current)
+    def _view(self, entry: _Entry, *, current: bool, latest: Stamp | None = None) -> Cached:
+        return Cached(entry.analysis, entry.stamp, entry.computed_at, entry.seconds, current, latest=latest)
+
+    def _pending(self, entry: _Entry, stamp: Stamp) -> Cached:
+        """(The caller holds the lock.) What the pages show while no current analysis is ready: the
+        previous one marked out of date (what changed since), or none; whether one is being computed."""
+        view = self._view(entry, current=False, latest=stamp)
+        view.changes = stamp.changes_since(entry.stamp) if entry.stamp is not None else ""
+        view.computing, view.error = entry.running is not None, entry.error
+        return view
 
     def _store_now(self, entry: _Entry, session: Session, campaign: Campaign, stamp: Stamp) -> Cached:
         started = utcnow()
@@ -188,18 +220,24 @@ class AnalysisCache:
                          name=f"analysis-{campaign_id}").start()
 
     def _background(self, entry: _Entry, campaign_id: int, stamp: Stamp) -> None:
-        """(In a thread that only waits.) Compute in a fresh process and store the result.
+        """(In a thread of its own.) Compute, in a fresh process from ``process_from`` ratings (the
+        thread only waits), else in this thread, and store the result.
 
-        The stamp was read before the process loads anything: the analysis holds at least what the
-        stamp says (more only makes the next stamp differ, so it is recomputed)."""
+        The stamp was read before anything is loaded: the analysis holds at least what the stamp says
+        (more only makes the next stamp differ, so it is recomputed)."""
         from concurrent.futures import ProcessPoolExecutor
         from multiprocessing import get_context
 
         try:
-            url = self.sessions.kw["bind"].url.render_as_string(hide_password=False)
             started = utcnow()
-            with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-                analysis = pool.submit(_compute_from_url, url, campaign_id, self._compute).result()
+            if stamp.ratings < self.process_from:
+                with self.sessions() as session:
+                    campaign = session.get(Campaign, campaign_id)
+                    analysis = None if campaign is None else self._compute(session, campaign)
+            else:
+                url = self.sessions.kw["bind"].url.render_as_string(hide_password=False)
+                with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+                    analysis = pool.submit(_compute_from_url, url, campaign_id, self._compute).result()
             if analysis is not None:
                 with self._lock:
                     if entry.computed_at is None or started >= entry.computed_at:
@@ -250,13 +288,13 @@ def _compute_from_url(url: str, campaign_id: int,
 
 
 def app_cache(app) -> AnalysisCache:
-    """The Flask app's analysis cache (made on first use; ``ANALYSIS_BACKGROUND_FROM`` ratings and
-    more are analysed off the request path)."""
+    """The Flask app's analysis cache (made on first use): a page waits ``ANALYSIS_WAIT_SECONDS`` at most
+    for a computation; ``ANALYSIS_PROCESS_FROM`` ratings and more are analysed in a separate process."""
     cache = app.extensions.get("da_analysis_cache")
     if cache is None:
-        background_from = int(app.config.get("ANALYSIS_BACKGROUND_FROM", BACKGROUND_FROM))
-        cache = app.extensions.setdefault("da_analysis_cache", AnalysisCache(app.config["SESSIONS"],
-                                                                             background_from=background_from))
+        cache = app.extensions.setdefault("da_analysis_cache", AnalysisCache(
+            app.config["SESSIONS"], process_from=int(app.config.get("ANALYSIS_PROCESS_FROM", PROCESS_FROM)),
+            wait_seconds=float(app.config.get("ANALYSIS_WAIT_SECONDS", WAIT_SECONDS))))
     return cache
 
 

@@ -2,8 +2,10 @@
 
 The page's script (``da_platform/static/behaviour.js``) sends one form field ``behaviour``: a JSON object of at
 most ``MAX_BYTES`` bytes naming the slot it was recorded for and counting what happened while that
-item was shown (see ``FIELDS``). The server keeps only those whitelisted integers: nothing that could
-identify a person (no user agent, no address, no event positions or key values).
+item was shown (see ``FIELDS``). The server keeps only those whitelisted integers, and the optional
+fields of ``OPTIONAL`` when present (pages older than a field do not send it, and their records stay
+valid): nothing that could identify a person (no user agent, no address, no event positions or key
+values).
 
 A rating is always accepted; its record is stored with a ``BehaviourStatus``: ``valid``, or why there
 is no valid record (missing, invalid, oversized, or ``mismatched`` when it names another slot, e.g. a
@@ -24,6 +26,11 @@ DURATIONS = ("hidden_ms", "blur_ms", "shown_ms")
 """Milliseconds the page was hidden, the window unfocused, and the item shown (until the rating was sent)."""
 FIELDS = ("first_input_ms", *COUNTS, *DURATIONS)
 """What is stored of a valid record (with ``v``): ``first_input_ms`` is null when nothing touched the slider."""
+IMAGES_LOADED = "images_loaded"
+"""Optional, ``true``: the item's pictures loaded and were shown. The page takes no rating for an item
+whose pictures failed (it offers a reload), so it never sends ``false``; a record without the field
+comes from a page older than the check."""
+OPTIONAL = (IMAGES_LOADED,)
 MAX_COUNT = 1_000_000
 MAX_MS = 7 * 24 * 3600 * 1000
 
@@ -38,7 +45,8 @@ def parse_behaviour(raw: str | None, slot_public_id: str) -> tuple[BehaviourStat
         data = json.loads(raw, parse_constant=_refuse_constant)
     except (ValueError, RecursionError):
         return BehaviourStatus.invalid, None
-    if not isinstance(data, dict) or set(data) != {"v", "slot", *FIELDS} or _integer(data["v"]) != VERSION:
+    if not isinstance(data, dict) or not {"v", "slot", *FIELDS} <= set(data) <= {"v", "slot", *FIELDS, *OPTIONAL} \
+            or _integer(data["v"]) != VERSION:
         return BehaviourStatus.invalid, None
     if not isinstance(data["slot"], str):
         return BehaviourStatus.invalid, None
@@ -52,6 +60,10 @@ def parse_behaviour(raw: str | None, slot_public_id: str) -> tuple[BehaviourStat
         if number is None or not 0 <= number <= (MAX_COUNT if name in COUNTS else MAX_MS):
             return BehaviourStatus.invalid, None
         record[name] = number
+    if IMAGES_LOADED in data:
+        if data[IMAGES_LOADED] is not True:  # not what the page's script can send
+            return BehaviourStatus.invalid, None
+        record[IMAGES_LOADED] = True
     shown = record["shown_ms"]
     interactions = record["pointer"] + record["touch"] + record["key"]
     first = record["first_input_ms"]

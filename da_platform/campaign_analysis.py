@@ -29,7 +29,7 @@ from analysis.table import RatingsTable
 from da_core.errors import InputError
 from da_platform.models import Campaign, ReviewDecision, Worker
 from da_platform.operations.review import ReviewPolicy
-from da_platform.ratings import load_ratings, worker_label
+from da_platform.ratings import abandoned_ratings, load_ratings, worker_label
 from da_platform.states import DecisionAction, DecisionStatus
 
 DATA_ACTIONS = (DecisionAction.approve, DecisionAction.reject, DecisionAction.use_data, DecisionAction.exclude_data)
@@ -107,6 +107,7 @@ class CampaignAnalysis:
             self.load_error = str(error)
             self.table = RatingsTable.from_records([])
         self.decisions = data_use(session, campaign)
+        self.abandoned = abandoned_ratings(session, campaign)  # label -> ratings left out with their HIT
         method, qc_alpha = qc_settings(campaign)
         options = options or AnalysisOptions()
         self.qc_method: str = options.qc_method or method

@@ -12,6 +12,7 @@ import json
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from analysis.table import COPY_MARK
 from da_platform.models import Answer, Campaign, Hit, Question, Reference, Slot, System
 from da_platform.sources.invite_labels import csv_cell
 
@@ -35,7 +36,7 @@ def with_texts(session: Session, campaign: Campaign, ratings_csv: bytes) -> byte
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*header, *TEXT_COLUMNS])
     for row in rows[1:]:
-        question, reference, candidate = slots[row[slot_at].split("/")[0]]
+        question, reference, candidate = slots[row[slot_at].split(COPY_MARK)[0]]
         writer.writerow([*row, csv_cell(question), csv_cell(reference or ""), csv_cell(candidate),
                          CHECK_TYPES.get(row[type_at], row[type_at])])
     return out.getvalue().encode("utf-8")

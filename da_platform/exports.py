@@ -37,6 +37,7 @@ from da_platform.analysis_cache import current_analysis
 from da_platform.campaign_analysis import CampaignAnalysis
 from da_platform.models import Campaign, Hit, Question, ReviewDecision, Slot, SlotType, System, Worker
 from da_platform.progress import CampaignProgress, campaign_progress
+from da_platform.ratings import abandoned_note
 
 RANKING_FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-tex"}
 RANKING_SUFFIX = {"csv": "csv", "json": "json", "latex": "tex"}
@@ -54,6 +55,7 @@ class ExportFile:
     name: str
     content: bytes
     media_type: str
+    notes: tuple[str, ...] = ()  # for whoever asked (the command prints them), e.g. what was left out
 
 
 @dataclass
@@ -62,6 +64,12 @@ class _Context:
     analysis: CampaignAnalysis
     progress: CampaignProgress
     partial: bool
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What every export of the campaign says it leaves out (``da_platform.ratings.abandoned_note``)."""
+        left = sum(self.analysis.abandoned.values())
+        return (f"left out: {abandoned_note(left)} (their HITs were left unfinished)",) if left else ()
 
     @property
     def stem(self) -> str:
@@ -112,7 +120,7 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
     else:
         note = "" if not ctx.partial else f"% {ctx.progress.describe()}: provisional ranking\n"
         content = (note + latex_table(ctx.analysis.ranked_group)).encode()
-    return ExportFile(f"{ctx.stem}-ranking.{RANKING_SUFFIX[fmt]}", content, RANKING_FORMATS[fmt])
+    return ExportFile(f"{ctx.stem}-ranking.{RANKING_SUFFIX[fmt]}", content, RANKING_FORMATS[fmt], ctx.notes)
 
 
 def ratings(session: Session, campaign: Campaign, *, partial: bool = False, with_texts: bool = False) -> ExportFile:
@@ -126,7 +134,7 @@ def ratings(session: Session, campaign: Campaign, *, partial: bool = False, with
     if with_texts:
         content = add_texts(session, campaign, content)
     content = _marked(ctx, content)
-    return ExportFile(f"{ctx.stem}-ratings{'-with-texts' if with_texts else ''}.csv", content, "text/csv")
+    return ExportFile(f"{ctx.stem}-ratings{'-with-texts' if with_texts else ''}.csv", content, "text/csv", ctx.notes)
 
 
 def _marked(ctx: _Context, content: bytes) -> bytes:
@@ -167,7 +175,7 @@ def wmt(session: Session, campaign: Campaign, *, partial: bool = False) -> Expor
 
     ctx = _context(session, campaign, partial=partial, need_ranking=True)
     files = _folder_files(lambda folder: write_wmt_files(ctx.analysis.ranked_result, folder))
-    return ExportFile(f"{ctx.stem}-wmt.zip", _zip(files), "application/zip")
+    return ExportFile(f"{ctx.stem}-wmt.zip", _zip(files), "application/zip", ctx.notes)
 
 
 def _csv(header: tuple[str, ...], rows) -> bytes:
@@ -285,6 +293,8 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
         "hits": {"total": ctx.progress.hits_total, "done": ctx.progress.hits_done,
                  "in_progress": ctx.progress.hits_in_progress, "open": ctx.progress.hits_open},
         "ratings": len(analysis.table),
+        "ratings_abandoned": sum(analysis.abandoned.values()),  # stored, left out of ratings.csv and results/
+        "notes": list(ctx.notes),
         "ranked": analysis.ranked,
         "warnings": list(analysis.result.warnings) if analysis.result is not None else [],
         "software": _versions(),
@@ -293,7 +303,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False,
     }
     files["manifest.json"] = _json(manifest)
     step(BUNDLE_STEPS[6])
-    return ExportFile(f"{ctx.stem}-bundle.zip", _zip(files), "application/zip")
+    return ExportFile(f"{ctx.stem}-bundle.zip", _zip(files), "application/zip", ctx.notes)
 
 
 def _json(data: Any) -> bytes:

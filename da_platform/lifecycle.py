@@ -6,7 +6,10 @@
 - **release** an assignment stuck in progress: it becomes ``abandoned`` (its ratings are kept, its
   place on the HIT goes to the next arrival);
 - **delete** a campaign, a system or a test set: refused while ratings would be lost unless
-  ``force``; every deletion leaves an audit record naming what went and how many ratings with it;
+  ``force``; every deletion leaves an audit record naming what went and how many ratings with it.
+  A campaign goes with its HITs, assignments, ratings and decisions, and with the worker rows that
+  nothing else needs (no assignment or decision elsewhere, not blocked); the caller deletes its
+  prepared export files after the commit (``Deleted.prepared``, ``prepared_exports.remove_campaign_files``);
 - **replace** one system's answers, as long as no built campaign shows them.
 
 Every change is written to the audit log in the caller's transaction (the caller commits).
@@ -34,8 +37,10 @@ from da_platform.models import (
     Slot,
     System,
     TestSet,
+    Worker,
 )
 from da_platform.operations.audit import audit
+from da_platform.prepared_exports import campaign_folder
 
 
 class LifecycleError(ValueError):
@@ -101,11 +106,13 @@ def campaign_ratings(session: Session, campaign_ids: list[int]) -> int:
 
 @dataclass(frozen=True)
 class Deleted:
-    """What a deletion removed."""
+    """What a deletion removed; ``prepared``: the folders of its campaigns' prepared exports (under
+    ``<instance>/exports``), for the caller to delete once the deletion is committed."""
 
     what: str
     campaigns: tuple[str, ...]
     ratings: int
+    prepared: tuple[str, ...] = ()
 
 
 def _guard(session: Session, what: str, campaigns: list[Campaign], force: bool) -> int:
@@ -117,10 +124,21 @@ def _guard(session: Session, what: str, campaigns: list[Campaign], force: bool) 
     return ratings
 
 
+def _prepared_folders(campaigns: list[Campaign]) -> tuple[str, ...]:
+    """The prepared-export folders of ``campaigns``: by id and creation time, and (from before they were
+    keyed so) by id alone."""
+    return tuple(name for c in campaigns for name in (campaign_folder(c), f"campaign-{c.id}"))
+
+
 def _remove_campaign(session: Session, campaign: Campaign) -> None:
-    """Delete the campaign and everything it holds, children first (no reliance on cascades)."""
+    """Delete the campaign and everything it holds, children first (no reliance on cascades), and then
+    its workers that nothing else refers to (a worker row is one person's provider id), unless blocked
+    (a block holds for every campaign)."""
     hits = select(Hit.id).where(Hit.campaign_id == campaign.id).scalar_subquery()
     assignments = select(Assignment.id).where(Assignment.hit_id.in_(hits)).scalar_subquery()
+    workers = set(session.scalars(select(Assignment.worker_id).where(Assignment.hit_id.in_(hits)))) | set(
+        session.scalars(select(ReviewDecision.worker_id).where(ReviewDecision.campaign_id == campaign.id,
+                                                               ReviewDecision.worker_id.is_not(None))))
     session.execute(delete(ReviewDecision).where(ReviewDecision.campaign_id == campaign.id))
     session.execute(delete(Rating).where(Rating.assignment_id.in_(assignments)))
     session.execute(delete(Assignment).where(Assignment.hit_id.in_(hits)))
@@ -129,6 +147,11 @@ def _remove_campaign(session: Session, campaign: Campaign) -> None:
     session.execute(delete(Hit).where(Hit.campaign_id == campaign.id))
     session.execute(delete(CampaignSystem).where(CampaignSystem.campaign_id == campaign.id))
     session.execute(delete(Campaign).where(Campaign.id == campaign.id))
+    if workers:
+        session.execute(delete(Worker).where(
+            Worker.id.in_(workers), Worker.blocked.is_(False),
+            ~select(Assignment.id).where(Assignment.worker_id == Worker.id).exists(),
+            ~select(ReviewDecision.id).where(ReviewDecision.worker_id == Worker.id).exists()))
     session.expire_all()
 
 
@@ -142,7 +165,7 @@ def delete_campaign(session: Session, campaign: Campaign, *, force: bool = False
                     reason: str = "") -> Deleted:
     """Delete a campaign (its HITs, assignments, ratings, decisions); refused if rated unless ``force``."""
     ratings = _guard(session, f"campaign {campaign.name!r}", [campaign], force)
-    deleted = Deleted(f"campaign {campaign.name!r}", (campaign.name,), ratings)
+    deleted = Deleted(f"campaign {campaign.name!r}", (campaign.name,), ratings, _prepared_folders([campaign]))
     _remove_campaign(session, campaign)
     _record(session, "campaign.delete", campaign.name, deleted, actor=actor, reason=reason)
     return deleted
@@ -161,7 +184,8 @@ def _remove_campaigns_of(session: Session, what: str, campaigns: list[Campaign],
     if campaigns and not force:
         raise LifecycleError(f"{what} {holds} {', '.join(repr(c.name) for c in campaigns)}: "
                              "deleting it deletes them; use --force to do that")
-    deleted = Deleted(what, tuple(c.name for c in campaigns), _guard(session, what, campaigns, force))
+    deleted = Deleted(what, tuple(c.name for c in campaigns), _guard(session, what, campaigns, force),
+                      _prepared_folders(campaigns))
     for campaign in campaigns:
         _remove_campaign(session, campaign)
     return deleted

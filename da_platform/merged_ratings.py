@@ -8,12 +8,15 @@ control sees each worker's real checks once.
 
 A copy's HIT is ``<HIT>/<system>`` and its slot ``<slot>/<system>``: quality control looks for runs of
 identical scores within a HIT in rating order, so copies must not sit among the worker's real
-ratings. Copies carry no time on item (NaN): the worker spent no time on them.
+ratings. Copies carry no time on item (NaN): the worker spent no time on them. Quality control's
+counts of a worker's ratings, HITs and HIT times leave them out (``RatingsTable.copies``).
 """
 from __future__ import annotations
 
 import math
 from typing import Any
+
+from analysis.table import COPY_MARK
 
 COPIED = ("SYSTEM", "REPEAT")
 
@@ -39,9 +42,9 @@ def expand(columns: dict[str, Any], settings: dict[str, Any] | None) -> dict[str
             for name, values in out.items():
                 values.append(columns[name][i])
             out["system"][-1] = system
-            out["hit"][-1] = f"{columns['hit'][i]}/{system}"
-            out["slot"][-1] = f"{columns['slot'][i]}/{system}"
+            out["hit"][-1] = f"{columns['hit'][i]}{COPY_MARK}{system}"
+            out["slot"][-1] = f"{columns['slot'][i]}{COPY_MARK}{system}"
             original = columns["original_slot"][i]
-            out["original_slot"][-1] = f"{original}/{system}" if original else ""
+            out["original_slot"][-1] = f"{original}{COPY_MARK}{system}" if original else ""
             out["seconds"][-1] = math.nan
     return out

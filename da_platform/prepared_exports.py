@@ -11,9 +11,15 @@ say: the HITs done / in progress / total and the campaign's status and settings.
 the stamp and builds the file inside one read transaction (a snapshot: PostgreSQL REPEATABLE READ,
 a real SQLite transaction in WAL mode), so a file holds exactly what its stamp says. A file is
 served as current only while its stamp is the campaign's current one; an older ready file is offered
-marked out of date. Files of a state are in ``<folder>/campaign-<id>/<variant>--<stamp>.json``
+marked out of date. Files of a state are in ``<folder>/<campaign>/<variant>--<stamp>.json``
 (state, step, times, error) and ``.data`` (the content); the state file is created exclusively, so
 concurrent requests (threads, gunicorn workers of one machine) start one preparation per stamp.
+
+``<campaign>`` (:func:`campaign_folder`) is the campaign's id *and* creation time: SQLite gives a
+campaign made after a deletion the deleted one's id, and its page must never offer the deleted
+campaign's files. Deleting a campaign deletes its folder (:func:`remove_campaign_files`). Only the
+newest file of each kind is kept: a ready file removes the older ones, a refused or superseded one the
+older refused or superseded ones.
 """
 from __future__ import annotations
 
@@ -21,12 +27,13 @@ import enum
 import hashlib
 import json
 import os
+import shutil
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -86,6 +93,30 @@ class ExportRequest:
         if self.kind == "ratings":
             return exports.ratings(session, campaign, partial=self.partial, with_texts=self.texts)
         return exports.wmt(session, campaign, partial=self.partial)
+
+
+def campaign_folder(campaign: Campaign) -> str:
+    """The name of the folder of ``campaign``'s prepared files: its id and creation time (UTC, to the
+    microsecond), so that a later campaign given the same id never finds them."""
+    created = campaign.created_at
+    if created.tzinfo is not None:  # PostgreSQL; SQLite gives the stored UTC time without a zone
+        created = created.astimezone(timezone.utc).replace(tzinfo=None)
+    return f"campaign-{campaign.id}-{created:%Y%m%dT%H%M%S%f}"
+
+
+def remove_campaign_files(folder: Path, names: tuple[str, ...]) -> list[str]:
+    """Delete the prepared files in the campaign folders ``names`` (``Deleted.prepared``) under ``folder``;
+    returns the folders that could not be removed, with why (a preparation still running may write
+    a state file after this: it is never found under another campaign)."""
+    problems = []
+    for name in names:
+        try:
+            shutil.rmtree(Path(folder) / name)
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            problems.append(f"{Path(folder) / name}: {error.strerror or error}")
+    return problems
 
 
 def read_export_stamp(session: Session, campaign: Campaign, stamp: Stamp | None = None) -> str:
@@ -148,21 +179,22 @@ class PreparedExports:
         self._threads: dict[tuple[int, str, str], threading.Thread] = {}
         self._lock = threading.Lock()
 
-    def _base(self, campaign_id: int, request: ExportRequest, stamp: str) -> Path:
-        return self.folder / f"campaign-{campaign_id}" / f"{request.variant}--{stamp}"
+    def _base(self, campaign: Campaign, request: ExportRequest, stamp: str) -> Path:
+        return self.folder / campaign_folder(campaign) / f"{request.variant}--{stamp}"
 
-    def data_path(self, campaign_id: int, request: ExportRequest, stamp: str) -> Path:
-        return self._base(campaign_id, request, stamp).with_suffix(".data")
+    def data_path(self, campaign: Campaign, request: ExportRequest, stamp: str) -> Path:
+        return self._base(campaign, request, stamp).with_suffix(".data")
 
-    def job(self, campaign_id: int, request: ExportRequest, stamp: str) -> Job | None:
+    def job(self, campaign: Campaign, request: ExportRequest, stamp: str) -> Job | None:
         """The state of the preparation for ``stamp`` (None: none started)."""
-        return _read_job(self._base(campaign_id, request, stamp).with_suffix(".json"), stamp)
+        return _read_job(self._base(campaign, request, stamp).with_suffix(".json"), stamp)
 
     def status(self, session: Session, campaign: Campaign, request: ExportRequest,
                analysis_stamp: Stamp | None = None) -> Status:
         """The export's state now (without starting anything)."""
         stamp = read_export_stamp(session, campaign, analysis_stamp)
-        return Status(self.job(campaign.id, request, stamp), self._newest_ready(campaign.id, request, stamp), stamp)
+        return Status(self.job(campaign, request, stamp), self._newest_ready(campaign, request, stamp), stamp,
+                      self._running(campaign, request, stamp))
 
     def ensure(self, session: Session, campaign: Campaign, request: ExportRequest, *,
                retry: bool = False, analysis_stamp: Stamp | None = None) -> Status:
@@ -173,15 +205,14 @@ class PreparedExports:
         restart = job is None or job.state is JobState.SUPERSEDED or (
             retry and job.state is JobState.FAILED and not job.error.startswith("ExportError"))
         if restart:
-            status.running = self._running(campaign.id, request, status.stamp)
             if status.running is not None:
                 return status
-            base = self._base(campaign.id, request, status.stamp)
+            base = self._base(campaign, request, status.stamp)
             if job is not None:
                 base.with_suffix(".json").unlink(missing_ok=True)
             if self._claim(base, request, status.stamp):
-                self._start(campaign.id, request, status.stamp)
-            status.current = self.job(campaign.id, request, status.stamp)
+                self._start(campaign.id, base, request, status.stamp)
+            status.current = self.job(campaign, request, status.stamp)
         return status
 
     def wait(self, campaign_id: int, timeout: float | None = None) -> None:
@@ -204,53 +235,52 @@ class PreparedExports:
             out.write(_dumps(job))
         return True
 
-    def _start(self, campaign_id: int, request: ExportRequest, stamp: str) -> None:
-        thread = threading.Thread(target=self._run, args=(campaign_id, request, stamp), daemon=True,
+    def _start(self, campaign_id: int, base: Path, request: ExportRequest, stamp: str) -> None:
+        thread = threading.Thread(target=self._run, args=(campaign_id, base, request, stamp), daemon=True,
                                   name=f"export-{campaign_id}-{request.variant}")
         with self._lock:
             self._threads[(campaign_id, request.variant, stamp)] = thread
         thread.start()
 
-    def _run(self, campaign_id: int, request: ExportRequest, stamp: str) -> None:
+    def _run(self, campaign_id: int, base: Path, request: ExportRequest, stamp: str) -> None:
         """(In a thread that only waits.) Prepare in a fresh process; record a crash as a failure."""
         from multiprocessing import get_context
 
-        base = self._base(campaign_id, request, stamp)
         try:
             url = self.sessions.kw["bind"].url.render_as_string(hide_password=False)
             process = get_context("spawn").Process(target=prepare, args=(url, str(base), campaign_id, request, stamp),
                                                    name=f"export-{campaign_id}")
             process.start()
             process.join()
-            job = self.job(campaign_id, request, stamp)
+            job = _read_job(base.with_suffix(".json"), stamp)
             if process.exitcode != 0 and job is not None and job.state is JobState.PREPARING:
                 _fail(base, job, f"the preparing process ended with exit code {process.exitcode}")
         except Exception as error:  # noqa: BLE001 - shown on the page; "try again" restarts it
-            job = self.job(campaign_id, request, stamp)
+            job = _read_job(base.with_suffix(".json"), stamp)
             if job is not None:
                 _fail(base, job, f"{type(error).__name__}: {error}")
         finally:
             with self._lock:
                 self._threads.pop((campaign_id, request.variant, stamp), None)
 
-    def _others(self, campaign_id: int, request: ExportRequest, stamp: str, state: JobState) -> list[Job]:
+    def _others(self, campaign: Campaign, request: ExportRequest, stamp: str, state: JobState) -> list[Job]:
         """The jobs of the same export under other stamps in ``state``."""
         jobs = []
-        for path in (self.folder / f"campaign-{campaign_id}").glob(f"{request.variant}--*.json"):
+        for path in (self.folder / campaign_folder(campaign)).glob(f"{request.variant}--*.json"):
             other = path.stem.split("--", 1)[1]
             if other != stamp:
-                job = self.job(campaign_id, request, other)
+                job = self.job(campaign, request, other)
                 if job is not None and job.state is state:
                     jobs.append(job)
         return jobs
 
-    def _newest_ready(self, campaign_id: int, request: ExportRequest, stamp: str) -> Job | None:
+    def _newest_ready(self, campaign: Campaign, request: ExportRequest, stamp: str) -> Job | None:
         """The most recently finished ready file of another stamp."""
-        return max(self._others(campaign_id, request, stamp, JobState.READY), key=lambda j: j.finished_at, default=None)
+        return max(self._others(campaign, request, stamp, JobState.READY), key=lambda j: j.finished_at, default=None)
 
-    def _running(self, campaign_id: int, request: ExportRequest, stamp: str) -> Job | None:
+    def _running(self, campaign: Campaign, request: ExportRequest, stamp: str) -> Job | None:
         """A preparation of the same export for other inputs that is still running."""
-        return next(iter(self._others(campaign_id, request, stamp, JobState.PREPARING)), None)
+        return next(iter(self._others(campaign, request, stamp, JobState.PREPARING)), None)
 
 
 def _read_job(path: Path, stamp: str) -> Job | None:
@@ -322,14 +352,24 @@ def _snapshot_engine(url: str):
 def prepare(url: str, base_name: str, campaign_id: int, request: ExportRequest, stamp: str) -> None:
     """(In the preparing process.) Build the export of the campaign into ``<base>.data`` and record
     its state in ``<base>.json``: READY, FAILED (with the error) or SUPERSEDED (the campaign's inputs
-    changed after the request: the page's next visit starts one for the new stamp)."""
-    from da_platform.db import session_factory
-    from da_platform.exports import ExportError
-
+    changed after the request: the researcher asks again for the new stamp). Then remove the files it
+    replaces (:func:`_remove_older`). A campaign deleted meanwhile (its folder gone) ends it quietly."""
     base = Path(base_name)
     job = Job(JobState.PREPARING, stamp, utcnow().isoformat(), steps=len(request.steps), pid=os.getpid(),
               host=socket.gethostname())
-    _write(base, job)
+    try:
+        _write(base, job)
+        _prepare(url, base, campaign_id, request, job)
+        _remove_older(base, ready=job.state is JobState.READY)
+    except FileNotFoundError:
+        if base.parent.is_dir():
+            raise
+
+
+def _prepare(url: str, base: Path, campaign_id: int, request: ExportRequest, job: Job) -> None:
+    from da_platform.db import session_factory
+    from da_platform.exports import ExportError
+
     engine = _snapshot_engine(url)
     try:
         with session_factory(engine)() as session:
@@ -337,7 +377,7 @@ def prepare(url: str, base_name: str, campaign_id: int, request: ExportRequest, 
             if campaign is None:
                 _fail(base, job, "ExportError: the campaign no longer exists")
                 return
-            if read_export_stamp(session, campaign) != stamp:
+            if read_export_stamp(session, campaign) != job.stamp:
                 job.state, job.finished_at = JobState.SUPERSEDED, utcnow().isoformat()
                 _write(base, job)
                 return
@@ -358,16 +398,16 @@ def prepare(url: str, base_name: str, campaign_id: int, request: ExportRequest, 
         job.state, job.finished_at, job.step, job.step_index = JobState.READY, utcnow().isoformat(), "", job.steps
         job.name, job.media_type, job.size, job.ratings = made.name, made.media_type, len(made.content), ratings
         _write(base, job)
-        _remove_older(base)
-    except Exception as error:  # noqa: BLE001 - recorded for the page
+    except Exception as error:  # noqa: BLE001 - recorded for the page (unless the folder is gone: see prepare)
         _fail(base, job, f"{type(error).__name__}: {error}")
     finally:
         engine.dispose()
 
 
-def _remove_older(base: Path) -> None:
-    """Remove the finished files of the same export under other stamps except ``base`` (a new ready
-    file replaces them; running preparations are left alone)."""
+def _remove_older(base: Path, *, ready: bool) -> None:
+    """Remove the finished files of the same export under other stamps than ``base``'s: all of them
+    after a ready file (it replaces them), else the failed and superseded ones (the newest refusal
+    replaces them; a ready file stays, offered as out of date). Running preparations are left alone."""
     variant = base.name.split("--", 1)[0]
     for path in base.parent.glob(f"{variant}--*.json"):
         if path.with_suffix("") == base.with_suffix("") or path.name.count(".") > 1:
@@ -376,7 +416,7 @@ def _remove_older(base: Path) -> None:
             job = _read_job(path, path.stem.split("--", 1)[1])
         except (OSError, ValueError, TypeError):
             continue
-        if job is not None and job.state is not JobState.PREPARING:
+        if job is not None and job.state is not JobState.PREPARING and (ready or job.state is not JobState.READY):
             path.with_suffix(".data").unlink(missing_ok=True)
             path.unlink(missing_ok=True)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from analysis.evidence import RatingEvidence
@@ -16,6 +16,22 @@ from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit, Ques
 def worker_label(source: str, external_id: str) -> str:
     """How a worker is named in analysis tables and reports: ``<source>:<external id>``."""
     return f"{source}:{external_id}"
+
+
+def abandoned_ratings(session: Session, campaign: Campaign) -> dict[str, int]:
+    """Ratings of the campaign's abandoned assignments (timed out, returned or released unfinished), by
+    worker label: stored, but never analysed or exported (:func:`load_ratings` leaves them out)."""
+    return {worker_label(source, external): int(count) for source, external, count in session.execute(
+        select(Worker.source, Worker.external_id, func.count(Rating.id))
+        .join(Assignment, Rating.assignment_id == Assignment.id).join(Worker, Assignment.worker_id == Worker.id)
+        .join(Hit, Assignment.hit_id == Hit.id)
+        .where(Hit.campaign_id == campaign.id, Assignment.status == AssignmentStatus.abandoned)
+        .group_by(Worker.source, Worker.external_id))}
+
+
+def abandoned_note(count: int) -> str:
+    """What every page, command and export says of such ratings: ``14 ratings, abandoned, not analysed``."""
+    return f"{count:,} rating{'' if count == 1 else 's'}, abandoned, not analysed"
 
 
 def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:

@@ -56,6 +56,7 @@ class Settings:
     s3_region: str | None = None
     font_paths: tuple[str, ...] = ()
     admin_ratelimit_storage_uri: str = DEFAULT_RATELIMIT_STORAGE
+    trusted_proxies: int = 0  # reverse proxies in front of the web app (da_platform/web/proxies.py)
     mturk_endpoint_url: str | None = None
     prolific_api_url: str | None = None
     prolific_api_token: str | None = field(default=None, repr=False)
@@ -101,6 +102,7 @@ class Settings:
             s3_region=get("DA_S3_REGION"),
             font_paths=tuple(p for p in (get("DA_FONT") or "").split(os.pathsep) if p),
             admin_ratelimit_storage_uri=_storage_uri(get("DA_ADMIN_RATELIMIT_STORAGE_URI")),
+            trusted_proxies=_proxies(get("DA_TRUSTED_PROXIES")),
             mturk_endpoint_url=_optional_url("DA_MTURK_ENDPOINT_URL", get("DA_MTURK_ENDPOINT_URL")),
             prolific_api_url=_optional_url("DA_PROLIFIC_API_URL", get("DA_PROLIFIC_API_URL")),
             prolific_api_token=get("PROLIFIC_API_TOKEN"),
@@ -155,3 +157,15 @@ def _storage_uri(value: str | None) -> str:
         raise SettingsError(f"DA_ADMIN_RATELIMIT_STORAGE_URI={value!r} is not a storage URI such as "
                             "memory:// or redis://host:6379")
     return value
+
+
+MAX_PROXIES = 10
+
+
+def _proxies(value: str | None) -> int:
+    if value is None:
+        return 0
+    if not value.isdigit() or int(value) > MAX_PROXIES:
+        raise SettingsError(f"DA_TRUSTED_PROXIES={value!r} is not a number of reverse proxies from 0 to {MAX_PROXIES} "
+                            "(1 for one nginx or Caddy in front of the app)")
+    return int(value)

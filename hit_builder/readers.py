@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,8 @@ class Table:
 def read_table(path: str | Path) -> Table:
     """Read a JSONL, CSV or TSV file (chosen by its ending) into a :class:`Table`.
 
-    The file must be UTF-8 (a leading byte-order mark is dropped). Blank lines are skipped.
+    The file must be UTF-8 (a leading byte-order mark is dropped). Blank lines are skipped. JSON lines
+    are read one line at a time (the file's text is never held whole).
     """
     path = Path(path)
     file = str(path)
@@ -58,15 +59,42 @@ def read_table(path: str | Path) -> Table:
     if kind is None:
         known = ", ".join(sorted(FORMATS))
         raise InputError(f"unknown file type {path.suffix or '(none)'!r}: use one of {known}", file=file)
-    text = read_text(path)
     if kind == "jsonl":
-        return _read_jsonl(text, file)
-    return _read_delimited(text, file, kind)
+        return read_json_lines(path)
+    return _read_delimited(read_text(path), file, kind)
 
 
 def read_json_lines(path: str | Path) -> Table:
     """Read a file as JSON lines whatever its ending (DuReader's end in ``.json``), like ``read_table``."""
-    return _read_jsonl(read_text(path), str(path))
+    file = str(path)
+    table = _read_jsonl(_text_lines(path, file), file)
+    if not table.records:
+        raise InputError("the file is empty", file=file)
+    return table
+
+
+def _text_lines(path: str | Path, file: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line split on ``\n`` only, decoded as UTF-8 one line at a time
+    (a leading byte-order mark dropped), with ``decode_utf8``'s errors."""
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
+    with handle:
+        offset = 0
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            try:
+                yield number, raw.decode("utf-8").removesuffix("\n")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {offset + exc.start} "
+                    f"(byte {exc.start + 1} of the line); save the file as UTF-8",
+                    file=file,
+                    line=number,
+                ) from None
+            offset += len(raw)
 
 
 def read_text(path: str | Path) -> str:
@@ -111,11 +139,11 @@ def _reject_duplicate_keys(file: str, line: int):
     return hook
 
 
-def _read_jsonl(text: str, file: str) -> Table:
+def _read_jsonl(lines: Iterator[tuple[int, str]], file: str) -> Table:
     records: list[Record] = []
     fields: dict[str, None] = {}
-    # Split on "\n" only: str.splitlines() would also split inside a string at U+2028, U+0085, ...
-    for number, raw in enumerate(text.split("\n"), start=1):
+    # Lines split on "\n" only: str.splitlines() would also split inside a string at U+2028, U+0085, ...
+    for number, raw in lines:
         if not raw.strip():
             continue
         value = parse_json(raw, file, line=number, object_pairs_hook=_reject_duplicate_keys(file, number))
@@ -199,7 +227,10 @@ def _read_delimited(text: str, file: str, kind: str) -> Table:
         for row in reader:
             start, line = line, reader.line_num + 1
             if not row or all(not cell.strip() for cell in row):
-                continue
+                if header is None and len(row) > 1:  # a header row of empty cells, not a blank line
+                    raise InputError("the header row has no column names (every cell is empty); the first "
+                                     "row must name the columns", file=file, line=start)
+                continue  # blank lines, and empty rows after the header (spreadsheets add them)
             if header is None:
                 header, header_line = _header(row, file, start), start
                 continue

@@ -2,7 +2,8 @@
 
     python scripts/extract_messages.py          # writes worker.pot, merges it into every *.po
 
-Sources: ``_("...")`` in da_platform/templates/worker/*.html and base.html (Jinja's Babel extractor) and
+Sources: ``_("...")`` in da_platform/templates/worker/*.html, base.html and landing.html (Jinja's Babel
+extractor) and
 ``N_("...")`` in da_platform/web/worker_messages.py. Each ``.po`` keeps its translations; new messages
 arrive untranslated (tests/test_worker_i18n.py then fails until they are translated).
 """
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "da_platform" / "templates"
 TRANSLATIONS = ROOT / "da_platform" / "web" / "translations"
 SOURCES = [(path, "jinja2.ext:babel_extract", {"_": None}) for path in
-           [TEMPLATES / "base.html", *sorted((TEMPLATES / "worker").glob("*.html"))]]
+           [TEMPLATES / "base.html", TEMPLATES / "landing.html", *sorted((TEMPLATES / "worker").glob("*.html"))]]
 SOURCES.append((ROOT / "da_platform" / "web" / "worker_messages.py", "python", {"N_": None}))
 
 

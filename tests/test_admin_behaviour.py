@@ -72,3 +72,30 @@ def test_worker_pages_show_the_verdict_and_its_signals(admin_env):
     person = html.unescape(client.get(f"/admin/campaigns/{campaign_id}/workers/{ids['person']}").text)
     assert re.search(r'id="verdict"[^>]*>kept<', person)
     assert re.search(r'id="recommendation">approve and use the data', person)
+
+
+def test_the_workers_table_says_why_a_worker_who_failed_the_meaning_check_is_excluded(admin_env):
+    """The QC column is the BAD_REF check: a worker who passes it but scores meaning-changed answers
+    above their originals is excluded, and the Flags column says why."""
+    from da_platform.building.build import build_campaign
+    from da_platform.models import SlotType
+    from tests.factories import make_test_set
+
+    def blind_to_meaning(slot, rng):  # degraded answers marked down, meaning changes scored top
+        return 100 if slot.slot_type is SlotType.MEANING else factories.good(slot, rng)
+
+    with admin_env.sessions() as session:
+        test_set = make_test_set(session, name="meaning set", questions=35, systems=tuple(factories.QUALITY))
+        campaign = build_campaign(session, name="meaning", test_set=test_set, storage=admin_env.storage, seed=1,
+                                  layout="hardened")
+        session.commit()
+        factories.rate_hit(session, campaign, 0, "blind", blind_to_meaning, seed=1)
+        campaign_id = campaign.id
+    client = admin_env.app.test_client()
+    login(client)
+    listing = client.get(f"/admin/campaigns/{campaign_id}/workers").text
+    row = re.search(r"<tr>\s*<td><a [^>]*>blind</a>.*?</tr>", listing, re.DOTALL).group(0)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)
+    assert ">passed</span>" in cells[2]  # the BAD_REF check
+    assert ">excluded</span>" in cells[11] and "MEANING check failed:" in html.unescape(cells[11])
+    assert re.findall(r'<span class="tag warn">([^<]*)</span>', cells[12]) == ["MEANING check failed"]

@@ -62,8 +62,11 @@ def test_login_with_the_right_password_goes_to_next_and_sets_a_safe_cookie(plain
     client = plain.app.test_client()
     response = login(client, next_="/admin/campaigns/7")
     assert response.status_code == 303 and response.headers["Location"] == "/admin/campaigns/7"
-    cookie = response.headers["Set-Cookie"]
+    cookies = {c.split("=", 1)[0]: c for c in response.headers.getlist("Set-Cookie")}
+    cookie = cookies["da_admin"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie
+    device = cookies["da_admin_device"]  # the browser is known to the login throttle from now on
+    assert "HttpOnly" in device and "SameSite=Strict" in device and "Path=/admin" in device
     assert client.get("/admin/").status_code == 200
     logout = client.post("/admin/logout", data={"csrf_token": csrf_token(client, "/admin/")})
     assert logout.status_code == 303

@@ -1,5 +1,6 @@
 """The campaign analysis cached across requests: reused while nothing changed, never shown as current
-after a new rating or decision, and computed in the background for large campaigns.
+after a new rating or decision, computed off the request path (a thread; a process for large campaigns),
+and "computing…" while a page has none yet.
 
 Campaigns are built by the real builder and rated with tests/dashboard_factories.py.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 
 import pytest
 from sqlalchemy import delete, func, select
@@ -64,7 +66,7 @@ def exclude(env, worker: str) -> None:
 
 def test_reused_while_nothing_changes_and_recomputed_on_a_rating_or_a_decision(env) -> None:
     counting = Counting()
-    cache = AnalysisCache(env.sessions, compute=counting)
+    cache = AnalysisCache(env.sessions, compute=counting, wait_seconds=120)
     with env.sessions() as session:
         campaign = session.get(Campaign, env.campaign_id)
         first = cache.get(session, campaign)
@@ -86,9 +88,75 @@ def test_reused_while_nothing_changes_and_recomputed_on_a_rating_or_a_decision(e
         assert cache.get(session, campaign).analysis is after_decision.analysis and counting.calls == 3
 
 
+class Held:
+    """The real ``compute``, held until ``release`` is set; ``started`` is set (and ``thread`` kept) when it runs."""
+
+    def __init__(self) -> None:
+        self.started, self.release, self.thread = threading.Event(), threading.Event(), None
+
+    def __call__(self, session, campaign):
+        self.thread = threading.current_thread()
+        self.started.set()
+        assert self.release.wait(120)
+        return compute(session, campaign)
+
+
+def test_a_small_campaign_is_analysed_off_the_request_path_and_waited_for_briefly(env) -> None:
+    held = Held()
+    cache = AnalysisCache(env.sessions, compute=held, wait_seconds=0.2)
+    with env.sessions() as session:
+        campaign = session.get(Campaign, env.campaign_id)
+        first = cache.get(session, campaign)  # answers although the computation has not finished
+        assert first.analysis is None and not first.current and first.computing and first.latest.ratings == 100
+        assert held.started.wait(60) and held.thread is not threading.current_thread()
+        assert cache.get(session, campaign).computing  # the one computation still runs: none started again
+        held.release.set()
+        assert cache.wait(campaign.id, timeout=120)
+        ready = cache.get(session, campaign)
+        assert ready.current and ready.stamp.ratings == 100 and len(ready.analysis.table) == 100
+
+        quick = AnalysisCache(env.sessions, wait_seconds=120)  # done within the wait: the page gets it at once
+        assert quick.get(session, campaign).current
+
+
+def test_a_failed_computation_is_reported_not_retried_in_a_loop(env) -> None:
+    calls = []
+
+    def failing(session, campaign):
+        calls.append(1)
+        raise RuntimeError("out of memory")
+
+    cache = AnalysisCache(env.sessions, compute=failing, wait_seconds=60)
+    with env.sessions() as session:
+        campaign = session.get(Campaign, env.campaign_id)
+        state = cache.get(session, campaign)
+    assert state.analysis is None and not state.computing and state.error == "RuntimeError: out of memory"
+    assert len(calls) == 1
+
+
+def test_the_first_view_says_computing_and_reloads_itself(database_url, tmp_path) -> None:
+    env = make_web_env(database_url, tmp_path, ANALYSIS_WAIT_SECONDS=0)
+    with env.sessions() as session:
+        create_user(session, "ana", PASSWORD)
+        campaign = factories.build(session, env.storage, hostile=False)
+        factories.rate_hit(session, campaign, 0, "first", seed=1)
+        campaign_id = campaign.id
+    client = env.app.test_client()
+    login(client)
+    base = f"/admin/campaigns/{campaign_id}"
+    first = client.get(f"{base}/workers")
+    assert first.status_code == 503 and first.headers["Retry-After"] == "2"
+    assert '<meta http-equiv="refresh" content="2">' in first.text
+    assert '<h1 id="computing">Computing…</h1>' in first.text
+    assert "The analysis of dash (100 ratings) is being computed off the request path" in first.text
+    with env.app.app_context():
+        assert analysis_cache().wait(campaign_id, timeout=120)
+    assert "from 100 ratings; up to date" in state_of(client.get(f"{base}/workers").text)
+
+
 @pytest.mark.slow
 def test_large_campaigns_are_analysed_in_the_background_and_shown_out_of_date_meanwhile(env) -> None:
-    cache = AnalysisCache(env.sessions, background_from=1)
+    cache = AnalysisCache(env.sessions, process_from=1, wait_seconds=0)
     with env.sessions() as session:
         campaign = session.get(Campaign, env.campaign_id)
         pending = cache.get(session, campaign)
@@ -151,7 +219,7 @@ def test_the_progress_counts_are_recounted_after_a_rating(env) -> None:
 
 @pytest.mark.slow
 def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:
-    env = make_web_env(database_url, tmp_path, ANALYSIS_BACKGROUND_FROM=1,
+    env = make_web_env(database_url, tmp_path, ANALYSIS_PROCESS_FROM=1, ANALYSIS_WAIT_SECONDS=0,
                        EXPORT_BACKGROUND_FROM=10**9)  # exports in the request (prepared ones: test_prepared_exports.py)
     with env.sessions() as session:
         create_user(session, "ana", PASSWORD)
@@ -162,7 +230,7 @@ def test_the_dashboard_in_background_mode(database_url, tmp_path) -> None:
     login(client)
     base = f"/admin/campaigns/{campaign_id}"
     first = client.get(base)
-    assert first.status_code == 503 and "being computed in the background" in first.text
+    assert first.status_code == 503 and "is being computed off the request path" in first.text
     with env.app.app_context():
         cache = analysis_cache()
     assert cache.wait(campaign_id, timeout=300)

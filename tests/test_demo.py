@@ -128,3 +128,16 @@ def test_demo_help_lists_the_adversarial_options() -> None:
     result = CliRunner().invoke(main, ["demo", "--help"])
     for option in ("--ocr-bots", "--agents", "--layout", "--render"):
         assert option in result.output
+
+
+def test_the_demo_folder_is_ignored_by_git() -> None:
+    """`make demo` runs in the checkout: its default folder (also `serve --demo`'s) must not show up as
+    untracked files."""
+    from da_platform.cli.demo import demo
+    from da_platform.demo import DemoOptions
+
+    root = Path(__file__).resolve().parents[1]
+    default = next(p.default for p in demo.params if p.name == "out")
+    assert default == DemoOptions().out == Path("demo-output")
+    ignored = (root / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert f"/{default}/" in ignored

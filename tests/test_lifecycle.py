@@ -107,6 +107,32 @@ def test_a_released_assignment_frees_its_hit_and_keeps_its_ratings(env):
     assert twice.exit_code == 1 and "only an assignment in progress can be released" in twice.output
 
 
+def test_release_takes_the_worker_as_campaign_assignments_prints_it(env):
+    web = env.campaign(hits=2, slots=10)
+    client = env.app.test_client()
+    for _ in range(2):
+        rate(client, arrive(client, web.campaign_id)[0], 2)
+    listing = cli("campaign", "assignments", web.name).output
+    with env.sessions() as session:
+        shown = assignments_in_progress(session, session.get(Campaign, web.campaign_id))
+    printed = [a.worker for a in shown]
+    assert all(label.startswith("pool:p-") and label in listing for label in printed)
+
+    as_printed = cli("campaign", "release", web.name, "--worker", printed[0])
+    assert as_printed.exit_code == 0, as_printed.output
+    assert f"released assignment {shown[0].public_id}" in as_printed.output
+    id_alone = cli("campaign", "release", web.name, "--worker", printed[1].removeprefix("pool:"))
+    assert id_alone.exit_code == 0 and f"released assignment {shown[1].public_id}" in id_alone.output
+    with env.sessions() as session:
+        assert set(session.scalars(select(Assignment.status))) == {AssignmentStatus.abandoned}
+
+    again = cli("campaign", "release", web.name, "--worker", printed[0])
+    assert again.exit_code == 1
+    assert f"no assignment of worker {printed[0]!r} in progress in campaign {web.name!r}" in again.output
+    nobody = cli("campaign", "release", web.name, "--worker", "pool:p-nobody")
+    assert nobody.exit_code == 1 and "no worker 'pool:p-nobody' in campaign" in nobody.output
+
+
 def _counts(env) -> dict[str, int]:
     with env.sessions() as session:
         return {model.__name__: session.scalar(select(func.count()).select_from(model))

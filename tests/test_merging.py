@@ -83,3 +83,54 @@ def test_a_merged_answer_is_rated_once_and_counted_for_every_system(session, tmp
         assert raw["beta", q] == raw["alpha", q]
     for q in shared[:3]:
         assert raw["gamma", q] == raw["alpha", q]
+
+
+def test_copies_of_merged_answers_are_not_the_workers_ratings_in_quality_control(session, tmp_path):
+    """A worker who rated one HIT of a merged campaign did one HIT of 100 ratings: the copies made for the
+    other systems count in the scores, not in qc-workers.csv's ratings, HITs, HIT times or runs, nor in
+    the worker page's timeline."""
+    import csv
+
+    from analysis.output import write_qc_csv
+    from da_platform.web.admin.plots import worker_rows
+
+    test_set = make_test_set(session, name="merge qc", questions=35, systems=("alpha", "beta", "gamma", "delta"))
+    by_name = {s.name: {a.question.external_id: a for a in s.answers} for s in test_set.systems}
+    for q in [f"q{i:04d}" for i in range(12)]:
+        by_name["beta"][q].text = by_name["gamma"][q].text = by_name["alpha"][q].text
+    session.flush()
+    campaign = build_campaign(session, name="mergedqc", test_set=test_set, storage=LocalImageStorage(tmp_path),
+                              seed=2, merge_identical=True)
+    session.commit()
+    for index in range(len(campaign.hits)):
+        dashboard_factories.rate_hit(session, campaign, index, f"w{index}", _scores, seconds=6, seed=index)
+    analysis = CampaignAnalysis(session, campaign)
+    table = analysis.table
+    per_worker = Counter(table.worker.labels[c] for c in table.worker.codes.tolist())
+    copied = [w for w, n in per_worker.items() if n > 100]
+    assert copied, per_worker  # the test needs a worker whose ratings were copied for other systems
+    write_qc_csv(analysis.result, tmp_path / "qc-workers.csv")
+    with open(tmp_path / "qc-workers.csv", encoding="utf-8") as handle:
+        rows = {r["worker"]: r for r in csv.DictReader(line for line in handle if not line.startswith("#"))}
+    for label in copied:
+        scores = _scores_in_order(session, label.removeprefix("pool:"))
+        longest = current = 1
+        for before, after in zip(scores, scores[1:]):
+            current = current + 1 if after == before else 1
+            longest = max(longest, current)
+        qc = analysis.worker_qc[label]
+        assert (qc.n_ratings, qc.n_hits, qc.single_hit, qc.hit_seconds) == (100, 1, True, (600.0,))
+        assert qc.longest_identical_run == longest
+        assert len(worker_rows(table, label)) == 100  # the worker page's timeline: the ratings given
+        assert (rows[label]["n_ratings"], rows[label]["n_hits"], rows[label]["single_hit"],
+                rows[label]["hit_seconds"]) == ("100", "1", "True", "600.0")
+
+
+def _scores_in_order(session, worker: str) -> list[int]:
+    """The scores a worker gave, in the order of the slots (as stored: one row per rating given)."""
+    from da_platform.models import Assignment, Worker
+
+    return list(session.scalars(
+        select(Rating.score).join(Assignment, Assignment.id == Rating.assignment_id)
+        .join(Worker, Worker.id == Assignment.worker_id).join(Slot, Slot.id == Rating.slot_id)
+        .where(Worker.external_id == worker).order_by(Slot.position)))

@@ -1,6 +1,8 @@
-"""Large exports prepared off the request path (``da_platform.prepared_exports``): the export link
-sends the researcher to a status page, a spawned process prepares the file, the download equals the
-CLI's export of the same campaign, and a new rating or decision makes the prepared file stale.
+"""Large exports prepared off the request path (``da_platform.prepared_exports``): the campaign page's
+export button (a POST) starts a spawned process that prepares the file and sends the researcher to a
+status page, the download equals the CLI's export of the same campaign, and a new rating or decision
+makes the prepared file stale (the export link, a GET, then leads to the status page, which offers to
+prepare it again).
 
 ``EXPORT_BACKGROUND_FROM=0`` makes every campaign "large"; the campaign is the dashboard factory's.
 """
@@ -24,11 +26,12 @@ from da_platform.prepared_exports import (
     JobState,
     _dumps,
     app_exports,
+    campaign_folder,
     read_export_stamp,
 )
 from da_platform.web.admin.accounts import create_user
 from tests import dashboard_factories as factories
-from tests.admin_client import PASSWORD, login
+from tests.admin_client import PASSWORD, csrf_token, login
 from tests.web_factories import make_web_env
 
 
@@ -64,11 +67,27 @@ def wait(env) -> None:
         app_exports(env.app).wait(env.campaign_id)
 
 
+def start(env, url: str):
+    """Press the status page's button that prepares the export (a POST with the page's CSRF token)."""
+    status = url.replace("/export/", "/prepared/")
+    return env.client.post(status, data={"csrf_token": csrf_token(env.client, status)})
+
+
+def folder(env) -> Path:
+    """The folder of the test campaign's prepared files."""
+    with env.sessions() as session:
+        return app_exports(env.app).folder / campaign_folder(session.get(Campaign, env.campaign_id))
+
+
 @pytest.mark.slow
 def test_the_bundle_is_prepared_off_the_request_path_and_equals_the_clis(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     link = env.client.get(f"{base}/export/bundle?partial=1")
     assert link.status_code == 303 and link.headers["Location"] == f"{base}/prepared/bundle?partial=1"
+    assert state(env.client.get(f"{base}/prepared/bundle?partial=1").text) == "idle"  # a GET starts nothing
+    button = env.client.post(f"{base}/prepared/bundle?partial=1",
+                             data={"csrf_token": csrf_token(env.client, base)})  # the campaign page's button
+    assert button.status_code == 303 and button.headers["Location"] == f"{base}/prepared/bundle?partial=1"
     page = env.client.get(f"{base}/prepared/bundle?partial=1")
     assert page.status_code == 200
     assert state(page.text) in ("preparing", "ready")
@@ -86,16 +105,16 @@ def test_the_bundle_is_prepared_off_the_request_path_and_equals_the_clis(env, tm
 @pytest.mark.slow
 def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
-    env.client.get(f"{base}/export/bundle?partial=1")
+    start(env, f"{base}/export/bundle?partial=1")
     wait(env)
     first = env.client.get(f"{base}/export/bundle?partial=1").data
     with env.sessions() as session:
         factories.rate_hit(session, session.get(Campaign, env.campaign_id), 1, "second", seed=2)
     # another server is preparing the new one (its state file exists): nothing is started here
-    prepared, wanted = app_exports(env.app), ExportRequest("bundle", partial=True)
+    wanted = ExportRequest("bundle", partial=True)
     with env.sessions() as session:
         stamp = read_export_stamp(session, session.get(Campaign, env.campaign_id))
-    claim = prepared.folder / f"campaign-{env.campaign_id}" / f"{wanted.variant}--{stamp}.json"
+    claim = folder(env) / f"{wanted.variant}--{stamp}.json"
     claim.write_text(_dumps(Job(JobState.PREPARING, stamp, "2026-01-01T00:00:00+00:00", step="ratings", step_index=2,
                                 steps=7, host="another-server")))
     assert env.client.get(f"{base}/export/bundle?partial=1").status_code == 303  # never the old file as current
@@ -106,7 +125,9 @@ def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     assert older is not None  # the old file, offered marked out of date
     old = env.client.get(older.group(1).replace("&amp;", "&"))
     assert old.data == first and old.headers["Content-Disposition"].endswith("dash-partial-bundle-out-of-date.zip")
-    claim.unlink()  # that server went away: this one prepares it
+    claim.unlink()  # that server went away: this one prepares it, when asked
+    assert state(env.client.get(f"{base}/prepared/bundle?partial=1").text) == "idle"
+    start(env, f"{base}/export/bundle?partial=1")
     assert state(env.client.get(f"{base}/prepared/bundle?partial=1").text) in ("preparing", "ready")
     wait(env)
     assert state(env.client.get(f"{base}/prepared/bundle?partial=1").text) == "ready"
@@ -114,7 +135,7 @@ def test_a_new_rating_makes_the_prepared_bundle_stale(env, tmp_path) -> None:
     manifest = zipfile.ZipFile(BytesIO(second)).read("manifest.json").decode()
     assert '"ratings": 200' in manifest and second != first
     assert second == cli_export(env, tmp_path, "bundle", "--partial")
-    assert len(list((tmp_path / "exports" / f"campaign-{env.campaign_id}").glob("*.data"))) == 1  # the old one removed
+    assert len(list(folder(env).glob("*.data"))) == 1  # the old one removed
 
 
 @pytest.mark.slow
@@ -127,17 +148,19 @@ def test_one_preparation_at_a_time_and_a_silent_one_is_taken_as_dead(env) -> Non
 
     base = f"/admin/campaigns/{env.campaign_id}"
     prepared, wanted = app_exports(env.app), ExportRequest("wmt", partial=True)
-    folder = prepared.folder / f"campaign-{env.campaign_id}"
-    folder.mkdir(parents=True)
-    running = folder / f"{wanted.variant}--{'1' * 24}.json"
+    campaign_files = folder(env)
+    campaign_files.mkdir(parents=True)
+    running = campaign_files / f"{wanted.variant}--{'1' * 24}.json"
     running.write_text(_dumps(Job(JobState.PREPARING, "1" * 24, "2026-01-01T00:00:00+00:00", host="another-server")))
+    start(env, f"{base}/export/wmt?partial=1")
     page = env.client.get(f"{base}/prepared/wmt?partial=1").text
     assert state(page) == "preparing" and "as they were when it started" in page
-    assert sorted(p.name for p in folder.iterdir()) == [running.name]  # nothing started here
+    assert sorted(p.name for p in campaign_files.iterdir()) == [running.name]  # nothing started here
     silent = running.stat().st_mtime - SILENT_AFTER - 1
     os.utime(running, (silent, silent))
-    assert prepared.job(env.campaign_id, wanted, "1" * 24).state is JobState.FAILED
-    env.client.get(f"{base}/prepared/wmt?partial=1")
+    with env.sessions() as session:
+        assert prepared.job(session.get(Campaign, env.campaign_id), wanted, "1" * 24).state is JobState.FAILED
+    start(env, f"{base}/export/wmt?partial=1")
     wait(env)
     download = env.client.get(f"{base}/export/wmt?partial=1")
     assert download.status_code == 200 and download.headers["Content-Disposition"].endswith("dash-partial-wmt.zip")
@@ -149,6 +172,7 @@ def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
     url = f"{base}/export/ratings?partial=1&texts=1"
     assert env.client.get(url).status_code == 303
+    assert start(env, url).status_code == 303
     wait(env)
     before = env.client.get(url)
     expected = cli_export(env, tmp_path, "ratings", "--partial", "--with-texts")
@@ -159,6 +183,7 @@ def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
                                    use_data=False, reason="test", request_token=secrets.token_hex(16), status="done"))
         session.commit()
     assert env.client.get(url).status_code == 303
+    assert start(env, url).status_code == 303
     wait(env)
     assert env.client.get(url).status_code == 200
 
@@ -166,11 +191,12 @@ def test_a_decision_makes_the_prepared_ratings_stale(env, tmp_path) -> None:
 @pytest.mark.slow
 def test_an_unfinished_campaign_without_partial_is_refused_by_the_preparation(env) -> None:
     base = f"/admin/campaigns/{env.campaign_id}"
-    env.client.get(f"{base}/export/wmt")
+    start(env, f"{base}/export/wmt")
     wait(env)
     refused = env.client.get(f"{base}/export/wmt")
     assert refused.status_code == 409 and "export it anyway as a partial export" in refused.text
     assert env.client.get(f"{base}/prepared/wmt").status_code == 409
+    assert start(env, f"{base}/export/wmt").status_code == 409  # asked again: refused again, nothing started
     assert env.client.get(f"{base}/prepared/nope").status_code == 404
 
 
@@ -182,14 +208,15 @@ def test_the_job_records_its_steps_and_a_superseded_start(env) -> None:
     wanted = ExportRequest("bundle", partial=True)
     with env.sessions() as session:
         stamp = read_export_stamp(session, session.get(Campaign, env.campaign_id))
-    base = prepared.folder / f"campaign-{env.campaign_id}" / f"{wanted.variant}--{stamp}"
+        campaign = session.get(Campaign, env.campaign_id)
+    base = folder(env) / f"{wanted.variant}--{stamp}"
     base.parent.mkdir(parents=True)
     prepare(env.database_url, str(base), env.campaign_id, wanted, "0" * 24)
-    assert prepared.job(env.campaign_id, wanted, "0" * 24) is None  # written under its own name only
+    assert prepared.job(campaign, wanted, "0" * 24) is None  # written under its own name only
     prepare(env.database_url, str(base.with_name(f"{wanted.variant}--{'0' * 24}")), env.campaign_id, wanted, "0" * 24)
-    assert prepared.job(env.campaign_id, wanted, "0" * 24).state is JobState.SUPERSEDED
+    assert prepared.job(campaign, wanted, "0" * 24).state is JobState.SUPERSEDED
     prepare(env.database_url, str(base), env.campaign_id, wanted, stamp)
-    job = prepared.job(env.campaign_id, wanted, stamp)
+    job = prepared.job(campaign, wanted, stamp)
     assert job.state is JobState.READY and job.step_index == job.steps == 7 and job.ratings == 100
 
 

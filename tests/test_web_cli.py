@@ -36,6 +36,31 @@ def test_invite_mints_working_links_and_opens_the_campaign(database_url, tmp_pat
     assert missing.exit_code == 1 and f"campaigns: {campaign.name}" in missing.output
 
 
+def test_invite_refuses_a_closed_campaign_and_says_how_a_paused_one_reopens(database_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("DA_DATABASE_URL", database_url)
+    monkeypatch.setenv("DA_SECRET_KEY", "test-secret-key")
+    env = make_web_env(database_url, tmp_path)
+    closed = env.campaign(hits=1, slots=2, status=CampaignStatus.closed)
+    paused = env.campaign(hits=1, slots=2, status=CampaignStatus.paused)
+    runner = CliRunner()
+    for args in ([], ["--open"], ["--label", "Ana"]):
+        refused = runner.invoke(main, ["invite", closed.name, *args])
+        assert refused.exit_code == 1 and refused.stdout == ""
+        assert f"campaign {closed.name!r} is closed for good: links to it would never work; no link was made" \
+            in refused.stderr
+    warned = runner.invoke(main, ["invite", paused.name])
+    assert warned.exit_code == 0 and warned.stdout.startswith("http")
+    assert f"paused; the links work once it is resumed (`da-platform campaign resume {paused.name}`)" in warned.stderr
+    reopened = runner.invoke(main, ["invite", paused.name, "--open"])
+    assert reopened.exit_code == 1 and "resume it with `da-platform campaign resume" in reopened.stderr
+    with env.sessions() as s:  # nothing changed: no labelled worker, no status change, no audit record
+        from da_platform.models import Worker
+
+        assert s.scalar(select(Worker.id)) is None and s.scalar(select(AuditLog.id)) is None
+        assert {name: status for name, status in s.execute(select(Campaign.name, Campaign.status))} == {
+            closed.name: CampaignStatus.closed, paused.name: CampaignStatus.paused}
+
+
 def test_invite_needs_the_secret_key(tmp_path, monkeypatch):
     monkeypatch.setenv("DA_DATABASE_URL", f"sqlite:///{tmp_path / 'x.sqlite'}")
     monkeypatch.delenv("DA_SECRET_KEY", raising=False)

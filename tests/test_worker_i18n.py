@@ -31,7 +31,9 @@ def test_the_shipped_chinese_catalogue_is_complete_and_keeps_placeholders() -> N
     assert set(messages) == set(message_ids())
     for msgid, msgstr in messages.items():
         assert sorted(re.findall(r"%\(\w+\)s", msgid)) == sorted(re.findall(r"%\(\w+\)s", msgstr))
-        words = re.sub(r"%\(\w+\)s|JavaScript|turkSubmitTo", "", msgstr)
+        # left in: placeholders, a product name, the link parameters the providers name (MTurk, Prolific)
+        words = re.sub(r"%\(\w+\)s|JavaScript|turkSubmitTo|assignmentId|workerId|hitId|PROLIFIC_PID|STUDY_ID|"
+                       r"SESSION_ID", "", msgstr)
         assert not re.search(r"[A-Za-z]{3,}", words), msgstr  # no English left in a translation
 
 
@@ -253,3 +255,17 @@ def test_a_fluency_campaign_gets_a_fluency_example_and_a_custom_one_none(env) ->
         assert [p["reference_image"] for p in fluency.settings["worker"]["practice"]] == [None, None]
         assert "example" not in custom.settings["worker"]
     assert any("no example item for language 'en' and the custom criterion" in w for w in warnings)
+
+
+def test_campaign_preview_prints_the_statement_the_worker_reads(env, database_url, tmp_path) -> None:
+    built(env, name="zh-preview", lang="zh-Hans")
+    built(env, name="en-preview")
+    cli = {"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path / "instance")}
+    chinese = CliRunner().invoke(main, ["campaign", "preview", "zh-preview"], env=cli)
+    assert chinese.exit_code == 0, chinese.output
+    assert "(worker pages in zh-Hans)" in chinese.output
+    assert "statement:  答案B与答案A一样恰当地回答了问题。\n" in chinese.output
+    assert "(in English: Answer B answers the question as adequately as Answer A.)" in chinese.output
+    english = CliRunner().invoke(main, ["campaign", "preview", "en-preview"], env=cli)
+    assert "statement:  Answer B answers the question as adequately as Answer A.\n" in english.output
+    assert "in English" not in english.output

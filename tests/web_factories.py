@@ -145,7 +145,11 @@ class WebEnv:
 
 
 def make_web_env(database_url: str, tmp_path, **config) -> WebEnv:
-    """``create_app`` for tests (TESTING, fixed secret key, images under ``tmp_path``)."""
+    """``create_app`` for tests (TESTING, fixed secret key, images under ``tmp_path``).
+
+    Dashboard pages compute the analysis off the request path as always, but wait for it up to
+    ``ANALYSIS_WAIT_SECONDS`` = 120 s rather than 2 s, so that a loaded machine does not turn a page into
+    "computing…"; the tests of that page set it to 0."""
     from da_platform.web import create_app
 
     folder = tmp_path / "images"
@@ -156,6 +160,7 @@ def make_web_env(database_url: str, tmp_path, **config) -> WebEnv:
             "DATABASE_URL": database_url,
             "IMAGE_FOLDER": str(folder),
             "PUBLIC_URL": "http://127.0.0.1",
+            "ANALYSIS_WAIT_SECONDS": 120,
             **config,
         }
     )

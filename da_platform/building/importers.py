@@ -9,6 +9,8 @@ File formats and field names: ``docs/input-formats.md``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 
 from sqlalchemy import func, insert, select
@@ -40,15 +42,15 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
     test_set = TestSet(name=name, source_file=table.file)
     session.add(test_set)
     session.flush()
-    _insert(session, Question, [{"test_set_id": test_set.id, "external_id": r.id, "text": r.question,
+    _insert(session, Question, ({"test_set_id": test_set.id, "external_id": r.id, "text": r.question,
                                  "context": r.context, "answer_type": r.answer_type, "yes_no_label": r.yes_no,
-                                 "gold_entities": list(r.entities) if r.entities else None} for r in records])
+                                 "gold_entities": list(r.entities) if r.entities else None} for r in records))
     question_ids = _question_ids(session, test_set)
-    _insert(session, Reference, [
+    _insert(session, Reference, (
         {"question_id": question_ids[r.id], "position": position, "text": text,
          "yes_no_label": r.reference_labels[position] if r.reference_labels else None,
          "entities": list(r.reference_entities[position]) if r.reference_entities else None}
-        for r in records for position, text in enumerate(r.references)])
+        for r in records for position, text in enumerate(r.references)))
     return test_set
 
 
@@ -96,9 +98,9 @@ def import_system_answers(
     systems = [System(test_set=test_set, name=name, is_human=False, source_file=table.file) for name in groups]
     session.add_all(systems)
     session.flush()
-    _insert(session, Answer, [{"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer,
+    _insert(session, Answer, ({"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer,
                                "yes_no_label": a.yes_no}
-                              for new, answers in zip(systems, groups.values()) for a in answers])
+                              for new, answers in zip(systems, groups.values()) for a in answers))
     return systems
 
 
@@ -151,10 +153,15 @@ def _question_ids(session: Session, test_set: TestSet) -> dict[str, int]:
     return {external_id: question_id for external_id, question_id in session.execute(query.order_by(Question.id))}
 
 
-def _insert(session: Session, model: type, rows: list[dict]) -> None:
-    """Bulk INSERT (one statement per batch, no ORM objects): imports of 100,000 answers stay fast."""
-    if rows:
-        session.execute(insert(model), rows)
+_BATCH = 5_000
+
+
+def _insert(session: Session, model: type, rows: Iterable[dict]) -> None:
+    """Bulk INSERT (one statement per batch of ``_BATCH`` rows, no ORM objects): imports of 100,000
+    answers stay fast, and only one batch of parameters is held at a time."""
+    rows = iter(rows)
+    while batch := list(islice(rows, _BATCH)):
+        session.execute(insert(model), batch)
 
 
 def _check_new_systems(session: Session, test_set: TestSet, table: Table, groups: dict[str, list[AnswerRecord]],

@@ -99,6 +99,28 @@ def find_campaign(session: Session, name: str):
     return campaign
 
 
+def find_worker(session: Session, campaign, name: str):
+    """The campaign's worker called ``name``: ``source:id`` as the exports, `campaign assignments` and the
+    dashboard print it, or the id alone if unique; else a ClickException saying why."""
+    from sqlalchemy import select
+
+    from da_platform.models import Assignment, Hit, Worker
+    from da_platform.ratings import worker_label
+
+    workers = list(session.scalars(
+        select(Worker).join(Assignment, Assignment.worker_id == Worker.id).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id).distinct().order_by(Worker.id)))
+    matches = [w for w in workers if name in (worker_label(w.source, w.external_id), w.external_id)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(worker_label(w.source, w.external_id) for w in matches)
+        raise click.ClickException(f"{name!r} names several workers of campaign {campaign.name!r} ({names}): "
+                                   "give it as source:id")
+    raise click.ClickException(f"no worker {name!r} in campaign {campaign.name!r} (name one as source:id, "
+                               "as in the exports)")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="da-platform")
 @click.pass_context

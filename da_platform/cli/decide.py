@@ -8,31 +8,10 @@ from __future__ import annotations
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli import CliContext, find_campaign, find_worker, pass_context
 from da_platform.operations.decision_actions import ACTIONS
 
 COMMANDS: list[click.Command] = []
-
-
-def _worker(session, campaign, name: str):
-    """The campaign's worker called ``name`` (``source:id`` as in exports, or the id alone if unique)."""
-    from sqlalchemy import select
-
-    from da_platform.models import Assignment, Hit, Worker
-    from da_platform.ratings import worker_label
-
-    workers = list(session.scalars(
-        select(Worker).join(Assignment, Assignment.worker_id == Worker.id).join(Hit, Hit.id == Assignment.hit_id)
-        .where(Hit.campaign_id == campaign.id).distinct().order_by(Worker.id)))
-    matches = [w for w in workers if name in (worker_label(w.source, w.external_id), w.external_id)]
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        names = ", ".join(worker_label(w.source, w.external_id) for w in matches)
-        raise click.ClickException(f"{name!r} names several workers of campaign {campaign.name!r} ({names}): "
-                                   "give it as source:id")
-    raise click.ClickException(f"no worker {name!r} in campaign {campaign.name!r} (name one as source:id, "
-                               "as in the exports)")
 
 
 @click.command()
@@ -61,7 +40,7 @@ def decide(context: CliContext, campaign: str, worker: str, action: str, reason:
         raise click.UsageError("--amount is for ACTION bonus")
     with context.sessions() as session:
         found = find_campaign(session, campaign)
-        person = _worker(session, found, worker)
+        person = find_worker(session, found, worker)
         try:
             proposal = plan(session, found, person, action, amount=amount, reason=reason.strip(),
                             nonce=secrets.token_hex(8))

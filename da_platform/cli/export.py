@@ -39,6 +39,8 @@ def _export(context: CliContext, kind: str, campaign_name: str, out: Path, **opt
                 made = getattr(exports, kind)(session, campaign, **options)
         except exports.ExportError as error:
             raise click.ClickException(str(error)) from None
+    for note in made.notes:
+        click.echo(f"note: {note}", err=True)
     if kind == "wmt" and out.suffix != ".zip":
         import io
         import zipfile

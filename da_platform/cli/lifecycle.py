@@ -2,15 +2,19 @@
 ``system list|delete|replace`` (``da_platform.lifecycle`` does the work)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, database_name, find_campaign, pass_context
+from da_platform.cli import CliContext, database_name, find_campaign, find_worker, pass_context
 from da_platform.rows import get_row
+
+if TYPE_CHECKING:
+    from da_platform.lifecycle import Deleted
 
 COMMANDS: list[click.Command] = []
 ACTOR = "cli"
@@ -30,6 +34,22 @@ def _changing(context: CliContext, work) -> None:
     except (LifecycleError, InputError) as error:
         raise click.ClickException(f"{error}\nnothing was changed") from None
     click.echo(message)
+
+
+def _deleting(context: CliContext, work: Callable[[Session], Deleted], describe: Callable[[Deleted], str]) -> None:
+    """``_changing`` for a deletion; once it is committed, delete its campaigns' prepared export files
+    (``<instance>/exports``; a server on another machine never offers them to another campaign)."""
+    from da_platform.prepared_exports import remove_campaign_files
+
+    done: list[Deleted] = []
+
+    def run(session: Session) -> str:
+        done.append(work(session))
+        return describe(done[0])
+
+    _changing(context, run)
+    for problem in remove_campaign_files(context.settings.instance_path / "exports", done[0].prepared):
+        click.echo(f"warning: could not delete the prepared exports {problem}", err=True)
 
 
 def _test_set(session: Session, name: str):
@@ -75,7 +95,7 @@ def campaign_list(context: CliContext) -> None:
         for c in session.scalars(select(Campaign).order_by(Campaign.id)):
             progress = campaign_progress(session, c)
             rows.append([c.name, c.criterion, c.test_set.name, c.status.value, len(c.systems),
-                         f"{progress.hits_done}/{progress.hits_total}", progress.ratings_total])
+                         f"{progress.hits_done}/{progress.hits_total}", progress.ratings_line()])
     _rows(["campaign", "criterion", "test set", "status", "systems", "HITs done", "ratings"], rows)
 
 
@@ -104,15 +124,15 @@ _status_command("close", "Close CAMPAIGN for good: no new HIT is handed out (wor
 @campaign_group.command("release")
 @click.argument("campaign")
 @click.option("--assignment", "assignment_id", help="Public id of the assignment (see `campaign assignments`).")
-@click.option("--worker", "worker_id", help="Release this worker's assignment in progress (their id as shown "
-                                            "on the dashboard).")
+@click.option("--worker", "worker_id", help="Release this worker's assignment in progress (source:id as "
+                                            "`campaign assignments` prints it, or the id alone).")
 @_reason
 @pass_context
 def campaign_release(context: CliContext, campaign: str, assignment_id: str | None, worker_id: str | None,
                      reason: str) -> None:
     """Give a stuck assignment's HIT back to others (its ratings are kept)."""
     from da_platform.lifecycle import release_assignment
-    from da_platform.models import Assignment, AssignmentStatus, Hit, Worker
+    from da_platform.models import Assignment, AssignmentStatus, Hit
 
     if (assignment_id is None) == (worker_id is None):
         raise click.UsageError("name the assignment with exactly one of --assignment or --worker")
@@ -123,11 +143,13 @@ def campaign_release(context: CliContext, campaign: str, assignment_id: str | No
         if assignment_id is not None:
             query = query.where(Assignment.public_id == assignment_id)
         else:
-            query = query.join(Worker, Worker.id == Assignment.worker_id).where(
-                Worker.external_id == worker_id, Assignment.status == AssignmentStatus.in_progress)
+            person = find_worker(session, found, worker_id or "")
+            query = query.where(Assignment.worker_id == person.id, Assignment.status == AssignmentStatus.in_progress)
         assignment = session.scalars(query).first()
         if assignment is None:
-            raise click.ClickException(f"no such assignment in progress in campaign {campaign!r}")
+            whose = f"of worker {worker_id!r} " if worker_id is not None else f"{assignment_id!r} "
+            raise click.ClickException(f"no assignment {whose}in progress in campaign {campaign!r} (see `da-platform "
+                                       f"campaign assignments {campaign}`)")
         release_assignment(session, assignment, actor=ACTOR, reason=reason)
         return (f"released assignment {assignment.public_id} (HIT {assignment.hit.index}, "
                 f"{assignment.next_position} ratings kept)")
@@ -166,15 +188,20 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
     The dashboard has the same preview with the images (campaign page, "Preview the HITs").
     """
     from da_platform.preview import PreviewError, slot_preview
+    from da_platform.web.i18n import worker_language
     from hit_builder.storage import LocalImageStorage
 
     with context.sessions() as session:
+        found = find_campaign(session, campaign)
+        seen = worker_language(found.settings)  # what the worker reads: the campaign's language
         try:
-            shown = slot_preview(session, find_campaign(session, campaign), hit_index, position)
+            shown = slot_preview(session, found, hit_index, position)
         except PreviewError as error:
             raise click.ClickException(str(error)) from None
-    click.echo(f"HIT {shown.hit_index}, item {shown.position + 1} of {shown.total}\n")
-    click.echo(f"statement:  {shown.statement}")
+    click.echo(f"HIT {shown.hit_index}, item {shown.position + 1} of {shown.total} (worker pages in {seen.lang})\n")
+    click.echo(f"statement:  {seen.text(shown.statement)}")
+    if seen.text(shown.statement) != shown.statement:
+        click.echo(f"            (in English: {shown.statement})")
     click.echo(f"question:   {shown.question}")
     if shown.reference_text is not None:
         click.echo(f"answer A:   {shown.reference_text}")
@@ -202,11 +229,9 @@ def campaign_delete(context: CliContext, campaign: str, force: bool, reason: str
     """Delete CAMPAIGN with its HITs, assignments and ratings (refused if rated, unless --force)."""
     from da_platform.lifecycle import delete_campaign
 
-    def work(session: Session) -> str:
-        deleted = delete_campaign(session, find_campaign(session, campaign), force=force, actor=ACTOR, reason=reason)
-        return f"deleted {deleted.what} ({deleted.ratings} ratings)"
-
-    _changing(context, work)
+    _deleting(context, lambda session: delete_campaign(session, find_campaign(session, campaign), force=force,
+                                                       actor=ACTOR, reason=reason),
+              lambda deleted: f"deleted {deleted.what} ({deleted.ratings} ratings)")
 
 
 # -- test sets and systems ------------------------------------------------------------------------------
@@ -239,12 +264,13 @@ def test_set_delete(context: CliContext, name: str, force: bool, reason: str) ->
     """Delete test set NAME with its systems (refused if it has campaigns, unless --force)."""
     from da_platform.lifecycle import delete_test_set
 
-    def work(session: Session) -> str:
-        deleted = delete_test_set(session, _test_set(session, name), force=force, actor=ACTOR, reason=reason)
-        also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
-        return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
+    _deleting(context, lambda session: delete_test_set(session, _test_set(session, name), force=force, actor=ACTOR,
+                                                       reason=reason), _with_campaigns)
 
-    _changing(context, work)
+
+def _with_campaigns(deleted: Deleted) -> str:
+    also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
+    return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
 
 
 @click.group("system")
@@ -279,13 +305,8 @@ def system_delete(context: CliContext, test_set_name: str, name: str, force: boo
     """Delete system NAME and its answers (refused if a campaign rates it, unless --force)."""
     from da_platform.lifecycle import delete_system
 
-    def work(session: Session) -> str:
-        deleted = delete_system(session, _system(session, test_set_name, name), force=force, actor=ACTOR,
-                                reason=reason)
-        also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
-        return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
-
-    _changing(context, work)
+    _deleting(context, lambda session: delete_system(session, _system(session, test_set_name, name), force=force,
+                                                     actor=ACTOR, reason=reason), _with_campaigns)
 
 
 @system_group.command("replace")

@@ -127,7 +127,7 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     unfinished past the time limit goes to the next person who arrives.
     """
     from da_platform.db import transaction
-    from da_platform.models import AuditLog, CampaignStatus
+    from da_platform.models import AuditLog
     from da_platform.sources.invite_labels import csv_cell, mint_labelled_invites
     from da_platform.sources.pool import TIME_LIMIT_SETTING, PoolSource, mint_invites
     from da_platform.sources.time_limits import time_limit_seconds
@@ -142,17 +142,7 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     names = _labels(labels, labels_file, count)
     with transaction(context.sessions) as session:
         found = find_campaign(session, campaign)
-        if found.status != CampaignStatus.running:
-            if not open_campaign:
-                click.echo(f"warning: campaign {campaign!r} is {found.status.value}; the links work once it is "
-                           "open (add --open)", err=True)
-            elif found.status != CampaignStatus.built:
-                raise click.ClickException(f"campaign {campaign!r} is {found.status.value}: only a built campaign "
-                                           "can be opened")
-            else:
-                found.status = CampaignStatus.running
-                session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.open",
-                                     target=campaign, reason="da-platform invite --open"))
+        _ready_for_links(session, found, open_campaign)
         if time_limit is not None and time_limit != time_limit_minutes(found):
             found.settings = {**(found.settings or {}), TIME_LIMIT_SETTING: time_limit}
             session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.pool_time_limit",
@@ -172,6 +162,34 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
         return
     for link in links:
         output.write(link + "\n")
+
+
+def _ready_for_links(session, campaign, open_campaign: bool) -> None:
+    """Refuse links that could never work (a closed campaign), open a built campaign with --open, and
+    warn when the links work only later (built without --open, paused)."""
+    from da_platform.models import AuditLog, CampaignStatus
+
+    name, status = campaign.name, campaign.status
+    if status == CampaignStatus.running:
+        return
+    if status == CampaignStatus.closed:  # final: it never opens again
+        raise click.ClickException(f"campaign {name!r} is closed for good: links to it would never work; no link "
+                                   "was made (build a new campaign for more ratings)")
+    if status == CampaignStatus.paused:
+        if open_campaign:
+            raise click.ClickException(f"campaign {name!r} is paused: resume it with `da-platform campaign resume "
+                                       f"{name}` (--open opens a built campaign); no link was made")
+        click.echo(f"warning: campaign {name!r} is paused; the links work once it is resumed "
+                   f"(`da-platform campaign resume {name}`)", err=True)
+    elif not open_campaign:
+        click.echo(f"warning: campaign {name!r} is {status.value}; the links work once it is open (add --open)",
+                   err=True)
+    elif status != CampaignStatus.built:
+        raise click.ClickException(f"campaign {name!r} is {status.value}: only a built campaign can be opened")
+    else:
+        campaign.status = CampaignStatus.running
+        session.add(AuditLog(actor="cli", campaign_id=campaign.id, action="campaign.open", target=name,
+                             reason="da-platform invite --open"))
 
 
 def _labels(labels: tuple[str, ...], labels_file: Path | None, count: int) -> list[str]:

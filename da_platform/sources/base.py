@@ -19,13 +19,19 @@ class ArrivalRefused(Exception):
     """The worker may not start (bad or expired link, blocked, no HIT left, ...).
 
     ``status`` is the HTTP status the web layer answers with; the message is shown to the worker
-    and must not reveal anything about the campaign's design.
+    and must not reveal anything about the campaign's design. ``campaign_id``: the campaign the
+    arrival named, when known (the page is then in its language).
     """
 
-    def __init__(self, message: str, status: int = 403) -> None:
+    def __init__(self, message: str, status: int = 403, campaign_id: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        self.campaign_id = campaign_id
+
+    def about(self, campaign_id: int) -> ArrivalRefused:
+        """The same refusal, naming the campaign."""
+        return ArrivalRefused(self.message, self.status, campaign_id)
 
 
 def identifier(params: Mapping[str, str], name: str) -> str:

@@ -56,9 +56,12 @@ class MTurkSource(WorkerSource):
         if params.get("assignmentId") == PREVIEW_ASSIGNMENT_ID:
             return Arrival(source=self.name, campaign_id=hit.campaign_id, worker_external_id=None,
                            hit_id=hit.id, preview=True)
-        assignment_id = identifier(params, "assignmentId")
-        worker_id = identifier(params, "workerId")
-        origin = submit_origin(params.get("turkSubmitTo", ""), self.submit_origins)
+        try:
+            assignment_id = identifier(params, "assignmentId")
+            worker_id = identifier(params, "workerId")
+            origin = submit_origin(params.get("turkSubmitTo", ""), self.submit_origins)
+        except ArrivalRefused as refusal:
+            raise refusal.about(hit.campaign_id) from None
         return Arrival(
             source=self.name,
             campaign_id=hit.campaign_id,

@@ -36,8 +36,8 @@ class PoolSource(WorkerSource):
             invite = self.tokens.read_invite(path_token or "")
         except TokenError as error:
             raise ArrivalRefused(
-                "This invitation has expired." if error.expired else "This invitation link is not valid."
-            ) from None
+                "This invitation has expired." if error.expired else "This invitation link is not valid.",
+                campaign_id=error.campaign_id) from None
         return Arrival(source=self.name, campaign_id=invite.campaign_id, worker_external_id=invite.worker_id)
 
     def completion(self, assignment: Assignment, campaign: Campaign, receipt: str) -> Completion:

@@ -37,9 +37,12 @@ class ProlificSource(WorkerSource):
             campaign_id = self.tokens.read_campaign(path_token or "")
         except TokenError:
             raise ArrivalRefused("This study link is not valid.") from None
-        pid = identifier(params, "PROLIFIC_PID")
-        study = identifier(params, "STUDY_ID")
-        session_id = identifier(params, "SESSION_ID")
+        try:
+            pid = identifier(params, "PROLIFIC_PID")
+            study = identifier(params, "STUDY_ID")
+            session_id = identifier(params, "SESSION_ID")
+        except ArrivalRefused as refusal:
+            raise refusal.about(campaign_id) from None
         return Arrival(
             source=self.name,
             campaign_id=campaign_id,

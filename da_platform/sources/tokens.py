@@ -13,11 +13,16 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLS
 
 
 class TokenError(Exception):
-    """A token that is forged, malformed, of the wrong kind, or expired (``expired`` tells which)."""
+    """A token that is forged, malformed, of the wrong kind, or expired (``expired`` tells which).
 
-    def __init__(self, message: str, expired: bool = False) -> None:
+    An expired token was genuine: what it named is kept (``campaign_id`` of an invite, ``public_id`` of
+    an assignment), so that the page saying so is in the campaign's language."""
+
+    def __init__(self, message: str, expired: bool = False, *, campaign_id: int | None = None,
+                 public_id: str | None = None) -> None:
         super().__init__(message)
         self.expired = expired
+        self.campaign_id, self.public_id = campaign_id, public_id
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ class Tokens:
         except (KeyError, TypeError, ValueError):
             raise TokenError("malformed invite") from None
         if invite.expires_at < (time.time() if now is None else now):
-            raise TokenError("this invitation has expired", expired=True)
+            raise TokenError("this invitation has expired", expired=True, campaign_id=invite.campaign_id)
         return invite
 
     # Assignments (every page after arrival) -------------------------------------------------------
@@ -62,8 +67,10 @@ class Tokens:
     def read_assignment(self, token: str) -> str:
         try:
             value = self._assignment.loads(token, max_age=self.assignment_max_age)
-        except SignatureExpired:
-            raise TokenError("this link has expired", expired=True) from None
+        except SignatureExpired as error:  # genuine, only too old: its payload is the assignment's id
+            named = self._assignment.load_payload(error.payload) if error.payload is not None else None
+            raise TokenError("this link has expired", expired=True,
+                             public_id=named if isinstance(named, str) else None) from None
         except BadSignature:
             raise TokenError("invalid link") from None
         if not isinstance(value, str):

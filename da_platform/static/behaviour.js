@@ -1,8 +1,11 @@
 /* The behaviour record sent with each rating (what happened while the item was shown), as the
    form field "behaviour": {"v": 1, "slot", "first_input_ms", "pointer", "touch", "key",
-   "hidden_ms", "blur_ms", "paste", "copy", "shown_ms"}. Only counts and durations: no positions,
-   no key values, nothing about the browser. Only events the browser marks as trusted (made by the
-   person, not by a script) count, and only those on the slider.
+   "hidden_ms", "blur_ms", "paste", "copy", "shown_ms", "images_loaded"}. Only counts and durations:
+   no positions, no key values, nothing about the browser. Only events the browser marks as trusted
+   (made by the person, not by a script) count, and only those on the slider. "images_loaded" (true)
+   says the item's pictures were shown: worker.js sets the form's data-images to "ok" once they have
+   loaded, and sends no rating for an item whose pictures failed; it is left out when worker.js has not
+   checked them (a browser without Promise).
 
    An item counts as shown when the page is ready for it (the form's data-ready turns "1" with a new
    slot id; the first item from the moment this script runs). The record is written into a hidden
@@ -79,13 +82,16 @@
     // Every duration is measured on one clock up to the same moment t, so none exceeds shown_ms.
     var t = now();
     function upTo(total, since) { return Math.round(total + (since === null ? 0 : t - since)); }
-    return JSON.stringify({
+    var fields = {
       v: 1, slot: item.slot,
       first_input_ms: item.first === null ? null : Math.round(item.first),
       pointer: item.pointer, touch: item.touch, key: item.key,
       hidden_ms: upTo(item.hidden, item.hiddenSince), blur_ms: upTo(item.blur, item.blurSince),
       paste: item.paste, copy: item.copy, shown_ms: Math.round(t - item.shown)
-    });
+    };
+    var images = form.getAttribute("data-images");
+    if (images) { fields.images_loaded = images === "ok"; }
+    return JSON.stringify(fields);
   }
 
   // Runs before worker.js's own submit listener (registered later), so that the fetch and the plain

@@ -2,8 +2,11 @@
    until the worker has moved the slider (pointer or keyboard); the score is sent as a whole number
    0-100. Next sends the rating to the server, which answers with the next item; the page shows it
    in place once its images have loaded (one request per rating, no history entry, so the browser's
-   Back button has no earlier item to show). Without fetch, the form posts normally. No inline
-   scripts (CSP); text from the server only ever goes into textContent. */
+   Back button has no earlier item to show). An item whose pictures did not load (an error, or no
+   pixels) cannot be rated: the form says so (data-images="failed"), offers a reload and keeps Next
+   disabled; the behaviour record then says whether the pictures were shown (behaviour.js). Without
+   fetch, the form posts normally. No inline scripts (CSP); text from the server only ever goes into
+   textContent. */
 (function () {
   "use strict";
 
@@ -22,8 +25,12 @@
   var notice = document.getElementById("notice");
   var KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"];
 
+  function unseen() {
+    return form.getAttribute("data-images") === "failed";
+  }
+
   function moved() {
-    if (form.getAttribute("data-sent") === "1") { return; }
+    if (form.getAttribute("data-sent") === "1" || unseen()) { return; }
     slider.classList.remove("untouched");
     score.value = String(Math.round(Number(slider.value)));
     next.disabled = false;
@@ -38,15 +45,27 @@
     if (KEYS.indexOf(event.key) >= 0) { window.setTimeout(moved, 0); }
   });
 
-  function say(message, resume) {
+  function say(message, resume, label) {
     notice.textContent = message + " ";
     if (resume) {
       var link = document.createElement("a");
       link.href = resume;
-      link.textContent = message_("continue", "Continue");
+      link.id = "notice-link";
+      link.textContent = label || message_("continue", "Continue");
       notice.appendChild(link);
     }
     notice.hidden = false;
+  }
+
+  function imagesShown(ok) {
+    // The pictures are the item: without them nothing may be rated. A reload asks for them again.
+    form.setAttribute("data-images", ok ? "ok" : "failed");
+    if (!ok) {
+      next.disabled = true;
+      if (hint) { hint.hidden = true; }
+      say(message_("images-failed", "The pictures of this item could not be loaded, so it cannot be rated yet."),
+          window.location.href, message_("reload", "Reload the page"));
+    }
   }
 
   function message_(name, english) {
@@ -69,20 +88,26 @@
   }
 
   function loaded(src) {
-    // Resolves once the image at src can be shown (or failed: the worker still sees the text).
+    // Resolves with true once the image at src can be shown (there is none: true), false if it failed
+    // to load or has no pixels.
     return new Promise(function (resolve) {
-      if (!src) { resolve(); return; }
+      if (!src) { resolve(true); return; }
       var probe = new Image();
-      probe.onload = probe.onerror = function () { resolve(); };
+      probe.onload = function () { resolve(probe.naturalWidth > 0 && probe.naturalHeight > 0); };
+      probe.onerror = function () { resolve(false); };
       probe.src = src;
     });
+  }
+
+  function allLoaded(results) {
+    return results.every(function (ok) { return ok; });
   }
 
   function show(screen) {
     var reference = document.getElementById("answer-a");
     var candidate = document.getElementById("answer-b");
     return Promise.all([loaded(screen.reference_image), loaded(screen.candidate_image)])
-      .then(function () {
+      .then(function (results) {
         document.getElementById("statement").textContent = screen.statement;
         document.getElementById("question").textContent = screen.question;
         reference.closest("figure").hidden = !screen.reference_image;
@@ -107,12 +132,13 @@
         document.getElementById("progress").textContent = screen.progress;
         window.scrollTo(0, 0);
         slider.focus({ preventScroll: true });
+        imagesShown(allLoaded(results));
         form.setAttribute("data-ready", "1");
       });
   }
 
   form.addEventListener("submit", function (event) {
-    if (score.value === "" || form.getAttribute("data-sent") === "1") {
+    if (score.value === "" || form.getAttribute("data-sent") === "1" || unseen()) {
       event.preventDefault();
       return;
     }
@@ -157,12 +183,16 @@
     });
   });
 
-  // Ready (tests wait for this) once the listeners are attached and this item's images have loaded,
-  // as show() does for every later item: the images must not push the slider down under a click.
+  // Ready (tests wait for this) once the listeners are attached and this item's images have loaded
+  // (or failed: then the form says so), as show() does for every later item: the images must not
+  // push the slider down under a click.
   if (window.Promise) {
     Promise.all([loaded(document.getElementById("answer-a").getAttribute("src")),
                  loaded(document.getElementById("answer-b").getAttribute("src"))])
-      .then(function () { form.setAttribute("data-ready", "1"); });
+      .then(function (results) {
+        imagesShown(allLoaded(results));
+        form.setAttribute("data-ready", "1");
+      });
   } else {
     form.setAttribute("data-ready", "1");
   }

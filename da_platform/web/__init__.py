@@ -31,6 +31,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     from da_platform.web.i18n import init_i18n
     from da_platform.web.input_guard import init_input_guard
     from da_platform.web.limits import init_limits
+    from da_platform.web.proxies import init_proxies
     from da_platform.web.security import init_security
     from da_platform.web.services import init_services
 
@@ -42,6 +43,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     if settings is None:
         settings = Settings.from_environ(os.environ)
     app.config.from_mapping(web_config(settings, config))
+    init_proxies(app)
     app.url_map.converters["int"] = DatabaseId  # before any route is added
     init_database(app)
     init_limits(app)

@@ -38,6 +38,8 @@ def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> d
         "S3_REGION": settings.s3_region,
         # Where the dashboard's login throttle counts attempts (da_platform.web.admin).
         "ADMIN_RATELIMIT_STORAGE_URI": settings.admin_ratelimit_storage_uri,
+        # Reverse proxies whose X-Forwarded-For / -Proto the app believes (da_platform.web.proxies).
+        "TRUSTED_PROXIES": settings.trusted_proxies,
         # Origins that turkSubmitTo may name (tests add the fake MTurk's http://127.0.0.1:<port>).
         "MTURK_SUBMIT_ORIGINS": list(MTURK_ORIGINS),
         # Who may frame the worker pages: MTurk shows ExternalQuestions in an iframe.

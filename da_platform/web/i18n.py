@@ -8,7 +8,11 @@ attributes for the page's script). A campaign names its language in
   is the message ids themselves);
 * any other language needs a catalogue from the researcher (``build --messages FILE.po``, made from
   ``da_platform/web/translations/worker.pot``); it is checked at build time (every message translated,
-  no unknown placeholder) and stored with the campaign, so a running campaign needs no files.
+  each translation formatted with its message's placeholders as the pages format it) and stored with
+  the campaign, so a running campaign needs no files.
+
+A page of no known campaign (a broken link, the landing page) is in the shipped language the
+browser asks for (``Accept-Language``), else English.
 
 Catalogues are read with Babel's PO reader at run time (no compiled ``.mo`` files to keep in step).
 Translations are text, never markup: every translation is HTML-escaped before a template sees it,
@@ -26,12 +30,14 @@ from pathlib import Path
 from flask import Flask
 from markupsafe import Markup, escape
 
-from da_core.languages import DEFAULT_LANG, SHIPPED_LANGUAGES, CatalogueError, text_direction
+from da_core.languages import DEFAULT_LANG, SHIPPED_LANGUAGES, CatalogueError, negotiate, text_direction
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 TEMPLATE = TRANSLATIONS / "worker.pot"
 SHIPPED = {lang: None if lang == DEFAULT_LANG else TRANSLATIONS / f"{lang}.po" for lang in SHIPPED_LANGUAGES}
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+# Any printf-style conversion Python's ``%`` operator would read: ``%%``, ``%(name)s``, ``%s``, ``%(x)*d``, ``% d``...
+_CONVERSION = re.compile(r"%(?:\((?P<name>[^)]*)\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(?P<type>[A-Za-z%]?)")
 
 
 def _read_po(path: Path) -> list[tuple[str, str, int]]:
@@ -63,8 +69,9 @@ def message_ids() -> tuple[str, ...]:
 def load_catalogue(path: str | Path) -> dict[str, str]:
     """A researcher's PO catalogue, checked against the worker pages' messages.
 
-    Every message must be translated, and a translation may only use the placeholders
-    (``%(name)s``) of its message; errors name the file, the line and the message.
+    Every message must be translated, and each translation must format as the pages format it: with
+    exactly its message's placeholders (``%(name)s``, each kept), a literal % written ``%%``. Errors
+    name the file, the line and the message.
     """
     path = Path(path)
     found = {msgid: (msgstr, line) for msgid, msgstr, line in _read_po(path)}
@@ -75,20 +82,47 @@ def load_catalogue(path: str | Path) -> dict[str, str]:
             missing.append(msgid)
             continue
         msgstr, line = found[msgid]
-        unknown = set(_PLACEHOLDER.findall(msgstr)) - set(_PLACEHOLDER.findall(msgid))
-        if unknown:
-            raise CatalogueError(f"{path}, line {line}: the translation of {msgid!r} uses "
-                                 f"{', '.join('%(' + u + ')s' for u in sorted(unknown))}, which the message "
-                                 "does not have")
-        if msgstr.count("%") - 2 * msgstr.count("%%") != msgid.count("%") - 2 * msgid.count("%%"):
-            raise CatalogueError(f"{path}, line {line}: the translation of {msgid!r} must keep its "
-                                 "placeholders and write a literal % as %%")
+        problem = placeholder_problem(msgid, msgstr)
+        if problem:
+            raise CatalogueError(f"{path}, line {line}: the translation of {msgid!r} {problem}")
         messages[msgid] = msgstr
     if missing:
         shown = "; ".join(repr(m) for m in missing[:5])
         raise CatalogueError(f"{path}: {len(missing)} message(s) of the worker pages have no translation "
                              f"(start from {TEMPLATE.name}): {shown}{' ...' if len(missing) > 5 else ''}")
     return messages
+
+
+def placeholder_problem(msgid: str, msgstr: str) -> str | None:
+    """Why the pages could not show ``msgstr`` as the translation of ``msgid`` (None: they can).
+
+    The pages fill a message's placeholders by Python's ``%`` (Jinja's ``_()`` formats every
+    message, also one without placeholders), so a translation may use only ``%(name)s`` of its
+    message, each of them, and ``%%``. Then it is formatted both ways the pages do, as the last word.
+    """
+    names = set(_PLACEHOLDER.findall(msgid))
+    allowed = ", ".join(f"%({n})s" for n in sorted(names)) or "no placeholder"
+    used = set()
+    for match in _CONVERSION.finditer(msgstr):
+        conversion, name = match.group(), match.group("name")
+        if conversion == "%%":
+            continue
+        if name is not None and name not in names and _PLACEHOLDER.fullmatch(conversion):
+            return f"uses {conversion}, which the message does not have (it has {allowed})"
+        if name is None or conversion != f"%({name})s":
+            return (f"uses {conversion!r}, which the pages cannot fill: use the message's placeholders as they are "
+                    f"({allowed}) and write a literal % as %%")
+        used.add(name)
+    if names - used:
+        return f"leaves out {', '.join(f'%({n})s' for n in sorted(names - used))}: keep every placeholder"
+    sample = {name: f"<{name}>" for name in names}
+    language = WorkerLanguage("xx", {msgid: msgstr})
+    try:
+        language.gettext(msgid) % sample  # as a template's _() does
+        language.text(msgid, **sample)  # as a page's script gets it
+    except (KeyError, TypeError, ValueError) as error:
+        return f"cannot be formatted with the message's placeholders ({type(error).__name__}: {error})"
+    return None
 
 
 @functools.cache
@@ -127,14 +161,17 @@ def worker_language(settings: Mapping | None) -> WorkerLanguage:
     return WorkerLanguage(lang, dict(worker.get("messages") or {}))
 
 
-ENGLISH = WorkerLanguage(DEFAULT_LANG, {})
-
-
 def current_language() -> WorkerLanguage:
-    """The language of this request's worker page (English until a campaign is known)."""
-    from flask import g
+    """The language of this request's worker page: its campaign's once known (``use_page``), else the
+    shipped language the browser asks for (``Accept-Language``: a broken link, the landing page)."""
+    from flask import g, has_request_context, request
 
-    return g.get("worker_language", ENGLISH)
+    if "worker_language" not in g:
+        lang = DEFAULT_LANG
+        if has_request_context():
+            lang = negotiate(tag for tag, quality in request.accept_languages if quality > 0)
+        g.worker_language = worker_language({"worker": {"lang": lang}})
+    return g.worker_language
 
 
 def init_i18n(app: Flask) -> None:

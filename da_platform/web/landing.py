@@ -1,7 +1,7 @@
 """The page at ``/``: says what this server is and points researchers to the dashboard.
 
 Workers never need it (they arrive through their own links), so it names no campaign and reads no
-database.
+database; it is in the shipped language the browser asks for (``da_platform.web.i18n``).
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import typing as t
 
-from flask import Flask, Request, render_template, request, url_for
+from flask import Flask, Request
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.formparser import FormDataParser
 
@@ -53,7 +53,7 @@ def init_limits(app: Flask) -> None:
 
 
 def _too_large(_error: RequestEntityTooLarge):
-    token = (request.view_args or {}).get("token")
-    if request.endpoint == "worker.rate_and_next" and token:
-        return {"error": TOO_LARGE, "resume": url_for("worker.slot", token=token)}, 413
-    return render_template("worker/message.html", title="Request too large", message=TOO_LARGE), 413
+    """In the worker's language: the campaign's when the URL names an assignment, else the browser's."""
+    from da_platform.web.refusals import refusal
+
+    return refusal(TOO_LARGE, 413, "Request too large")

@@ -22,6 +22,7 @@ from typing import Literal
 
 from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
+from werkzeug.exceptions import HTTPException
 
 from da_platform.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.rows import get_row
@@ -71,6 +72,17 @@ def _worker_page_error(error: WorkerPageError):
     return page, error.status
 
 
+@bp.app_errorhandler(404)
+@bp.app_errorhandler(405)
+def _not_here(error: HTTPException):
+    """A URL that answers nothing (a practice item or image that does not exist, a broken link, a wrong
+    method): outside the dashboard, a worker's page in the campaign's language once known, else the
+    browser's, instead of the framework's English one."""
+    if request.path.startswith(("/admin", "/static")):
+        return error
+    return _worker_page_error(WorkerPageError("This page does not exist.", error.code or 404))
+
+
 # Arrival -------------------------------------------------------------------------------------------
 
 
@@ -92,6 +104,7 @@ def arrive_prolific(token: str):
 def _arrive(source_name: str, path_token: str | None):
     session = get_session()
     source = services().sources[source_name]
+    arrival = None
     try:
         arrival = source.arrival(session, request.args, path_token)
         if arrival.preview:  # MTurk preview: read-only
@@ -104,6 +117,9 @@ def _arrive(source_name: str, path_token: str | None):
         session.commit()
     except ArrivalRefused as refusal:
         session.rollback()
+        campaign_id = refusal.campaign_id if arrival is None else arrival.campaign_id
+        if campaign_id is not None:  # the refusal in the campaign's language
+            use_page(campaign_page(campaign_id))
         raise WorkerPageError(refusal.message, refusal.status) from None
     except IntegrityError:  # a concurrent duplicate of this very arrival won the race
         session.rollback()
@@ -118,6 +134,8 @@ def _assignment_public_id(token: str) -> str:
     try:
         return services().tokens.read_assignment(token)
     except TokenError as error:
+        if error.public_id is not None:  # expired: say so in its campaign's language
+            use_page(assignment_page(error.public_id))
         raise WorkerPageError("This link has expired." if error.expired else "This link is not valid.", 403) from None
 
 

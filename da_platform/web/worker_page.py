@@ -49,15 +49,18 @@ def _cache() -> dict:
     return cache
 
 
-def campaign_page(campaign_id: int) -> PageSettings:
-    """The page settings of a campaign (read once per process)."""
+def campaign_page(campaign_id: int) -> PageSettings | None:
+    """The page settings of a campaign (read once per process); None if there is no such campaign."""
     cache = _cache()
     key = ("campaign", campaign_id)
     if key not in cache:
         def read() -> Any:
             with autocommit_connection() as connection:
-                return connection.execute(select(Campaign.settings).where(Campaign.id == campaign_id)).scalar()
-        cache[key] = page_settings(once_more_if_disconnected(read))
+                return connection.execute(select(Campaign.settings).where(Campaign.id == campaign_id)).first()
+        row = once_more_if_disconnected(read)
+        if row is None:
+            return None
+        cache[key] = page_settings(row.settings)
     return cache[key]
 
 

@@ -7,9 +7,9 @@ JSON for the page's script — and changes nothing.
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
-from da_platform.models import Hit, Slot
+from da_platform.models import Campaign, Hit, Slot
 from da_platform.web.admin.accounts import create_user
 from tests.admin_client import PASSWORD, csrf_token, login
 from tests.web_factories import make_web_env
@@ -34,6 +34,20 @@ def test_a_nul_in_the_rated_slot_is_a_400_and_changes_nothing(env, slot):
     assert client.post(base + "rating", data={"slot": real, "score": "50", "behaviour": "{\x00}"}).status_code == 400
     assert snapshot(env) == before
     assert rate(client, base, real, 50, "rating").status_code == 200  # the real rating still goes in
+
+
+def test_the_refusal_is_in_the_workers_language(env):
+    campaign = env.campaign(slots=3)
+    with env.sessions() as s:
+        s.execute(update(Campaign).values(settings={"worker": {"lang": "zh-Hans"}}))
+        s.commit()
+    client = env.app.test_client()
+    base = arrive_pool(env, client, campaign.campaign_id)
+    script = rate(client, base, "\x00", 50, "rating")
+    assert script.status_code == 400
+    assert script.json["error"] == "请求中含有文本中不能出现的字符，已被拒绝；没有保存任何内容。"
+    page = rate(client, base, "\x00", 50, "slot")
+    assert page.status_code == 400 and "请求无效" in page.text and 'lang="zh-Hans"' in page.text
 
 
 def test_control_characters_in_a_path_id_are_a_404(env):

@@ -6,7 +6,10 @@ Security (set up on the app by :func:`init_admin`, which ``create_app`` calls be
 - the session cookie is HttpOnly, SameSite=Lax, and Secure when ``DA_PUBLIC_URL`` is https;
 - every form carries a CSRF token (Flask-WTF ``CSRFProtect``); a POST without one gets 400;
 - login attempts are rate limited per IP address and user name (:class:`LoginThrottle`, default 5
-  per minute) and per IP address across user names (default 20 per minute). The default storage is in memory: per
+  per minute), per IP address across user names (default 20 per minute) and per account from browsers
+  it never logged in from (default 10 per minute and 100 per hour; a known browser has its own limit,
+  so the owner is never locked out). An address is an IPv6 /64; behind reverse proxies set
+  ``$DA_TRUSTED_PROXIES`` (``da_platform.web.proxies``). The default storage is in memory: per
   process, so with N gunicorn workers the
   effective limit is N times higher and restarts reset it; set ``$DA_ADMIN_RATELIMIT_STORAGE_URI``
   (for example ``redis://…``) for a shared limit (see docs/dashboard.md).
@@ -24,10 +27,11 @@ def init_admin(app: Flask) -> None:
     """Cookies, CSRF protection and the login throttle for ``app``."""
     from flask_wtf.csrf import CSRFProtect
 
-    from da_platform.web.admin.auth import DEFAULT_ADDRESS_LIMIT, LoginThrottle
+    from da_platform.web.admin.auth import DEFAULT_ACCOUNT_LIMIT, DEFAULT_ADDRESS_LIMIT, LoginThrottle
 
     app.config.setdefault("ADMIN_LOGIN_LIMIT", "5 per minute")
     app.config.setdefault("ADMIN_LOGIN_ADDRESS_LIMIT", DEFAULT_ADDRESS_LIMIT)
+    app.config.setdefault("ADMIN_LOGIN_ACCOUNT_LIMIT", DEFAULT_ACCOUNT_LIMIT)
     app.config.setdefault("ADMIN_RATELIMIT_STORAGE_URI", "memory://")  # web_config sets $DA_ADMIN_RATELIMIT_STORAGE_URI
     app.config.setdefault("ADMIN_SESSION_HOURS", 12)
     app.config.update(
@@ -45,5 +49,5 @@ def init_admin(app: Flask) -> None:
     csrf.exempt(worker_bp)
     app.extensions["da_admin_login_throttle"] = LoginThrottle(
         app.config["ADMIN_LOGIN_LIMIT"], app.config["ADMIN_RATELIMIT_STORAGE_URI"],
-        app.config["ADMIN_LOGIN_ADDRESS_LIMIT"]
+        app.config["ADMIN_LOGIN_ADDRESS_LIMIT"], app.config["ADMIN_LOGIN_ACCOUNT_LIMIT"]
     )

@@ -12,7 +12,9 @@ from flask_wtf.csrf import CSRFError
 from da_platform.models import AdminUser
 from da_platform.web.admin import bp
 from da_platform.web.admin.accounts import authenticate, revoke_sessions
+from da_platform.web.admin.devices import known_device, remember_device
 from da_platform.web.database import get_session
+from da_platform.web.proxies import client_network, warn_if_forwarded_untrusted
 
 
 def safe_next(target: str | None) -> str:
@@ -64,51 +66,79 @@ def login_required(view: Callable) -> Callable:
 
 
 DEFAULT_ADDRESS_LIMIT = "20 per minute"
+DEFAULT_ACCOUNT_LIMIT = "10 per minute; 100 per hour"
 
 
 class LoginThrottle:
-    """Login attempts in a moving window: per address and user name (``limit``), and per address
-    whatever the user names (``address_limit``), so that trying one password on many accounts
-    (password spraying) is slowed down as much as many passwords on one.
+    """Login attempts in moving windows, so that guessing is slow however it is spread:
 
-    The ``limits`` library (what Flask-Limiter is built on), called only by the login view: no hook
-    runs on the worker pages or any other request.
+    - per address and user name (``limit``): many passwords on one account from one place;
+    - per address whatever the user names (``address_limit``): one password on many accounts (spraying);
+    - per account from every address together (``account_limit``, ``;``-separated limits): one account
+      guessed from many addresses. It counts only attempts from browsers that account never logged in
+      from: one carrying its device cookie (``da_platform.web.admin.devices``) is limited per device
+      (``limit``) instead, so guessing from elsewhere never locks the owner out.
+
+    An address is an IPv4 address or an IPv6 /64 (``da_platform.web.proxies.client_network``). The
+    ``limits`` library (what Flask-Limiter is built on), called only by the login view: no hook runs on
+    the worker pages or any other request.
     """
 
-    def __init__(self, limit: str, storage_uri: str, address_limit: str = DEFAULT_ADDRESS_LIMIT) -> None:
-        from limits import parse
+    def __init__(self, limit: str, storage_uri: str, address_limit: str = DEFAULT_ADDRESS_LIMIT,
+                 account_limit: str = DEFAULT_ACCOUNT_LIMIT) -> None:
+        from limits import parse, parse_many
         from limits.storage import storage_from_string
         from limits.strategies import MovingWindowRateLimiter
 
         self.limit = parse(limit)
         self.address_limit = parse(address_limit)
+        self.account_limits = parse_many(account_limit)
         self._limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
 
-    def allow(self, address: str, user: str) -> bool:
-        """Count one attempt from ``address`` for ``user``; False once either limit is exceeded."""
-        per_address = self._limiter.hit(self.address_limit, "admin-login-address", address)
-        per_user = self._limiter.hit(self.limit, "admin-login", f"{address}|{user[:100].lower()}")
-        return per_address and per_user
+    def refusal(self, address: str, user: str, device: str | None = None) -> str | None:
+        """Count one attempt from ``address`` (a ``client_network``) for ``user``, from the known device
+        ``device`` if any; None if it may go ahead, else why not (for the page)."""
+        account = user[:100].lower()
+        hit = self._limiter.hit
+        if device is not None:
+            if hit(self.limit, "admin-login-device", f"{account}|{device}"):
+                return None
+            return f"Too many login attempts from this browser (at most {self.limit}). Wait a minute and try again."
+        allowed = [hit(self.address_limit, "admin-login-address", address),
+                   hit(self.limit, "admin-login", f"{address}|{account}")]
+        if not all(allowed):
+            return f"Too many login attempts (at most {self.limit}). Wait a minute and try again."
+        if not all([hit(limit, "admin-login-account", account) for limit in self.account_limits]):
+            return ("Too many login attempts on this account from browsers it has not logged in from. Log in "
+                    "from a browser you have used for this account before, or wait a few minutes.")
+        return None
+
+    def allow(self, address: str, user: str, device: str | None = None) -> bool:
+        """Count one attempt (as :meth:`refusal`); False once a limit is exceeded."""
+        return self.refusal(address, user, device) is None
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
-    """The login form; a POST checks the password (rate limited per IP address and user name)."""
+    """The login form; a POST checks the password (rate limited: :class:`LoginThrottle`)."""
     error = None
     target = safe_next(request.values.get("next"))
     if request.method == "POST":
         throttle: LoginThrottle = current_app.extensions["da_admin_login_throttle"]
-        if not throttle.allow(str(request.remote_addr), request.form.get("username", "")):
-            return render_template("admin/message.html", title="Too many login attempts",
-                                   message=f"Too many login attempts (at most {throttle.limit}). Wait a minute "
-                                           "and try again."), 429
-        user = authenticate(get_session(), request.form.get("username", ""), request.form.get("password", ""))
+        name = request.form.get("username", "")
+        warn_if_forwarded_untrusted(current_app, request)
+        refused = throttle.refusal(client_network(request.remote_addr), name, known_device(name))
+        if refused:
+            return render_template("admin/message.html", title="Too many login attempts", message=refused), 429
+        user = authenticate(get_session(), name, request.form.get("password", ""))
         if user is not None:
             session.clear()
             session["admin_user_id"] = user.id
             session["admin_since"] = time.time()
             session["admin_epoch"] = user.session_epoch
-            return redirect(target, code=303)
+            response = redirect(target, code=303)
+            remember_device(response, user.username)
+            return response
         error = "Wrong user name or password."
     status = 401 if error else 200
     return render_template("admin/login.html", error=error, next=target), status

@@ -5,7 +5,7 @@ import io
 import tempfile
 from pathlib import Path
 
-from flask import Response, render_template, request, send_file
+from flask import Response, g, render_template, request, send_file
 from sqlalchemy import select
 
 from da_platform import exports
@@ -58,7 +58,8 @@ def campaign(campaign_id: int):
         except ValueError as error:  # a numerical failure of the planner: show it, keep the page
             planning_error = str(error)
     return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
-                           planning=planning, planning_error=planning_error, formats=exports.RANKING_FORMATS)
+                           planning=planning, planning_error=planning_error, formats=exports.RANKING_FORMATS,
+                           large_exports=prepared.is_large(g.analysis_state.latest))
 
 
 @bp.get("/campaigns/<int:campaign_id>/pvalues.png")

@@ -1,10 +1,10 @@
 """Per-request helpers: the campaign and worker of the URL, and the campaign's analysis.
 
-The analysis comes from the app's :class:`da_platform.analysis_cache.AnalysisCache` (recomputed
-when a rating or a decision has arrived; large campaigns off the request path) and is kept in
-``flask.g`` for the rest of the request; ``g.analysis_state`` tells the pages when it was computed
-and whether it is current. Until a large campaign's first analysis is ready the pages answer with
-a "being computed" message (:class:`AnalysisPending`).
+The analysis comes from the app's :class:`da_platform.analysis_cache.AnalysisCache` (recomputed off
+the request path when a rating or a decision has arrived) and is kept in ``flask.g`` for the rest of
+the request; ``g.analysis_state`` tells the pages when it was computed and whether it is current.
+Until a campaign's first analysis is ready the pages answer "computing…" and reload themselves
+(:class:`AnalysisPending`).
 """
 from __future__ import annotations
 
@@ -19,21 +19,23 @@ from da_platform.web.database import get_session
 
 
 class AnalysisPending(Exception):
-    """A large campaign's first analysis is still being computed in the background."""
+    """A campaign's first analysis (since the server started) is still being computed."""
 
     def __init__(self, campaign: Campaign, state: Cached) -> None:
         super().__init__(campaign.name)
         self.campaign, self.state = campaign, state
 
 
+REFRESH_SECONDS = 2
+
+
 @bp.errorhandler(AnalysisPending)
 def _analysis_pending(pending: AnalysisPending):
-    message = ("Its analysis is being computed in the background; reload this page in a moment."
-               if pending.state.error is None else
-               f"Its last analysis failed ({pending.state.error}); reload this page to try again.")
-    page = render_template("admin/message.html", title=f"Analysing {pending.campaign.name}", message=message,
-                           campaign=None)
-    return page, 503, {"Retry-After": "5"}
+    """"Computing…": the page reloads itself (a meta refresh, no script) until the analysis is ready;
+    after a failure it says why and waits for a reload (which tries again)."""
+    page = render_template("admin/computing.html", campaign=pending.campaign, state=pending.state,
+                           refresh=REFRESH_SECONDS)
+    return page, 503, {"Retry-After": str(REFRESH_SECONDS)}
 
 
 def analysis_cache() -> AnalysisCache:

@@ -19,6 +19,7 @@ from da_platform.web.admin import bp
 from da_platform.web.admin.auth import logged_in_user, login_required
 from da_platform.web.admin.context import campaign_or_404
 from da_platform.web.database import get_session
+from da_platform.web.i18n import worker_language
 from da_platform.web.services import png_response, stored_png
 
 LABELS = {StatusChange.open: "Open to workers", StatusChange.pause: "Pause", StatusChange.resume: "Resume",
@@ -82,7 +83,8 @@ def release(campaign_id: int, assignment_id: int):
 @bp.get("/campaigns/<int:campaign_id>/preview")
 @login_required
 def preview(campaign_id: int):
-    """Slot ``slot`` of HIT ``hit`` as the worker sees it, with its hidden facts. Creates nothing."""
+    """Slot ``slot`` of HIT ``hit`` as the worker sees it (in the campaign's language), with its hidden
+    facts. Creates nothing."""
     campaign = campaign_or_404(campaign_id)
     hit, position = request.args.get("hit", 0, type=int), request.args.get("slot", 0, type=int)
     try:
@@ -90,7 +92,8 @@ def preview(campaign_id: int):
     except PreviewError as error:
         return render_template("admin/message.html", title="Nothing to preview", message=str(error),
                                campaign=campaign), 404
-    return render_template("admin/preview.html", campaign=campaign, shown=shown)
+    return render_template("admin/preview.html", campaign=campaign, shown=shown,
+                           seen=worker_language(campaign.settings))
 
 
 @bp.get("/campaigns/<int:campaign_id>/preview/<slot_id>/<any(reference, candidate):role>.png")

@@ -9,10 +9,10 @@ from analysis.table import BAD_REF, NO_LINK, RatingsTable
 
 
 def worker_rows(table: RatingsTable, worker: str) -> np.ndarray:
-    """Row indices of ``worker``'s ratings, in the order given."""
+    """Row indices of the ratings ``worker`` gave (not the copies for merged answers), in the order given."""
     if worker not in table.worker.labels:
         return np.array([], dtype=np.int64)
-    return np.flatnonzero(table.worker.codes == table.worker.labels.index(worker))
+    return np.flatnonzero((table.worker.codes == table.worker.labels.index(worker)) & ~table.copies())
 
 
 def check_pairs(table: RatingsTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,9 +1,11 @@
-"""Template helpers of the dashboard: number and time formatting, the logged-in researcher."""
+"""Template helpers of the dashboard: number and time formatting, the logged-in researcher, the one
+phrase for ratings of abandoned assignments."""
 from __future__ import annotations
 
 import math
 from datetime import datetime
 
+from da_platform.ratings import abandoned_note
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import current_user
 
@@ -26,6 +28,9 @@ def admin_pvalue(value: float | None) -> str:
 @bp.app_template_filter("admin_time")
 def admin_time(value: datetime | None) -> str:
     return "–" if value is None else value.strftime("%Y-%m-%d %H:%M UTC")
+
+
+bp.add_app_template_global(abandoned_note)
 
 
 @bp.context_processor

@@ -31,7 +31,7 @@ from da_platform.operations.worker_decisions import (
     recommendation,
     record,
 )
-from da_platform.ratings import worker_label
+from da_platform.ratings import abandoned_note, worker_label
 from da_platform.states import QCStatus
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import logged_in_user, login_required
@@ -83,7 +83,7 @@ def _all_median_seconds(table) -> dict[str, float]:
     return {labels[codes[a]]: float(np.median(seconds[a:b])) for a, b in zip(starts, ends)}
 
 
-def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=None) -> list[str]:
+def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=None, abandoned: int = 0) -> list[str]:
     flags = []
     if qc is not None and qc.status != QCStatus.passed:
         flags.append(f"QC {qc.status.replace('_', ' ')}")
@@ -91,10 +91,14 @@ def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=No
         flags.append(f"{qc.longest_identical_run} identical in a row")
     if median < FAST_SECONDS:
         flags.append(f"fast ({median:.1f} s per item)")
+    if verdict is not None and verdict.meaning is not None and verdict.meaning.status == QCStatus.failed:
+        flags.append("MEANING check failed")  # excludes the worker though the QC column (BAD_REF) passed
     if verdict is not None and verdict.status.value == "flagged":
         flags.append("flagged for review: " + ", ".join(s.name.replace("_", " ") for s in verdict.flags))
     if excluded:
         flags.append("data excluded")
+    if abandoned and qc is not None:  # without analysed ratings, the row says it instead of the QC columns
+        flags.append(abandoned_note(abandoned))
     if worker.blocked:
         flags.append("blocked")
     return flags
@@ -105,9 +109,10 @@ def _summary(analysis, label: str, worker: Worker, decisions: list[ReviewDecisio
     verdict = analysis.worker_verdicts.get(label)
     median = _median_seconds(analysis, label)
     data = analysis.decisions.get(label)
+    abandoned = analysis.abandoned.get(label, 0)
     return {"label": label, "worker": worker, "qc": qc, "verdict": verdict, "median_seconds": median,
-            "flags": _flags(qc, median, worker, label in analysis.excluded, policy, verdict),
-            "data": data, "decisions": decisions}
+            "flags": _flags(qc, median, worker, label in analysis.excluded, policy, verdict, abandoned),
+            "data": data, "decisions": decisions, "abandoned": abandoned}
 
 
 @bp.get("/campaigns/<int:campaign_id>/workers")
