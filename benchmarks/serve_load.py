@@ -112,11 +112,12 @@ def free_port() -> int:
 
 
 def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int,
-                   access_log: Path | None = None) -> subprocess.Popen:
-    """The platform under gunicorn, configured from the environment as in production; with
-    ``access_log``, gunicorn logs each request's method, path, status and its time inside the server (µs)."""
+                   access_log: Path | None = None, settings: dict[str, str] | None = None) -> subprocess.Popen:
+    """The platform under gunicorn, configured from the environment as in production (``settings``: more
+    variables); with ``access_log``, gunicorn logs each request's method, path, status and its time inside
+    the server (µs)."""
     env = {**os.environ, "DA_DATABASE_URL": url, "DA_SECRET_KEY": SECRET, "DA_IMAGE_FOLDER": str(images),
-           "DA_ENV": "production", "DA_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+           "DA_ENV": "production", "DA_PUBLIC_URL": f"http://127.0.0.1:{port}", **(settings or {})}
     extra = ["--access-logfile", str(access_log), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"] if access_log else []
     return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, ROOT, extra)
 

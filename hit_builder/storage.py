@@ -36,10 +36,16 @@ class ImageStorage(Protocol):
         """Store several images (one round trip or transaction where the storage allows); their keys."""
 
     def read(self, key: str) -> bytes:
-        """The image stored under ``key`` (``KeyError`` when there is none)."""
+        """The image stored under ``key`` (``KeyError`` when there is none; :class:`StoreUnavailable`
+        when a remote store cannot be reached in time)."""
 
     def exists(self, key: str) -> bool:
         """Whether an image is stored under ``key``."""
+
+
+class StoreUnavailable(RuntimeError):
+    """The store could not be reached, or did not answer in time: nothing is known to be wrong with the
+    key, and the same call may succeed a few seconds later (the web pages answer 503 "try again")."""
 
 
 def content_key(png: bytes) -> str:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from da_platform.campaigns.progress import aware
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Worker, utcnow
 from da_platform.rating.campaign_ratings import worker_label
-from da_platform.sources import pool
+from da_platform.sources import time_limits
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class InProgress:
     total: int
     started_at: datetime
     last_activity: datetime  # the last rating, else when the current item was shown, else the start
-    overdue: bool  # an own-pool HIT past the campaign's time limit (the next arrival takes it)
+    overdue: bool  # past its time limit (sources.time_limits; the next arrival or sync takes it back)
 
 
 def assignments_in_progress(session: Session, campaign: Campaign, now: datetime | None = None) -> list[InProgress]:
@@ -37,7 +37,7 @@ def assignments_in_progress(session: Session, campaign: Campaign, now: datetime 
                    .correlate(Assignment).scalar_subquery())
     rows = session.execute(
         select(Assignment, Worker.source, Worker.external_id, Worker.label, Hit.index, Hit.slot_count,
-               last_rating, pool.overdue(campaign, now))
+               last_rating, time_limits.overdue(campaign, now))
         .join(Hit, Hit.id == Assignment.hit_id).join(Worker, Worker.id == Assignment.worker_id)
         .where(Hit.campaign_id == campaign.id, Assignment.status == AssignmentStatus.in_progress)
     ).all()

@@ -2,9 +2,9 @@
 
 A HIT is *done* when as many of its assignments as it takes (``Hit.max_assignments``) have been
 finished (completed on our side, submitted, approved or rejected), *in progress* when it is not done
-but someone is rating it, *open* otherwise (an own-pool HIT left unfinished past the campaign's time
-limit counts as open: the next worker to arrive gets it). The completion time is projected from the
-observed rate (finished assignments per hour between the first start and the last finish); the cost
+but someone is rating it, *open* otherwise (a HIT left unfinished past its time limit counts as open:
+the next worker to arrive gets it; :mod:`da_platform.sources.time_limits`). The completion time is
+projected from the observed rate (finished assignments per hour between the first start and the last finish); the cost
 from the campaign's MTurk or Prolific reward settings, when it has any. Ratings are every stored rating;
 those of abandoned assignments are counted apart too (``ratings_abandoned``: never analysed or exported).
 """
@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, System, utcnow
 from da_platform.rating.campaign_ratings import abandoned_note, abandoned_ratings
-from da_platform.sources import pool
+from da_platform.sources import time_limits
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def campaign_progress(session: Session, campaign: Campaign, now: datetime | None
     now = now or utcnow()
     finished = func.sum(case((Assignment.status.in_(FINISHED), 1), else_=0))
     running = func.sum(case((and_(Assignment.status == AssignmentStatus.in_progress,
-                                  not_(pool.overdue(campaign, now))), 1), else_=0))
+                                  not_(time_limits.overdue(campaign, now))), 1), else_=0))
     rows = session.execute(
         select(Hit.id, Hit.max_assignments, func.coalesce(finished, 0), func.coalesce(running, 0))
         .outerjoin(Assignment, Assignment.hit_id == Hit.id)

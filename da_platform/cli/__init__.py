@@ -56,7 +56,7 @@ class CliContext:
                     "`da-platform init` to create one here, or set $DA_DATABASE_URL / $DA_INSTANCE_PATH "
                     "(see `da-platform where`).")
         upgrade(url)
-        return make_engine(url)
+        return make_engine(url, sqlite_commit=self.settings.sqlite_commit)
 
     @cached_property
     def sessions(self) -> sessionmaker[Session]:

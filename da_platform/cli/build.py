@@ -93,6 +93,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from da_platform.db.engine import transaction
     from da_platform.images.store import ImageStoreError, open_image_storage
     from hit_builder.ocr_resistant import render_style
+    from hit_builder.storage import StoreUnavailable
     from hit_builder.worker_settings import WorkerPageOptions, read_example
 
     if image_folder is not None and context.settings.image_store is not ImageStore.folder:
@@ -129,7 +130,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                                       warn=warnings.append)
             settings = campaign.settings
             hits = settings["assembly"]["hits"]
-    except (BuildError, InputError) as error:
+    except (BuildError, InputError, StoreUnavailable) as error:
         raise click.ClickException(f"{error}\nnothing was built") from None
     finally:
         if bar is not None:

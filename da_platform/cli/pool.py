@@ -68,12 +68,12 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     from da_platform.db.engine import transaction
     from da_platform.db.models import AuditLog
     from da_platform.sources.invite_labels import csv_cell, mint_labelled_invites
-    from da_platform.sources.pool import (
-        TIME_LIMIT_SETTING,
-        mint_invites,
-        time_limit_minutes,
-    )
+    from da_platform.sources.pool import TIME_LIMIT_SETTING, PoolSource, mint_invites
+    from da_platform.sources.time_limits import time_limit_seconds
     from da_platform.sources.tokens import Tokens
+
+    def time_limit_minutes(found) -> float:
+        return (time_limit_seconds(PoolSource.name, found.settings) or 0) / 60
 
     secret = context.settings.secret_key
     if not secret:

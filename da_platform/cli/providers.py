@@ -286,7 +286,8 @@ def sync(context: CliContext, campaign: str, live: bool, endpoint_url: str | Non
     policy = review_policy(context, row.id)
     result = _provider_errors(lambda: sync_campaign(context.sessions, row.id, client, policy.messages()))
     click.echo(f"{result.seen} assignment(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
-               f"{result.excluded} worker(s) excluded; by status: {result.by_status}")
+               f"{result.excluded} worker(s) excluded, {len(result.released)} released (past the time limit, "
+               f"never submitted to MTurk); by status: {result.by_status}")
     _report(result.reconciled)
 
 
@@ -498,7 +499,8 @@ def prolific_sync(context: CliContext, campaign: str,
     policy = review_policy(context, row.id)
     result = _provider_errors(lambda: sync_campaign(context.sessions, row.id, client, policy.messages(),
                                                     resend_unverified_bonuses=resend_unverified))
-    click.echo(f"{result.seen} submission(s) seen, {result.updated} updated, {len(result.unknown)} unknown; "
+    click.echo(f"{result.seen} submission(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
+               f"{len(result.released)} released (past the time limit, unknown to Prolific); "
                f"by status: {result.by_status}")
     _report(result.reconciled)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from da_platform.config.location import Location, locate
+from da_platform.db.sqlite_commit import SqliteCommit
 from da_platform.db.states import StrState
 
 
@@ -50,6 +51,8 @@ class Settings:
 
     location: Location  # $DA_DATABASE_URL, $DA_INSTANCE_PATH or da-platform.ini (da_platform.config.location)
     environment: Environment | None = None  # None: $DA_ENV unset (the web app: production; `serve`: development)
+    # SQLite: group / full (a commit is on disk before the server answers) or normal (not durable).
+    sqlite_commit: SqliteCommit = SqliteCommit.group
     secret_key: str | None = field(default=None, repr=False)
     public_url: str = DEFAULT_PUBLIC_URL
     # Where answer images live: folder (image_folder) | database | s3 (da_platform/images/store.py).
@@ -96,6 +99,7 @@ class Settings:
             location=locate({name: value for name in ("DA_DATABASE_URL", "DA_INSTANCE_PATH")
                              if (value := get(name)) is not None}, start),
             environment=_environment(get("DA_ENV")),
+            sqlite_commit=_sqlite_commit(get("DA_SQLITE_COMMIT")),
             secret_key=get("DA_SECRET_KEY"),
             public_url=_url("DA_PUBLIC_URL", get("DA_PUBLIC_URL") or DEFAULT_PUBLIC_URL).rstrip("/"),
             image_store=_image_store(get("DA_IMAGE_STORE")),
@@ -121,6 +125,17 @@ def _environment(value: str | None) -> Environment | None:
     except ValueError:
         names = ", ".join(e.value for e in Environment)
         raise SettingsError(f"DA_ENV={value!r} is not an environment (choose one of: {names})") from None
+
+
+def _sqlite_commit(value: str | None) -> SqliteCommit:
+    if value is None:
+        return SqliteCommit.group
+    try:
+        return SqliteCommit(value.lower())
+    except ValueError:
+        names = ", ".join(mode.value for mode in SqliteCommit)
+        raise SettingsError(f"DA_SQLITE_COMMIT={value!r} is not a SQLite commit mode (choose one of: {names}; "
+                            "group and full survive a power cut, normal does not)") from None
 
 
 def _url(name: str, value: str) -> str:

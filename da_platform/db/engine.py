@@ -8,15 +8,20 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.db.sqlite_commit import SqliteCommit, connect_args
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-def make_engine(url: str, **kwargs) -> Engine:
-    """Create an engine; SQLite gets foreign keys, WAL and a busy timeout for concurrent workers."""
+def make_engine(url: str, *, sqlite_commit: SqliteCommit = SqliteCommit.group, **kwargs) -> Engine:
+    """Create an engine; SQLite gets foreign keys, WAL, commits as ``sqlite_commit`` says (by default each
+    is on disk before it returns: :mod:`da_platform.db.sqlite_commit`) and a busy timeout for concurrent workers."""
     if url.startswith("sqlite"):
+        mode = SqliteCommit(sqlite_commit)
+        pragma = f"PRAGMA synchronous={mode.pragma}"
         if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        kwargs.setdefault("connect_args", {"timeout": 30})
+        kwargs["connect_args"] = {"timeout": 30, **connect_args(mode, url), **kwargs.get("connect_args", {})}
         engine = create_engine(url, **kwargs)
 
         @event.listens_for(engine, "connect")
@@ -24,7 +29,7 @@ def make_engine(url: str, **kwargs) -> Engine:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(pragma)
             cursor.close()
 
         return engine

@@ -2,25 +2,32 @@
 
 For every launched HIT (MTurk) or study (Prolific): list every assignment (all pages), update the
 matching ``Assignment`` (by provider assignment id) — status and provider data — and record
-assignments the platform never saw in the audit log. MTurk workers who finished as many HITs as
-the campaign allows get an ``exclude`` decision (the exclusion qualification). Finally every
-``sent`` decision is reconciled with the provider (see :mod:`.decisions`) and every ``pending``
-one (stored by a review that stopped before sending it) is sent.
+assignments the platform never saw in the audit log. An assignment in progress or completed here that
+the provider does not list and that started longer ago than its time limit
+(:mod:`da_platform.sources.time_limits`) is abandoned, its place freed and its ratings left out: the
+provider has none under that id that it can still receive (MTurk lists only submitted, approved and
+rejected assignments, so one that is not listed by the end of its time limit was returned, expired,
+never submitted, or never existed — an arrival with a made-up id). MTurk workers
+who finished as many HITs as the campaign allows get an ``exclude`` decision (the exclusion
+qualification). Finally every ``sent`` decision is reconciled with the provider (see
+:mod:`.decisions`) and every ``pending`` one (stored by a review that stopped before sending it) is sent.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.db.audit import audit
-from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker
+from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker, utcnow
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionAction
 from da_platform.providers.base import Provider, ProviderAssignment, ProviderStatus
 from da_platform.providers.idempotency import request_token
 from da_platform.review.apply import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
+from da_platform.sources import time_limits
 
 _TO_OURS = {
     ProviderStatus.submitted: AssignmentStatus.submitted,
@@ -39,6 +46,7 @@ class SyncResult:
     unknown: list[str] = field(default_factory=list)  # provider assignment ids we have no row for
     by_status: dict[str, int] = field(default_factory=dict)
     excluded: int = 0
+    released: list[str] = field(default_factory=list)  # ours past their limit, not listed: abandoned
     reconciled: ExecutionReport = field(default_factory=ExecutionReport)
 
 
@@ -82,6 +90,37 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
     result.updated += changed
 
 
+# Ours, but the provider's only if it lists them: still being rated, or finished here and (we hope) submitted.
+_RELEASABLE = (AssignmentStatus.in_progress, AssignmentStatus.completed)
+
+
+def release_unlisted(session: Session, campaign: Campaign, provider: str, work_id: str, listed: set[str],
+                     now: datetime, result: SyncResult) -> None:
+    """Abandon our in-progress and completed assignments on this HIT / study that started longer ago than
+    their time limit at ``now`` and that the provider does not list (``listed``: its assignment ids): it
+    can no longer receive a submission for them, so they are not finished HITs (an arrival with a made-up
+    id, or a worker who never submitted). Their places are free again and their ratings, kept, are left
+    out of the analysis as every abandoned assignment's are."""
+    rows = session.scalars(
+        select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id, Hit.provider == provider, Hit.provider_hit_id == work_id,
+               Assignment.source == provider, Assignment.status.in_(_RELEASABLE),
+               time_limits.started_too_long_ago(campaign, now))
+        .order_by(Assignment.id)
+    ).all()
+    for row in rows:
+        if row.provider_assignment_id in listed:
+            continue
+        before, row.status = row.status, AssignmentStatus.abandoned
+        target = row.provider_assignment_id or row.public_id
+        result.released.append(target)
+        audit(session, f"{provider}.sync.release", campaign_id=campaign.id, target=target,
+              outcome=f"{before.value} -> abandoned",
+              reason="past its time limit and not listed by the provider (never submitted there): its place on "
+                     "the HIT is free again and its ratings are left out of the analysis",
+              details={"work": work_id, "started_at": row.started_at.isoformat()})
+
+
 def plan_exclusions(session: Session, campaign: Campaign, provider: str) -> int:
     """``exclude`` decisions for workers who finished ``max_hits_per_worker`` HITs (not yet excluded)."""
     finished = (
@@ -114,11 +153,14 @@ def sync_campaign(sessions: sessionmaker[Session], campaign_id: int, provider: P
     with sessions() as session:
         ids = work_ids(session, get_row(session, Campaign, campaign_id), provider.name)
     for work_id in ids:
+        listed_at = utcnow()  # what was past its limit before the listing began and is not in it
         items = list(provider.list_assignments(work_id))
         with sessions.begin() as session:
             campaign = get_row(session, Campaign, campaign_id)
             for item in items:
                 apply_assignment(session, campaign, item, provider.name, result)
+            release_unlisted(session, campaign, provider.name, work_id, {item.assignment_id for item in items},
+                             listed_at, result)
             audit(session, f"{provider.name}.sync", campaign_id=campaign_id, target=work_id,
                   outcome=f"{len(items)} assignment(s)")
     if exclude_finished and provider.name == "mturk":

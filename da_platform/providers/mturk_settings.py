@@ -11,6 +11,9 @@ from xml.sax.saxutils import escape
 from da_platform.providers.money import amount_string, parse_amount
 from da_platform.providers.public_url import require_public_https
 
+#: MTurk's AssignmentDurationInSeconds when the researcher sets none; also the platform's time limit per HIT.
+MTURK_DEFAULT_ASSIGNMENT_SECONDS = 3 * 3600
+
 # System qualification types (same ids in the sandbox and live), see the MTurk API reference.
 APPROVAL_RATE_QUALIFICATION = "000000000000000000L0"
 NUMBER_APPROVED_QUALIFICATION = "00000000000000000040"
@@ -37,7 +40,7 @@ class MTurkSettings:
     keywords: str = "rating, evaluation, question answering, text"
     reward: Decimal = Decimal("2.00")
     assignments_per_hit: int = 1
-    assignment_duration: int = 3 * 3600
+    assignment_duration: int = MTURK_DEFAULT_ASSIGNMENT_SECONDS  # also the platform's time limit per HIT
     lifetime: int = 7 * 24 * 3600
     auto_approval_delay: int = 3 * 24 * 3600
     frame_height: int = 0  # 0: MTurk uses the whole window

@@ -21,6 +21,9 @@ from da_platform.providers.base import OutcomeUnknown, ProviderAssignment, Provi
 from da_platform.providers.money import amount_string, from_cents, parse_amount, to_cents
 from da_platform.providers.retry import Backoff, call_with_retry
 
+#: The study's maximum allowed time when the researcher sets none; also the platform's time limit per HIT.
+PROLIFIC_DEFAULT_MAXIMUM_MINUTES = 90
+
 PROLIFIC_API = "https://api.prolific.com"
 TOKEN_VARIABLE = "PROLIFIC_API_TOKEN"
 REJECTION_CATEGORIES = frozenset({
@@ -55,7 +58,7 @@ class ProlificSettings:
     currency: str = "GBP"
     places_per_hit: int = 1
     estimated_minutes: int = 20
-    maximum_minutes: int = 90
+    maximum_minutes: int = PROLIFIC_DEFAULT_MAXIMUM_MINUTES  # also the platform's time limit per HIT
     device_compatibility: tuple[str, ...] = ("desktop",)
     fee_rate: Decimal = Decimal("0.3333")  # Prolific's service fee on rewards and bonuses (check your plan)
     study_id: str | None = None  # set at launch

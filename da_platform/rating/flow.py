@@ -6,8 +6,8 @@ handful of statements built once. The caller commits. Invariants:
 - only the current slot (``Assignment.next_position``) can be rated; anything else is refused and
   changes nothing;
 - the same rating sent twice is stored once and answers as success;
-- a blocked worker, or an own-pool worker past the HIT's time limit, can rate nothing more (checked
-  on every rating and page, not only on arrival);
+- a blocked worker, or a worker past the HIT's time limit (:mod:`da_platform.sources.time_limits`),
+  can rate nothing more (checked on every rating and page, not only on arrival);
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot;
 - the page's behaviour record is stored with the rating as valid or as why it is not
@@ -31,7 +31,6 @@ from sqlalchemy import (
     Connection,
     DateTime,
     Engine,
-    Float,
     Integer,
     Table,
     and_,
@@ -52,7 +51,7 @@ from sqlalchemy.sql import Select
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
 from da_platform.rating.behaviour import parse_behaviour
 from da_platform.sources.arrival import begin_write
-from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, TIME_LIMIT_SETTING, PoolSource, is_overdue
+from da_platform.sources.time_limits import is_overdue, limit_seconds_sql
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")
 
@@ -102,7 +101,7 @@ class AssignmentState:
     current_shown_at: datetime | None
     screen: Screen | None  # None once the assignment is complete
     blocked: bool = False  # the worker was blocked since arriving
-    overdue: bool = False  # an own-pool HIT past its time limit (refused from now on)
+    overdue: bool = False  # past its time limit (time_limits; refused from now on)
 
     @property
     def complete(self) -> bool:
@@ -217,12 +216,9 @@ _PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id
 # nothing); ``stored`` inserts the rating only if the claim succeeded. The row also carries the
 # screen after the rated one. No row, or ``stored`` false: the caller looks closer (repeat, refusal).
 _NOW = bindparam("now", type_=DateTime(timezone=True))
-# Not an own-pool HIT past its campaign's time limit (pool.overdue, in SQL: the limit is per campaign).
-_in_time = or_(
-    _A.c.source != PoolSource.name,
-    _A.c.started_at >= _NOW - func.make_interval(0, 0, 0, 0, 0, 0, func.coalesce(
-        _C.c.settings[TIME_LIMIT_SETTING].as_float(), literal(DEFAULT_TIME_LIMIT_MINUTES, Float)) * 60),
-)
+# Not past its time limit (time_limits.overdue, in SQL: the limit is per campaign and source).
+_limit = limit_seconds_sql(_A.c.source, _C.c.settings)
+_in_time = or_(_limit.is_(None), _A.c.started_at >= _NOW - func.make_interval(0, 0, 0, 0, 0, 0, _limit))
 _cur = (
     select(_A.c.id, _A.c.hit_id, _A.c.next_position, _A.c.current_shown_at, _H.c.slot_count, _C.c.statement,
            _C.c.show_reference, _S.c.id.label("slot_id"))

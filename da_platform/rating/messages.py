@@ -46,6 +46,8 @@ MESSAGES = (
     N_("You have already done as many of these tasks as one person may."),
     N_("You have already submitted this task."),
     N_("You have already finished this task."),
+    N_("This task is already under way with another assignment: continue it where you started it. If you "
+       "returned it, it is free again once its time limit has passed."),
     N_("This task is paused at the moment: please come back later."),
     N_("This task was closed before all its items were rated, so it cannot be completed."),
     N_("Not finished"),
@@ -58,6 +60,8 @@ MESSAGES = (
     N_("The link is incomplete or malformed (SESSION_ID)."),
     N_("This page does not exist."),
     N_("Request too large"),
+    N_("Bad request"),
+    N_("The request held a character no text may hold and was refused; nothing was saved."),
     N_("The request was too large and was refused; nothing was saved. Reload the page and try again."),
     N_("No completion code is configured for this study: please contact the researcher."),
 )

@@ -4,10 +4,14 @@
 Rules: a blocked worker gets nothing; a worker never gets the same HIT twice, never more HITs of a campaign
 than ``Campaign.max_hits_per_worker`` — abandoned ones count too, so letting HITs time out does not buy
 more; a HIT never gets more live assignments than ``Hit.max_assignments`` (abandoned and rejected ones
-free their place); own-pool assignments past the campaign's time limit are marked abandoned first.
-With a named HIT (MTurk) the worker's assignment on it is resumed: submitted/approved/rejected ones
-are refused, a completed one is final (a new provider assignment id never replaces its id), an
-abandoned one is reopened if the HIT has room, and a new provider assignment id replaces the old one.
+free their place); assignments of the campaign past their source's time limit
+(:mod:`da_platform.sources.time_limits`) are marked abandoned first.
+An unfinished assignment is resumed only under its own provider assignment id (MTurk assignmentId,
+Prolific SESSION_ID): the worker id in the provider's URL proves nothing, so another id with the same
+worker id could be anyone's and never gets the assignment's token. With a named HIT (MTurk) the
+worker's assignment on it is resumed: submitted/approved/rejected ones are refused, a completed one is
+final, an abandoned one is reopened if the HIT has room, under the new provider assignment id (MTurk
+gives a new one each time a HIT is accepted again).
 
 Statements of a new arrival on SQLite, inside ``BEGIN IMMEDIATE`` … ``COMMIT`` (the write lock): the
 campaign; the worker (created if new, and read, in one upsert); the time-limit UPDATE; the worker's
@@ -19,19 +23,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, bindparam, func, literal, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, func, literal, or_, select, update
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, Worker, utcnow
 from da_platform.sources.base import Arrival, ArrivalRefused
-from da_platform.sources.pool import (
-    DEFAULT_TIME_LIMIT_MINUTES,
-    TIME_LIMIT_SETTING,
-    PoolSource,
-)
+from da_platform.sources.time_limits import LIMITED_SOURCES, cutoffs
 
 # Assignments that no longer hold a place on their HIT.
 FREED = (AssignmentStatus.abandoned, AssignmentStatus.rejected)
@@ -67,10 +67,12 @@ _MINE = (
     .order_by(_A.c.id)
 )
 
+# Unfinished assignments past their source's time limit (time_limits.overdue, with one bound cut-off per source).
 _RELEASE_OVERDUE = (
     update(_A)
-    .where(_A.c.source == PoolSource.name, _A.c.status == AssignmentStatus.in_progress,
-           _A.c.started_at < bindparam("cutoff"),
+    .where(_A.c.status == AssignmentStatus.in_progress,
+           or_(*(and_(_A.c.source == source, _A.c.started_at < bindparam(f"cutoff_{source}"))
+                 for source in LIMITED_SOURCES)),
            _A.c.hit_id.in_(select(_H.c.id).where(_H.c.campaign_id == bindparam("campaign_id"))))
     .values(status=AssignmentStatus.abandoned)
 )
@@ -144,9 +146,9 @@ def take_assignment_id(connection: Connection, arrival: Arrival, now: datetime |
         {"source": arrival.source, "external_id": arrival.worker_external_id, "now": now}).one()
     if blocked:
         raise ArrivalRefused("You cannot take part in this task.")
-    settings = _settings(campaign.settings)
-    cutoff = now - timedelta(minutes=float(settings.get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES)))
-    connection.execute(_RELEASE_OVERDUE, {"cutoff": cutoff, "campaign_id": arrival.campaign_id})
+    connection.execute(_RELEASE_OVERDUE, {
+        "campaign_id": arrival.campaign_id,
+        **{f"cutoff_{source}": cutoff for source, cutoff in cutoffs(_settings(campaign.settings), now).items()}})
     mine = connection.execute(_MINE, {"campaign_id": arrival.campaign_id, "worker_id": worker_id}).all()
 
     if arrival.hit_id is not None:
@@ -156,6 +158,8 @@ def take_assignment_id(connection: Connection, arrival: Arrival, now: datetime |
     else:
         unfinished = next((row for row in mine if row.status == AssignmentStatus.in_progress), None)
         if unfinished is not None:
+            if unfinished.provider_assignment_id != arrival.provider_assignment_id:  # (Prolific: another session)
+                raise _under_way()
             return unfinished.public_id
     if campaign.status == CampaignStatus.paused:
         raise ArrivalRefused("This task is paused at the moment: please come back later.", status=409)
@@ -201,13 +205,25 @@ def _choose_hit(connection: Connection, arrival: Arrival, worker_id: int) -> int
         rejected.append(chosen)
 
 
+def _under_way() -> ArrivalRefused:
+    """An unfinished assignment asked for under another provider assignment id (MTurk assignmentId,
+    Prolific SESSION_ID): the worker id beside it proves nothing, so it is refused."""
+    return ArrivalRefused("This task is already under way with another assignment: continue it where you started "
+                          "it. If you returned it, it is free again once its time limit has passed.", status=409)
+
+
 def _resume_named(connection: Connection, row: Any, arrival: Arrival) -> str:
     """The worker's assignment on the HIT the provider named (MTurk), as the rules above say."""
     if row.status in FINAL:
         raise ArrivalRefused("You have already submitted this task.", status=409)
-    if row.status == AssignmentStatus.completed and row.provider_assignment_id != arrival.provider_assignment_id:
-        # Finished here: its assignment id is the one the provider will report; another must not replace it.
-        raise ArrivalRefused("You have already finished this task.", status=409)
+    if row.provider_assignment_id != arrival.provider_assignment_id:
+        if row.status == AssignmentStatus.completed:
+            # Finished here: its assignment id is the one the provider will report; another must not replace it.
+            raise ArrivalRefused("You have already finished this task.", status=409)
+        if row.status == AssignmentStatus.in_progress:
+            # Whoever holds the stored assignment id is rating it; an unauthenticated second id must not
+            # take over the assignment (nor its ratings, nor what review pays).
+            raise _under_way()
     if row.status == AssignmentStatus.abandoned:  # accepted again after returning it
         if connection.dialect.name == "postgresql":
             connection.execute(_LOCK_HIT, {"hit_id": row.hit_id})

@@ -6,53 +6,23 @@ the campaign's ``max_hits_per_worker``).
 
 A pool worker has a time limit per HIT (``Campaign.settings["pool_time_limit_minutes"]``, default
 :data:`DEFAULT_TIME_LIMIT_MINUTES`, set by ``da-platform invite --time-limit``), as MTurk and Prolific
-have theirs: an unfinished HIT older than that goes back to others (its assignment becomes
-``abandoned``; the ratings already given are kept) the next time someone arrives, and the late
-worker's own next request (page or rating) is refused as soon as the limit has passed.
+have theirs (:mod:`da_platform.sources.time_limits` applies all three).
 """
 from __future__ import annotations
 
 import secrets
 import time
 from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
-from typing import Any
 
-from sqlalchemy import ColumnElement, and_
 from sqlalchemy.orm import Session
 
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign
+from da_platform.db.models import Assignment, Campaign
 from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource
 from da_platform.sources.tokens import TokenError, Tokens
 
 ARRIVAL_PATH = "/pool/{token}"
 DEFAULT_TIME_LIMIT_MINUTES = 180
 TIME_LIMIT_SETTING = "pool_time_limit_minutes"
-
-
-def time_limit_minutes(campaign: Campaign) -> float:
-    """How long a pool worker has for one HIT of ``campaign``."""
-    return float((campaign.settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))
-
-
-def overdue(campaign: Campaign, now: datetime) -> ColumnElement[bool]:
-    """SQL condition: a pool assignment still unfinished after ``campaign``'s time limit (the caller
-    restricts it to the campaign's HITs)."""
-    cutoff = now - timedelta(minutes=time_limit_minutes(campaign))
-    return and_(Assignment.source == PoolSource.name, Assignment.status == AssignmentStatus.in_progress,
-                Assignment.started_at < cutoff)
-
-
-def is_overdue(source: str, status: AssignmentStatus, started_at: datetime | None,
-               settings: Mapping[str, Any] | None, now: datetime) -> bool:
-    """Whether one assignment is an own-pool HIT still unfinished after its campaign's time limit
-    (the same condition as :func:`overdue`, for a row already read; naive times are UTC)."""
-    if source != PoolSource.name or status != AssignmentStatus.in_progress or started_at is None:
-        return False
-    if started_at.tzinfo is None:
-        started_at = started_at.replace(tzinfo=timezone.utc)
-    minutes = float((settings or {}).get(TIME_LIMIT_SETTING, DEFAULT_TIME_LIMIT_MINUTES))
-    return started_at < now - timedelta(minutes=minutes)
 
 
 class PoolSource(WorkerSource):

@@ -40,6 +40,8 @@ def web_config(settings: Settings, overrides: dict[str, Any] | None = None) -> d
         "ENVIRONMENT": str(settings.environment or Environment.production),
         "SECRET_KEY": settings.secret_key,
         "DATABASE_URL": settings.database_url,
+        # SQLite: group / full (a commit is on disk before the answer) or normal (da_platform/db/sqlite_commit.py).
+        "SQLITE_COMMIT": settings.sqlite_commit,
         "PUBLIC_URL": settings.public_url,
         "IMAGE_FOLDER": str(settings.images),
         # Large exports are prepared here off the request path (da_platform/exports/prepared.py).

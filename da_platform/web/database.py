@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.routing import IntegerConverter
 
 from da_platform.db.engine import make_engine, session_factory
+from da_platform.db.sqlite_commit import SqliteCommit
 
 T = TypeVar("T")
 
@@ -27,7 +28,9 @@ def init_database(app: Flask) -> None:
     once more (:func:`once_more_if_disconnected`), and any other page answers 503 "try again".
     """
     if app.config.get("SESSIONS") is None:
-        app.config["SESSIONS"] = session_factory(make_engine(app.config["DATABASE_URL"], pool_pre_ping=False))
+        app.config["SESSIONS"] = session_factory(make_engine(
+            app.config["DATABASE_URL"], pool_pre_ping=False,
+            sqlite_commit=SqliteCommit(app.config["SQLITE_COMMIT"])))
     engine: Engine = app.config["SESSIONS"].kw["bind"]
     app.extensions["da_engine"] = engine
     # Single statements that only read (or write one row atomically) need no transaction: on

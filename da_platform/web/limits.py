@@ -12,11 +12,9 @@ from __future__ import annotations
 import io
 import typing as t
 
-from flask import Flask, Request, render_template, request, url_for
+from flask import Flask, Request
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.formparser import FormDataParser
-
-from da_platform.sources.tokens import TokenError
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_FORM_FIELDS = 100
@@ -56,16 +54,6 @@ def init_limits(app: Flask) -> None:
 
 def _too_large(_error: RequestEntityTooLarge):
     """In the worker's language: the campaign's when the URL names an assignment, else the browser's."""
-    from da_platform.web.i18n import current_language
-    from da_platform.web.services import services
-    from da_platform.web.worker_page import assignment_page, use_page
+    from da_platform.web.refusals import refusal
 
-    token = (request.view_args or {}).get("token")
-    if token and (request.endpoint or "").startswith("worker."):
-        try:
-            use_page(assignment_page(services().tokens.read_assignment(token)))
-        except TokenError:
-            pass
-    if request.endpoint == "worker.rate_and_next" and token:
-        return {"error": current_language().text(TOO_LARGE), "resume": url_for("worker.slot", token=token)}, 413
-    return render_template("worker/message.html", title="Request too large", message=TOO_LARGE), 413
+    return refusal(TOO_LARGE, 413, "Request too large")

@@ -64,7 +64,7 @@ def test_every_variable_is_in_the_one_table_and_every_row_is_read(tmp_path: Path
     by_settings = {name for name, reader in table.items() if reader.startswith("`Settings`")}
     assert environ.asked == by_settings
     assert set(table) - by_settings == read_by_tests_and_benchmarks()
-    assert len(environ.asked) == 17
+    assert len(environ.asked) == 18
 
 
 def test_the_readme_links_the_table_and_nothing_else_reads_the_environment() -> None:

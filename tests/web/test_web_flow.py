@@ -14,7 +14,7 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.pool import NullPool
 
-from da_platform.db.models import Assignment, AssignmentStatus, Hit, Rating, Slot, SlotType, Worker
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, SlotType, Worker
 from da_platform.sources.mturk import PREVIEW_ASSIGNMENT_ID
 from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
 from da_platform.sources.prolific import study_url
@@ -511,16 +511,38 @@ def test_a_pool_hit_past_its_time_limit_goes_to_the_next_worker(env, via):
     assert [r.score for r in ratings(env)] == [20]  # her rating stays
 
 
-def test_the_pool_time_limit_leaves_mturk_assignments_alone(env):
-    campaign = env.campaign(hits=2, slots=2, provider="mturk")
+@pytest.mark.parametrize("source", ["mturk", "prolific"])
+def test_each_provider_keeps_its_own_time_limit(env, source):
+    """MTurk's AssignmentDurationInSeconds and Prolific's maximum time, not the own pool's limit."""
+    campaign = env.campaign(hits=2, slots=2, provider=source, completion_code="CODE")
     with env.sessions() as s:
+        s.execute(update(Campaign).values(settings={"pool_time_limit_minutes": 30, "prolific": {"maximum_minutes": 60},
+                                                    "mturk": {"assignment_duration": 3600}}))
+        s.commit()
         hit_id = s.scalars(select(Hit.provider_hit_id).order_by(Hit.index)).first()
     client = env.app.test_client()
-    arrival = client.get("/mturk", query_string={"assignmentId": "A1", "hitId": hit_id, "workerId": "W1",
-                                                  "turkSubmitTo": FAKE_TURK})
+    if source == "mturk":
+        arrival = client.get("/mturk", query_string={"assignmentId": "A1", "hitId": hit_id, "workerId": "W1",
+                                                      "turkSubmitTo": FAKE_TURK})
+    else:
+        path = urlsplit(study_url(tokens(env), "", campaign.campaign_id)).path
+        arrival = client.get(path, query_string={"PROLIFIC_PID": "p1", "STUDY_ID": "s1", "SESSION_ID": "e1"})
     assert arrival.status_code == 303
-    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES * 10, source="mturk")  # MTurk keeps its own clock
+    base = arrival.location
+    slot, _ = current(client, base)
+
+    def status() -> AssignmentStatus:
+        with env.sessions() as s:
+            return s.scalars(select(Assignment.status).where(Assignment.source == source)).one()
+
+    age_assignments(env, 59, source=source)  # past the pool's 30 minutes, within the provider's 60
     arrive_pool(env, env.app.test_client(), campaign.campaign_id)
-    with env.sessions() as s:
-        assert s.scalars(select(Assignment.status).where(Assignment.source == "mturk")).one() == \
-            AssignmentStatus.in_progress
+    assert status() == AssignmentStatus.in_progress
+    first = rate(client, base, slot, 50, "rating")
+    assert accepted(first)
+    age_assignments(env, 61, source=source)  # past the provider's own limit: the place goes back
+    late = rate(client, base, first.json["screen"]["slot"], 60, "rating")
+    assert late.status_code == 409 and "time for this task ran out" in late.json["error"]
+    arrive_pool(env, env.app.test_client(), campaign.campaign_id)
+    assert status() == AssignmentStatus.abandoned
+    assert client.get(base + "slot", follow_redirects=True).status_code == 410
