@@ -511,6 +511,31 @@ def test_a_pool_hit_past_its_time_limit_goes_to_the_next_worker(env, via):
     assert [r.score for r in ratings(env)] == [20]  # her rating stays
 
 
+@via
+def test_a_rating_past_the_time_limit_on_a_simulated_clock_is_refused_as_late(env, via):
+    """A simulation's server runs on its crowd's clock (``SIMULATED_CLOCK``): a rating sent after the HIT's time
+    limit by that clock is refused as late, and the slot page says time is up, judged at the same moment as the
+    claim. (They used to judge lateness by the real clock: the rating came back "not the current one", which the
+    demo's crowd reported as a crash.)"""
+    from da_platform.crowd import SimulatedClock
+
+    clock = env.app.config["SIMULATED_CLOCK"] = SimulatedClock()
+    client, base = arrive_at_new_hit(env, slots=3)
+    token = base.split("/")[2]
+    first, _ = current(client, base)
+    clock.advance(token, 60_000)
+    assert accepted(rate(client, base, first, 20, via))
+    second, _ = current(client, base)
+    clock.advance(token, (DEFAULT_TIME_LIMIT_MINUTES + 1) * 60_000)
+    before = snapshot(env)
+    late = rate(client, base, second, 30, via)
+    assert late.status_code == 409
+    assert "time for this task ran out" in (late.text if via == "slot" else late.json["error"])
+    page = client.get(base + "slot")
+    assert page.status_code == 410 and "Time is up" in page.text
+    assert snapshot(env) == before
+
+
 def test_the_pool_time_limit_leaves_mturk_assignments_alone(env):
     campaign = env.campaign(hits=2, slots=2, provider="mturk")
     with env.sessions() as s:
