@@ -56,7 +56,7 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     and the systems' known order recovered (exit status 1 if not).
     """
     from analysis.output import text_table
-    from da_platform.demo import CROWD_KIND_DESCRIPTIONS, DemoOptions, DemoSteps, run_demo
+    from da_platform.demo import CROWD_KIND_DESCRIPTIONS, DemoError, DemoOptions, DemoSteps, run_demo
 
     bars: list = []
 
@@ -76,12 +76,22 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
                           render=render_name, font_paths=context.settings.font_paths)
     steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
+    import requests
+
+    from da_core.errors import BuildError
+    from da_platform.crowd import CrowdError
     from da_platform.ocr import OcrUnavailable
 
     try:
         outcome = run_demo(options, steps)
     except OcrUnavailable as error:
         raise click.ClickException(f"{error} (needed by --ocr-bots)") from None
+    except (CrowdError, requests.RequestException) as error:
+        done()
+        raise click.ClickException(f"the simulated crowd stopped: {error}") from None
+    except (DemoError, BuildError) as error:
+        done()
+        raise click.ClickException(str(error)) from None
 
     group = outcome.group
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
