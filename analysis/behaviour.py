@@ -19,6 +19,10 @@ None), never a flag. docs/quality-control.md ("Behaviour signals") explains each
   IReST study (Trauzettel-Klosinski & Dietz 2012, IOVS 53(9):5452) for English and Chinese; three times
   the mean is beyond skimming (about 600–700 words/min, Rayner et al. 2016, Psychol. Sci. Public
   Interest 17(1)). Time: the record's ``shown_ms``, else the server's time on item.
+- ``automation_traces``: share of valid records whose page saw a browser that says it is automated
+  (``navigator.webdriver`` set, or a headless browser's user agent). A person's browser shows neither; both
+  are evaded cheaply (docs/quality-control.md), so they catch only careless automation. WebGL drawn in
+  software is reported in the reason but flags nobody (people without graphics hardware show it too).
 - ``overlap_agreement``: Spearman correlation of the worker's scores with each item's text overlap of
   candidate and reference, the highest over the measures of ``analysis.evidence.OVERLAP_MEASURES``
   (character LCS F1, ROUGE-L, token F1), against the crowd of the same group: a bot that scores by an
@@ -34,7 +38,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from analysis.evidence import FORGED, OVERLAP_MEASURES, SERVER_TIME_TOLERANCE_MS, UNKNOWN, RatingEvidence
+from analysis.evidence import (
+    AUTOMATION_TRACES,
+    FORGED,
+    OVERLAP_MEASURES,
+    SERVER_TIME_TOLERANCE_MS,
+    UNKNOWN,
+    RatingEvidence,
+)
 from analysis.grouping import group_by
 from analysis.table import RatingsTable
 
@@ -47,12 +58,15 @@ MIN_TIME_CV = 0.15
 READING_WPM, READING_CPM = 228.0, 255.0  # IReST means: English words/min, Chinese characters/min
 READING_FACTOR = 3.0
 MAX_TOO_FAST_SHARE = 0.50
+MAX_AUTOMATED_SHARE = 0.50
+AUTOMATION_FLAGGING = ("webdriver", "headless_ua")
+"""The traces that flag (``software_gl`` is reported only: people without graphics hardware show it too)."""
 MIN_OVERLAP_R = 0.94
 MIN_OVERLAP_MARGIN = 0.05
 MIN_CROWD = 3
 
 SIGNALS = ("missing_records", "no_interaction", "regular_timing", "reading_speed", "overlap_agreement",
-           "server_time")
+           "server_time", "automation_traces")
 BEHAVIOUR, CONTENT = "behaviour", "content"
 
 
@@ -130,6 +144,25 @@ def regular_timing(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
     return Signal("regular_timing", BEHAVIOUR, cv, threshold, flagged,
                   f"time per item {mean / 1000:.1f} s on average with coefficient of variation {cv:.3f} "
                   f"({'mechanically regular' if flagged else 'varies as people do'}, threshold {MIN_TIME_CV:g})")
+
+
+def automation_traces(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
+    """Share of valid records reporting traces whose browser said it is automated (``AUTOMATION_FLAGGING``)."""
+    threshold = f"> {MAX_AUTOMATED_SHARE:g} of records: " + " or ".join(AUTOMATION_FLAGGING)
+    reported = rows[evidence.valid[rows] & np.isfinite(evidence.traces[rows]).all(axis=1)]
+    if len(reported) < MIN_RATINGS:
+        return _na("automation_traces", BEHAVIOUR, threshold,
+                   f"{len(reported)} valid record(s) reporting automation traces (< {MIN_RATINGS})")
+    seen = evidence.traces[reported] == 1
+    flagging = [AUTOMATION_TRACES.index(name) for name in AUTOMATION_FLAGGING]
+    automated = int(np.count_nonzero(seen[:, flagging].any(axis=1)))
+    share = automated / len(reported)
+    flagged = share > MAX_AUTOMATED_SHARE
+    counts = ", ".join(f"{name} {int(np.count_nonzero(seen[:, t]))}" for t, name in enumerate(AUTOMATION_TRACES))
+    return Signal("automation_traces", BEHAVIOUR, share, threshold, flagged,
+                  f"{automated} of {len(reported)} ratings came from a browser that says it is automated "
+                  f"(records with each trace: {counts})"
+                  f"{': a driven or headless browser' if flagged else ''}")
 
 
 def reading_times(table: RatingsTable) -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +250,7 @@ def behaviour_signals(table: RatingsTable) -> dict[str, dict[str, tuple[Signal, 
         signals = (missing_records(table.evidence, rows), no_interaction(table.evidence, rows),
                    regular_timing(table.evidence, rows), reading_speed(taken, needed, rows),
                    overlap_agreement(float(correlations[w]), crowd, measures[w]),
-                   server_time(table.evidence, table.seconds, rows))
+                   server_time(table.evidence, table.seconds, rows), automation_traces(table.evidence, rows))
         row = workers.first[w]
         group = table.group.labels[table.group.codes[row]]
         result.setdefault(group, {})[table.worker.labels[table.worker.codes[row]]] = signals

@@ -11,7 +11,9 @@ Fields per rating:
   ``forged``: a well-formed record claiming more time on the item than the server saw (see
   ``SERVER_TIME_TOLERANCE_MS``), which no page can send;
 - from a valid or forged record (NaN otherwise): ``first_input_ms``, ``interactions`` (pointer + touch + key events
-  on the slider), ``hidden_ms``, ``blur_ms``, ``paste``, ``copy``, ``shown_ms``;
+  on the slider), ``hidden_ms``, ``blur_ms``, ``paste``, ``copy``, ``shown_ms``; ``traces``: one column per
+  automation trace of ``AUTOMATION_TRACES`` (1 seen, 0 not, NaN when the record does not report it: pages
+  older than the traces);
 - from the text shown: ``words`` (tokens of space-separated scripts) and ``characters`` (CJK/Thai
   characters), over the candidate and, when the worker saw it, the reference; ``overlap``: one column
   per measure of ``OVERLAP_MEASURES`` of candidate against reference (NaN without a reference): the
@@ -31,6 +33,8 @@ from analysis.metrics.lcs import lcs_length
 from da_core.text import is_character_token, tokenize
 
 OVERLAP_MEASURES: tuple[str, ...] = ("character LCS F1", "ROUGE-L", "token F1")
+AUTOMATION_TRACES: tuple[str, ...] = ("webdriver", "headless_ua", "software_gl")
+"""The optional automation traces of a behaviour record (``da_platform.behaviour.TRACES``), in column order."""
 
 RECORD_STATUSES: tuple[str, ...] = ("unknown", "valid", "missing", "invalid", "oversized", "mismatched", "forged")
 UNKNOWN, VALID, FORGED = 0, 1, 6
@@ -63,6 +67,7 @@ class RatingEvidence:
     words: np.ndarray  # int64
     characters: np.ndarray  # int64
     overlap: np.ndarray  # float64, shape (ratings, len(OVERLAP_MEASURES))
+    traces: np.ndarray  # float64 1/0/NaN, shape (ratings, len(AUTOMATION_TRACES))
 
     def __len__(self) -> int:
         return len(self.record)
@@ -100,6 +105,7 @@ class RatingEvidence:
         code = {name: i for i, name in enumerate(RECORD_STATUSES)}
         record = np.fromiter((code.get(s or "unknown", UNKNOWN) for s in statuses), dtype=np.int8, count=n)
         columns = {name: np.full(n, np.nan) for name in _RECORD_FIELDS}
+        traces = np.full((n, len(AUTOMATION_TRACES)), np.nan)
         for i, (status, data) in enumerate(zip(record.tolist(), records)):
             if status == VALID and not data:
                 record[i] = code["invalid"]
@@ -110,6 +116,9 @@ class RatingEvidence:
             columns["interactions"][i] = data["pointer"] + data["touch"] + data["key"]
             for name in ("hidden_ms", "blur_ms", "paste", "copy", "shown_ms"):
                 columns[name][i] = data[name]
+            for t, name in enumerate(AUTOMATION_TRACES):
+                if data.get(name) is not None:
+                    traces[i, t] = data[name]
             if server_seconds is not None and data["shown_ms"] > server_seconds[i] * 1000 + SERVER_TIME_TOLERANCE_MS:
                 record[i] = FORGED  # (NaN: unknown server time, never larger)
         words = np.zeros(n, dtype=np.int64)
@@ -120,7 +129,7 @@ class RatingEvidence:
             words[i], characters[i] = reading_units(shown)
             if reference:
                 overlap[i] = overlaps(candidate, reference)
-        return cls(record, **columns, words=words, characters=characters, overlap=overlap)
+        return cls(record, **columns, words=words, characters=characters, overlap=overlap, traces=traces)
 
     @classmethod
     def empty(cls, n: int) -> RatingEvidence:

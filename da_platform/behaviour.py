@@ -2,8 +2,9 @@
 
 The page's script (``da_platform/static/behaviour.js``) sends one form field ``behaviour``: a JSON object of at
 most ``MAX_BYTES`` bytes naming the slot it was recorded for and counting what happened while that
-item was shown (see ``FIELDS``). The server keeps only those whitelisted integers: nothing that could
-identify a person (no user agent, no address, no event positions or key values).
+item was shown (see ``FIELDS``), and, optionally (pages older than them send none), whether the browser
+showed traces of automation (see ``TRACES``). The server keeps only those whitelisted integers: nothing
+that could identify a person (no user agent, no address, no event positions or key values).
 
 A rating is always accepted; its record is stored with a ``BehaviourStatus``: ``valid``, or why there
 is no valid record (missing, invalid, oversized, or ``mismatched`` when it names another slot, e.g. a
@@ -23,7 +24,13 @@ COUNTS = ("pointer", "touch", "key", "paste", "copy")
 DURATIONS = ("hidden_ms", "blur_ms", "shown_ms")
 """Milliseconds the page was hidden, the window unfocused, and the item shown (until the rating was sent)."""
 FIELDS = ("first_input_ms", *COUNTS, *DURATIONS)
-"""What is stored of a valid record (with ``v``): ``first_input_ms`` is null when nothing touched the slider."""
+"""What is stored of a valid record (with ``v``, and those of ``TRACES`` it reports): ``first_input_ms`` is null
+when nothing touched the slider."""
+TRACES = ("webdriver", "headless_ua", "software_gl")
+"""Optional traces of an automated browser, 1 seen or 0 not, each one bit that identifies nobody:
+``navigator.webdriver`` is true (the browser is driven by WebDriver or the DevTools Protocol), the user agent
+names a headless browser (``HeadlessChrome``), WebGL is drawn by a software renderer (SwiftShader, llvmpipe:
+no graphics hardware, as on most servers). A record without them is as valid as before."""
 MAX_COUNT = 1_000_000
 MAX_MS = 7 * 24 * 3600 * 1000
 
@@ -38,7 +45,7 @@ def parse_behaviour(raw: str | None, slot_public_id: str) -> tuple[BehaviourStat
         data = json.loads(raw, parse_constant=_refuse_constant)
     except (ValueError, RecursionError):
         return BehaviourStatus.invalid, None
-    if not isinstance(data, dict) or set(data) != {"v", "slot", *FIELDS} or _integer(data["v"]) != VERSION:
+    if not isinstance(data, dict) or not _REQUIRED <= set(data) <= _ALLOWED or _integer(data["v"]) != VERSION:
         return BehaviourStatus.invalid, None
     if not isinstance(data["slot"], str):
         return BehaviourStatus.invalid, None
@@ -52,6 +59,11 @@ def parse_behaviour(raw: str | None, slot_public_id: str) -> tuple[BehaviourStat
         if number is None or not 0 <= number <= (MAX_COUNT if name in COUNTS else MAX_MS):
             return BehaviourStatus.invalid, None
         record[name] = number
+    for name in TRACES:
+        if name in data:
+            if _integer(data[name]) not in (0, 1):
+                return BehaviourStatus.invalid, None
+            record[name] = data[name]
     shown = record["shown_ms"]
     interactions = record["pointer"] + record["touch"] + record["key"]
     first = record["first_input_ms"]
@@ -61,6 +73,10 @@ def parse_behaviour(raw: str | None, slot_public_id: str) -> tuple[BehaviourStat
     if data["slot"] != slot_public_id:
         return BehaviourStatus.mismatched, None
     return BehaviourStatus.valid, record
+
+
+_REQUIRED = {"v", "slot", *FIELDS}
+_ALLOWED = _REQUIRED | set(TRACES)
 
 
 def _integer(value: object) -> int | None:
