@@ -29,6 +29,7 @@ from tests.worker_flow import (
     current,
     rate,
     ratings,
+    refused_as_late,
     snapshot,
     tokens,
     via,
@@ -528,11 +529,7 @@ def test_a_rating_past_the_time_limit_on_a_simulated_clock_is_refused_as_late(en
     second, _ = current(client, base)
     clock.advance(token, (DEFAULT_TIME_LIMIT_MINUTES + 1) * 60_000)
     before = snapshot(env)
-    late = rate(client, base, second, 30, via)
-    assert late.status_code == 409
-    assert "time for this task ran out" in (late.text if via == "slot" else late.json["error"])
-    page = client.get(base + "slot")
-    assert page.status_code == 410 and "Time is up" in page.text
+    assert refused_as_late(client, base, second, 30, via)
     assert snapshot(env) == before
 
 
