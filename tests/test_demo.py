@@ -128,3 +128,14 @@ def test_demo_help_lists_the_adversarial_options() -> None:
     result = CliRunner().invoke(main, ["demo", "--help"])
     for option in ("--ocr-bots", "--agents", "--layout", "--render"):
         assert option in result.output
+
+
+def test_progress_written_to_a_log_file_is_a_line_per_tenth(capsys) -> None:
+    """Where stderr is no terminal (a log file), click draws no bar: a long render looked like a hang."""
+    from da_platform.cli.demo import progress_lines
+
+    update = progress_lines("rendering answer images", 200)
+    for _ in range(200):
+        update(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"  rendering answer images: {n} of 200" for n in range(20, 201, 20)]

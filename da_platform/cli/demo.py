@@ -61,6 +61,8 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     bars: list = []
 
     def progress(label: str, total: int):
+        if not sys.stderr.isatty():  # (click draws no bar there: a line every 10 % instead of silence)
+            return progress_lines(label, total)
         bar = click.progressbar(length=total, label=f"  {label}", file=sys.stderr)
         bar.__enter__()
         bars.append(bar)
@@ -114,6 +116,20 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         click.echo(f"  {'✓' if fact.held else '✗'} {fact.statement}")
     if not all(fact.held for fact in outcome.facts):
         raise SystemExit(1)
+
+
+def progress_lines(label: str, total: int):
+    """A progress report for a log file: one line to stderr each time another tenth of ``total`` is done."""
+    done, shown = [0], [0]
+
+    def update(n: int) -> None:
+        done[0] += n
+        tenth = 10 * done[0] // max(1, total)
+        if tenth > shown[0]:
+            shown[0] = tenth
+            click.echo(f"  {label}: {min(done[0], total)} of {total}", err=True)
+
+    return update
 
 
 COMMANDS.append(demo)
