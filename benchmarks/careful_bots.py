@@ -22,6 +22,7 @@ follow plus noise.
 
     PYTHONPATH=. python benchmarks/careful_bots.py --per-kind 1 --honest 2             # real pace: ~20 min
     PYTHONPATH=. python benchmarks/careful_bots.py --time-scale 0.05 --kinds check-aware,honest   # quick look
+    PYTHONPATH=. python benchmarks/careful_bots.py --traces     # what the page sees of each way to launch Chromium
 
 ``--time-scale`` below 1 shortens every wait (the pages' and the server's clocks are slowed to match); only
 runs at real pace (1, the default) give numbers to report.
@@ -232,6 +233,16 @@ def print_results(result: dict) -> None:
                 print(f"  ! {row['kind']}: {error}")
 
 
+def print_traces() -> None:
+    from da_platform.careful_bots import page_traces
+
+    script = (Path(__file__).resolve().parent.parent / "da_platform" / "static" / "behaviour.js").read_text()
+    print("| Chromium launched with | webdriver | headless_ua | software_gl |")
+    print("|---|---|---|---|")
+    for variant, traces in asyncio.run(page_traces(script)).items():
+        print(f"| {variant} | {traces['webdriver']} | {traces['headless_ua']} | {traces['software_gl']} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -246,7 +257,13 @@ def main() -> None:
     parser.add_argument("--ocr-parallel", type=int, default=2, help="Tesseract readings at a time")
     parser.add_argument("--out", type=Path, help="keep the database, images and judge scores here [default: temp]")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--traces", action="store_true",
+                        help="instead: the automation traces the worker page records in each way of launching "
+                             "Chromium (stock, --headless=new, and the cheap ways to hide them)")
     args = parser.parse_args()
+    if args.traces:
+        print_traces()
+        return
     args.configs = args.configs.split(",")
     args.kinds = [k for k in args.kinds.split(",") if k]
     unknown = [c for c in args.configs if c not in CONFIGS] + [k for k in args.kinds if k not in KINDS]

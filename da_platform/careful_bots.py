@@ -48,6 +48,7 @@ import numpy as np
 
 from analysis.simulation import random_profile
 from da_platform import careful_rules as rules
+from da_platform.behaviour import TRACES
 from da_platform.models import utcnow
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -247,6 +248,20 @@ class Hand:
         await self.page.mouse.up()
         self.at = (end_x, y)
 
+    async def reveal(self, selector: str) -> dict:
+        """Scroll with the mouse wheel until the element is in the window, as a person does; its box."""
+        viewport = self.page.viewport_size
+        for _ in range(40):
+            box = await self.page.locator(selector).bounding_box()
+            if box is None:
+                raise RuntimeError(f"{selector} is not on the page")
+            if box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"]:
+                return box
+            step = float(self.rng.uniform(120, 320))
+            await self.page.mouse.wheel(0, step if box["y"] > 0 else -step)
+            await asyncio.sleep(float(self.rng.uniform(0.05, 0.2)))
+        raise RuntimeError(f"{selector} could not be scrolled into the window")
+
     async def keys(self, key: str, times: int) -> None:
         for _ in range(times):
             await self.page.keyboard.press(key)
@@ -254,7 +269,7 @@ class Hand:
 
     async def set_slider(self, target: int) -> int:
         """Move the slider to about ``target`` (click or drag, then corrections); the score it ended at."""
-        box = await self.page.locator("#slider").bounding_box()
+        box = await self.reveal("#slider")
         left, width, y = box["x"] + SLIDER_PAD, box["width"] - 2 * SLIDER_PAD, box["y"] + box["height"] / 2
 
         def x_of(value: float) -> float:
@@ -278,7 +293,7 @@ class Hand:
         return reached
 
     async def press_next(self) -> None:
-        box = await self.page.locator("#next").bounding_box()
+        box = await self.reveal("#next")
         await self.click(box["x"] + box["width"] * float(self.rng.uniform(0.3, 0.7)),
                          box["y"] + box["height"] * float(self.rng.uniform(0.3, 0.7)))
 
@@ -320,11 +335,10 @@ class Worker:
         hand = Hand(page, self.rng)
         try:
             await page.goto(self.invite_url)
-            start = page.locator("#start")
-            if await start.count() == 0:
+            if await page.locator("#start").count() == 0:
                 raise RuntimeError(f"no task offered: {(await page.inner_text('main'))[:200]}")
-            box = await start.bounding_box()
             await asyncio.sleep(self._scaled(float(self.rng.uniform(4, 12))))  # reads the instructions
+            box = await hand.reveal("#start")
             await hand.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             previous, lost = "", 0
             while True:
@@ -362,7 +376,7 @@ class Worker:
         """The bytes of an answer image as served (captured from the network, else fetched again)."""
         if await page.locator(selector).is_hidden():
             return None
-        src = await page.eval_on_selector(selector, "img => img.currentSrc || img.src")
+        src = await page.eval_on_selector(selector, "img => img.src")  # (currentSrc lags behind a new src)
         if not src:
             return None
         await asyncio.gather(*pending)
@@ -426,16 +440,18 @@ async def launch(playwright: Any, *, evading: bool) -> Any:
                                             args=CHROMIUM_ARGS + (EVADING_ARGS if evading else []))
 
 
-async def new_context(browser: Any, *, evading: bool, time_scale: float) -> Any:
-    """A fresh context (no shared cookies or cache) of a desktop size; evading: a user agent without
-    "Headless" and the WebGL renderer's name rewritten; scaled: the page's clock slowed by ``time_scale``."""
+async def new_context(browser: Any, *, hide_user_agent: bool = False, hide_webgl: bool = False,
+                      time_scale: float = 1.0) -> Any:
+    """A fresh context (no shared cookies or cache) of a desktop size; ``hide_user_agent``: a user agent without
+    "Headless"; ``hide_webgl``: the WebGL renderer's name rewritten; scaled: the page's clock slowed by
+    ``time_scale``."""
     options: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}}
-    if evading:
+    if hide_user_agent:
         version = browser.version.split(".")[0]
         options["user_agent"] = (f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
                                  f"Chrome/{version}.0.0.0 Safari/537.36")
     context = await browser.new_context(**options)
-    if evading:
+    if hide_webgl:
         await context.add_init_script(EVADING_WEBGL)
     if time_scale != 1.0:
         await context.add_init_script(SCALED_CLOCK % time_scale)
@@ -451,7 +467,8 @@ async def run_workers(workers: list[Worker]) -> list[WorkerRun]:
                     for evading in sorted({w.kind.evading for w in workers})}
 
         async def one(worker: Worker) -> WorkerRun:
-            context = await new_context(browsers[worker.kind.evading], evading=worker.kind.evading,
+            evading = worker.kind.evading
+            context = await new_context(browsers[evading], hide_user_agent=evading, hide_webgl=evading,
                                         time_scale=worker.time_scale)
             try:
                 return await worker.run(context)
@@ -463,6 +480,40 @@ async def run_workers(workers: list[Worker]) -> list[WorkerRun]:
         finally:
             for browser in browsers.values():
                 await browser.close()
+
+
+TRACE_PAGE = """<!doctype html><form id="rating-form"><input type="hidden" name="slot" value="s-1">
+<input type="range" id="slider" min="0" max="100"></form>"""
+TRACE_VARIANTS: dict[str, tuple[list[str], bool, bool]] = {
+    # name: (launch flags, user agent without "Headless", WebGL renderer rewritten by an init script)
+    "stock (Playwright's headless Chromium)": ([], False, False),
+    "--headless=new": (["--headless=new"], False, False),
+    "--disable-blink-features=AutomationControlled": (EVADING_ARGS, False, False),
+    "that flag + a user agent without Headless": (EVADING_ARGS, True, False),
+    "that + a WebGL init script (the evading kinds)": (EVADING_ARGS, True, True),
+}
+
+
+async def page_traces(script: str) -> dict[str, dict[str, int]]:
+    """The automation traces the worker page's own script (``behaviour.js``, given as text) records in each
+    of ``TRACE_VARIANTS``: variant -> {trace: 0 or 1}."""
+    import json
+
+    from playwright.async_api import async_playwright
+
+    found = {}
+    async with async_playwright() as playwright:
+        for name, (flags, user_agent, webgl) in TRACE_VARIANTS.items():
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + flags)
+            context = await new_context(browser, hide_user_agent=user_agent, hide_webgl=webgl)
+            page = await context.new_page()
+            await page.set_content(TRACE_PAGE)
+            await page.add_script_tag(content=script)
+            record = await page.evaluate("""() => { const form = document.getElementById('rating-form');
+                form.dispatchEvent(new Event('submit')); return form.querySelector('input[name=behaviour]').value; }""")
+            found[name] = {trace: json.loads(record)[trace] for trace in TRACES}
+            await browser.close()
+    return found
 
 
 def scaled_clock(time_scale: float) -> ScaledClock | None:
