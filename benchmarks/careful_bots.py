@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -112,6 +113,7 @@ def write_judge_scores(session, path: Path) -> int:
 
 def run(args: argparse.Namespace, out: Path) -> dict:
     from sqlalchemy import select
+    from sqlalchemy.orm import aliased
 
     from da_platform.db import make_engine, session_factory
     from da_platform.demo import serving
@@ -120,7 +122,7 @@ def run(args: argparse.Namespace, out: Path) -> dict:
     from hit_builder.sample_data import load_truth
 
     started = time.perf_counter()
-    url, _, images = prepare(args, out)
+    url, env, images = prepare(args, out)
     engine = make_engine(url)
     sessions = session_factory(engine)
     quality = load_truth()["quality"]
@@ -149,19 +151,52 @@ def run(args: argparse.Namespace, out: Path) -> dict:
         with bar:
             runs = asyncio.run(run_workers(workers))
     crowd_seconds = time.perf_counter() - started
+    (out / "workers.json").write_text(json.dumps([asdict(r) for r in runs], indent=1))  # what each worker did
+    for config in args.configs:
+        for command in args.before_analysis:
+            print(f"before the analysis of {config}: {command}", flush=True)
+            done = subprocess.run(command.format(campaign=config, judge_scores=out / "judge-scores.csv",
+                                                 python=sys.executable),
+                                  shell=True, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SystemExit(f"{command} failed:\n{done.stdout}{done.stderr}")
 
     with sessions() as session:
-        types = {public_id: slot_type.value for public_id, slot_type in session.execute(
-            select(Slot.public_id, Slot.slot_type).join(Hit, Slot.hit_id == Hit.id))}
+        original = aliased(Slot)
+        slots = {public_id: (slot_type.value, of) for public_id, slot_type, of in session.execute(
+            select(Slot.public_id, Slot.slot_type, original.public_id).join(Hit, Slot.hit_id == Hit.id)
+            .outerjoin(original, Slot.original_slot_id == original.id))}
         results = [verdicts_of(session, campaigns[config], config, runs, kinds + ["honest"] * bool(args.honest),
-                               types) for config in args.configs]
+                               slots) for config in args.configs]
     engine.dispose()
     return {"seconds": round(crowd_seconds), "time_scale": args.time_scale, "questions": args.questions,
             "passes": args.passes, "seed": args.seed, "per_kind": args.per_kind, "honest": args.honest,
             "ocr_readings": ocr.readings if ocr else 0, "configs": results}
 
 
-def verdicts_of(session, campaign_id: int, config: str, runs: list, kinds: list[str], types: dict[str, str]) -> dict:
+def spotting(runs: list, slots: dict[str, tuple[str, str | None]]) -> dict[str, list[int]]:
+    """What check-aware bots got right, against the slots' true types: [found, of] for REPEAT pairs matched
+    (either member given the other's score: a REPEAT may come before its original), MEANING copies spotted
+    by a rule, and ordinary (SYSTEM) items a rule fired on (false alarms)."""
+    found = {"REPEAT pairs matched": [0, 0], "MEANING spotted": [0, 0], "SYSTEM false alarms": [0, 0]}
+    for run in runs:
+        for slot in run.rated:
+            slot_type, of = slots.get(slot, ("?", None))
+            said = run.spotted.get(slot)
+            if slot_type == "REPEAT" and of in run.rated:
+                found["REPEAT pairs matched"][0] += "repeat" in (said, run.spotted.get(of))
+                found["REPEAT pairs matched"][1] += 1
+            elif slot_type == "MEANING":
+                found["MEANING spotted"][0] += said not in (None, "repeat")
+                found["MEANING spotted"][1] += 1
+            elif slot_type == "SYSTEM":
+                found["SYSTEM false alarms"][0] += said not in (None, "repeat")
+                found["SYSTEM false alarms"][1] += 1
+    return {name: counts for name, counts in found.items() if counts[1]}
+
+
+def verdicts_of(session, campaign_id: int, config: str, runs: list, kinds: list[str],
+                slots: dict[str, tuple[str, str | None]]) -> dict:
     """The campaign's analysis as the dashboard shows it, per kind of worker: verdicts, what fired, the
     signals' values, the page's times, and what the check-aware bots spotted against the slots' true types."""
     from da_platform.campaign_analysis import CampaignAnalysis
@@ -181,8 +216,6 @@ def verdicts_of(session, campaign_id: int, config: str, runs: list, kinds: list[
             for signal in verdict.signals:
                 if signal.flagged is not None:
                     values.setdefault(signal.name, []).append(signal.value)
-        rated = Counter(types.get(slot, "?") for r in mine for slot in r.rated)
-        spotted = Counter((types.get(slot, "?"), what) for r in mine for slot, what in r.spotted.items())
         rows.append({
             "kind": kind, "workers": len(mine), "finished": sum(r.finished for r in mine),
             "errors": [r.error for r in mine if r.error],
@@ -191,8 +224,7 @@ def verdicts_of(session, campaign_id: int, config: str, runs: list, kinds: list[
             "signal_values": {name: [round(min(v), 3), round(max(v), 3)] for name, v in values.items()},
             "seconds_per_item": _spread([s for r in mine for s in r.seconds]),
             "taken_per_item": _spread([s for r in mine for s in r.taken]),
-            "rated": dict(rated),
-            "spotted": {f"{slot_type} as {what}": n for (slot_type, what), n in sorted(spotted.items())},
+            "spotted": spotting(mine, slots) if any(r.spotted for r in mine) else {},
         })
     render = campaign.settings.get("render") or {}
     return {"config": config, "layout": campaign.settings.get("layout", "?"),
@@ -224,10 +256,10 @@ def print_results(result: dict) -> None:
             print(f"- {row['kind']}: {values}")
         spotted = [row for row in config["kinds"] if row["spotted"]]
         if spotted:
-            print("\nwhat the check-aware bots spotted (slots of each true type rated; spotted as what):")
+            print("\nwhat the check-aware bots spotted, against the slots' true types:")
             for row in spotted:
-                print(f"- {row['kind']}: rated " + ", ".join(f"{t} {n}" for t, n in sorted(row["rated"].items()))
-                      + "; spotted " + ", ".join(f"{k} {n}" for k, n in row["spotted"].items()))
+                print(f"- {row['kind']}: " + ", ".join(f"{name} {n} of {of}"
+                                                        for name, (n, of) in row["spotted"].items()))
         for row in config["kinds"]:
             for error in row["errors"]:
                 print(f"  ! {row['kind']}: {error}")
@@ -257,6 +289,11 @@ def main() -> None:
     parser.add_argument("--ocr-parallel", type=int, default=2, help="Tesseract readings at a time")
     parser.add_argument("--out", type=Path, help="keep the database, images and judge scores here [default: temp]")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--before-analysis", action="append", default=[], metavar="COMMAND",
+                        help="a shell command run for each campaign after the rating and before the analysis, on "
+                             "the benchmark's database ($DA_DATABASE_URL set), with {campaign}, {judge_scores} and "
+                             "{python} filled in, e.g. to import the judge's scores: \"{python} -m da_platform "
+                             "import ... {judge_scores}\"; repeatable")
     parser.add_argument("--traces", action="store_true",
                         help="instead: the automation traces the worker page records in each way of launching "
                              "Chromium (stock, --headless=new, and the cheap ways to hide them)")
