@@ -17,8 +17,8 @@ Configurations (``--configs``):
 - ``hardened``: ``--layout hardened --render hardened``.
 
 Also writes, for the researcher's side, the automatic judge's score of every system answer
-(``judge-scores.csv``: system, question, score; ``careful_rules.judge``), which the ``judge-noise`` bots
-follow plus noise.
+(``judge-scores.csv``: system, id, score; ``careful_rules.judge``), which the ``judge-noise`` bots follow plus
+noise; ``--before-analysis`` can import it (or anything else) before the analysis runs.
 
     PYTHONPATH=. python benchmarks/careful_bots.py --per-kind 1 --honest 2             # real pace: ~20 min
     PYTHONPATH=. python benchmarks/careful_bots.py --time-scale 0.05 --kinds check-aware,honest   # quick look
@@ -93,7 +93,7 @@ def prepare(args: argparse.Namespace, out: Path) -> tuple[str, dict[str, str], P
 
 def write_judge_scores(session, path: Path) -> int:
     """The automatic judge's score of every system answer against the first reference, as a researcher
-    computes it (CSV: system, question, score); the number of rows."""
+    computes it (CSV: system, id (the question's), score: the judge-scores import's format); the number of rows."""
     from sqlalchemy import select
     from sqlalchemy.orm import selectinload
 
@@ -106,7 +106,7 @@ def write_judge_scores(session, path: Path) -> int:
             for a in answers if a.question.references]
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["system", "question", "score"])
+        writer.writerow(["system", "id", "score"])
         writer.writerows(sorted(rows))
     return len(rows)
 
@@ -152,14 +152,13 @@ def run(args: argparse.Namespace, out: Path) -> dict:
             runs = asyncio.run(run_workers(workers))
     crowd_seconds = time.perf_counter() - started
     (out / "workers.json").write_text(json.dumps([asdict(r) for r in runs], indent=1))  # what each worker did
-    for config in args.configs:
-        for command in args.before_analysis:
-            print(f"before the analysis of {config}: {command}", flush=True)
-            done = subprocess.run(command.format(campaign=config, judge_scores=out / "judge-scores.csv",
-                                                 python=sys.executable),
-                                  shell=True, env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise SystemExit(f"{command} failed:\n{done.stdout}{done.stderr}")
+    for command in args.before_analysis:
+        command = command.format(judge_scores=out / "judge-scores.csv", python=sys.executable)
+        print(f"before the analysis: {command}", flush=True)
+        done = subprocess.run(command, shell=True, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"{command} failed:\n{done.stdout}{done.stderr}")
+        print("  " + (done.stdout.strip() or "done"), flush=True)
 
     with sessions() as session:
         original = aliased(Slot)
@@ -290,10 +289,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="keep the database, images and judge scores here [default: temp]")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--before-analysis", action="append", default=[], metavar="COMMAND",
-                        help="a shell command run for each campaign after the rating and before the analysis, on "
-                             "the benchmark's database ($DA_DATABASE_URL set), with {campaign}, {judge_scores} and "
-                             "{python} filled in, e.g. to import the judge's scores: \"{python} -m da_platform "
-                             "import ... {judge_scores}\"; repeatable")
+                        help="a shell command run once the workers are done and before the analysis, on the "
+                             "benchmark's database ($DA_DATABASE_URL set; the test set is called sample), with "
+                             "{judge_scores} and {python} filled in; e.g. to give quality control the judge's "
+                             "scores: \"{python} -m da_platform import judge-scores {judge_scores} --test-set "
+                             "sample --judge chrF\"; repeatable")
     parser.add_argument("--traces", action="store_true",
                         help="instead: the automation traces the worker page records in each way of launching "
                              "Chromium (stock, --headless=new, and the cheap ways to hide them)")
