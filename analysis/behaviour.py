@@ -34,6 +34,10 @@ None), never a flag. docs/quality-control.md ("Behaviour signals") explains each
   copies are left out: a check-aware bot spots some by rule and would agree with the crowd there. It needs
   the crowd to see something beyond the automatic scores: in a group where fewer than half the workers
   show it, it cannot tell people from automatic raters and is not applicable.
+- ``automation_traces``: share of valid records whose page saw a browser that says it is automated
+  (``navigator.webdriver`` set, or a headless browser's user agent). A person's browser shows neither; both
+  are evaded cheaply (docs/quality-control.md), so they catch only careless automation. WebGL drawn in
+  software is reported in the reason but flags nobody (people without graphics hardware show it too).
 """
 from __future__ import annotations
 
@@ -43,7 +47,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from analysis.evidence import FORGED, OVERLAP_MEASURES, SERVER_TIME_TOLERANCE_MS, UNKNOWN, RatingEvidence
+from analysis.evidence import (
+    AUTOMATION_TRACES,
+    FORGED,
+    OVERLAP_MEASURES,
+    SERVER_TIME_TOLERANCE_MS,
+    UNKNOWN,
+    RatingEvidence,
+)
 from analysis.grouping import Grouping, group_by
 from analysis.table import BAD_REF, SYSTEM, RatingsTable
 
@@ -60,13 +71,16 @@ MAX_AUTOMATIC_P = 0.02
 """``beyond_automatic`` flags a worker whose one-sided p (partial correlation > 0) is at least this: measured,
 it flags 98-99 % of simulated overlap and judge raters and about 2 % of simulated people on the sample data
 (docs/benchmarks.md, "Quality control at one HIT")."""
+MAX_AUTOMATED_SHARE = 0.50
+AUTOMATION_FLAGGING = ("webdriver", "headless_ua")
+"""The traces that flag (``software_gl`` is reported only: people without graphics hardware show it too)."""
 MIN_CROWD = 3
 MIN_SHOWING_SHARE = 0.5
 """``beyond_automatic`` applies in a group only where at least this share of its workers show information
 beyond the automatic scores (else people there cannot be told from automatic raters)."""
 
 SIGNALS = ("missing_records", "no_interaction", "regular_timing", "reading_speed", "beyond_automatic",
-           "server_time")
+           "server_time", "automation_traces")
 BEHAVIOUR, CONTENT = "behaviour", "content"
 
 
@@ -144,6 +158,25 @@ def regular_timing(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
     return Signal("regular_timing", BEHAVIOUR, cv, threshold, flagged,
                   f"time per item {mean / 1000:.1f} s on average with coefficient of variation {cv:.3f} "
                   f"({'mechanically regular' if flagged else 'varies as people do'}, threshold {MIN_TIME_CV:g})")
+
+
+def automation_traces(evidence: RatingEvidence, rows: np.ndarray) -> Signal:
+    """Share of valid records reporting traces whose browser said it is automated (``AUTOMATION_FLAGGING``)."""
+    threshold = f"> {MAX_AUTOMATED_SHARE:g} of records: " + " or ".join(AUTOMATION_FLAGGING)
+    reported = rows[evidence.valid[rows] & np.isfinite(evidence.traces[rows]).all(axis=1)]
+    if len(reported) < MIN_RATINGS:
+        return _na("automation_traces", BEHAVIOUR, threshold,
+                   f"{len(reported)} valid record(s) reporting automation traces (< {MIN_RATINGS})")
+    seen = evidence.traces[reported] == 1
+    flagging = [AUTOMATION_TRACES.index(name) for name in AUTOMATION_FLAGGING]
+    automated = int(np.count_nonzero(seen[:, flagging].any(axis=1)))
+    share = automated / len(reported)
+    flagged = share > MAX_AUTOMATED_SHARE
+    counts = ", ".join(f"{name} {int(np.count_nonzero(seen[:, t]))}" for t, name in enumerate(AUTOMATION_TRACES))
+    return Signal("automation_traces", BEHAVIOUR, share, threshold, flagged,
+                  f"{automated} of {len(reported)} ratings came from a browser that says it is automated "
+                  f"(records with each trace: {counts})"
+                  f"{': a driven or headless browser' if flagged else ''}")
 
 
 def reading_times(table: RatingsTable) -> tuple[np.ndarray, np.ndarray]:
@@ -316,7 +349,7 @@ def behaviour_signals(table: RatingsTable) -> dict[str, dict[str, tuple[Signal, 
         signals = (missing_records(table.evidence, rows), no_interaction(table.evidence, rows),
                    regular_timing(table.evidence, rows), reading_speed(taken, needed, rows),
                    beyond_automatic(beyond[w], showing, named),
-                   server_time(table.evidence, table.seconds, rows))
+                   server_time(table.evidence, table.seconds, rows), automation_traces(table.evidence, rows))
         row = workers.first[w]
         group = table.group.labels[table.group.codes[row]]
         result.setdefault(group, {})[table.worker.labels[table.worker.codes[row]]] = signals

@@ -11,7 +11,9 @@ Fields per rating:
   ``forged``: a well-formed record claiming more time on the item than the server saw (see
   ``SERVER_TIME_TOLERANCE_MS``), which no page can send;
 - from a valid or forged record (NaN otherwise): ``first_input_ms``, ``interactions`` (pointer + touch + key events
-  on the slider), ``hidden_ms``, ``blur_ms``, ``paste``, ``copy``, ``shown_ms``;
+  on the slider), ``hidden_ms``, ``blur_ms``, ``paste``, ``copy``, ``shown_ms``; ``traces``: one column per
+  automation trace of ``AUTOMATION_TRACES`` (1 seen, 0 not, NaN when the record does not report it: pages
+  older than the traces);
 - from the text shown: ``words`` (tokens of space-separated scripts) and ``characters`` (CJK/Thai
   characters), over the candidate and, when the worker saw it, the reference; ``overlap``: one column
   per measure of ``OVERLAP_MEASURES`` of candidate against reference (NaN without a reference): the
@@ -34,6 +36,8 @@ from analysis.metrics.lcs import lcs_length
 from da_core.text import is_character_token, tokenize
 
 OVERLAP_MEASURES: tuple[str, ...] = ("character LCS F1", "ROUGE-L", "token F1")
+AUTOMATION_TRACES: tuple[str, ...] = ("webdriver", "headless_ua", "software_gl")
+"""The optional automation traces of a behaviour record (``da_platform.rating.behaviour.TRACES``), in column order."""
 
 RECORD_STATUSES: tuple[str, ...] = ("unknown", "valid", "missing", "invalid", "oversized", "mismatched", "forged")
 UNKNOWN, VALID, FORGED = 0, 1, 6
@@ -67,6 +71,7 @@ class RatingEvidence:
     characters: np.ndarray  # int64
     overlap: np.ndarray  # float64, shape (ratings, len(OVERLAP_MEASURES))
     judge: np.ndarray  # float64, shape (ratings, judges): imported automatic judges' scores
+    traces: np.ndarray  # float64 1/0/NaN, shape (ratings, len(AUTOMATION_TRACES))
 
     def __len__(self) -> int:
         return len(self.record)
@@ -106,6 +111,7 @@ class RatingEvidence:
         code = {name: i for i, name in enumerate(RECORD_STATUSES)}
         record = np.fromiter((code.get(s or "unknown", UNKNOWN) for s in statuses), dtype=np.int8, count=n)
         columns = {name: np.full(n, np.nan) for name in _RECORD_FIELDS}
+        traces = np.full((n, len(AUTOMATION_TRACES)), np.nan)
         for i, (status, data) in enumerate(zip(record.tolist(), records)):
             if status == VALID and not data:
                 record[i] = code["invalid"]
@@ -116,6 +122,9 @@ class RatingEvidence:
             columns["interactions"][i] = data["pointer"] + data["touch"] + data["key"]
             for name in ("hidden_ms", "blur_ms", "paste", "copy", "shown_ms"):
                 columns[name][i] = data[name]
+            for t, name in enumerate(AUTOMATION_TRACES):
+                if data.get(name) is not None:
+                    traces[i, t] = data[name]
             if server_seconds is not None and data["shown_ms"] > server_seconds[i] * 1000 + SERVER_TIME_TOLERANCE_MS:
                 record[i] = FORGED  # (NaN: unknown server time, never larger)
         words = np.zeros(n, dtype=np.int64)
@@ -127,7 +136,8 @@ class RatingEvidence:
             if reference:
                 overlap[i] = overlaps(candidate, reference)
         judges = np.zeros((n, 0)) if judge is None else np.asarray(judge, dtype=np.float64).reshape(n, -1)
-        return cls(record, **columns, words=words, characters=characters, overlap=overlap, judge=judges)
+        return cls(record, **columns, words=words, characters=characters, overlap=overlap, judge=judges,
+                   traces=traces)
 
     @classmethod
     def empty(cls, n: int, judges: int = 0) -> RatingEvidence:

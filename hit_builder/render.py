@@ -34,6 +34,8 @@ import threading
 import unicodedata
 import zlib
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 
 from da_core.errors import BuildError
@@ -351,6 +353,10 @@ def paragraphs(text: str) -> list[str]:
 
 
 # -- many images, in parallel ------------------------------------------------------------------------
+class RenderProcessDied(BuildError):
+    """A worker process of :func:`render_many` died before finishing its images (killed or crashed)."""
+
+
 _worker: tuple[Renderer, ImageStorage] | None = None
 
 
@@ -404,11 +410,20 @@ def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]],
         finally:
             _worker = None
         return keys
-    context = multiprocessing.get_context(_start_method())
-    with context.Pool(processes, _init_worker,
-                      (renderer.chain.specs, renderer.style, renderer.shaping, storage)) as pool:
-        for rendered in pool.imap(_render_chunk, chunks):
-            keys += rendered
-            if progress:
-                progress(len(keys), total)
+    # An executor, not a multiprocessing.Pool: when a worker process dies (killed, e.g. by the system running
+    # out of memory, or crashed in a native library) a Pool silently replaces it and waits forever for the
+    # chunk it had; the executor notices and says so.
+    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context(_start_method()),
+                             initializer=_init_worker,
+                             initargs=(renderer.chain.specs, renderer.style, renderer.shaping, storage)) as pool:
+        try:
+            for rendered in pool.map(_render_chunk, chunks):
+                keys += rendered
+                if progress:
+                    progress(len(keys), total)
+        except BrokenProcessPool:
+            raise RenderProcessDied(
+                f"a process rendering the answer images stopped before it finished ({len(keys)} of {total} "
+                "images were done): it was killed (often by the system when memory runs out) or crashed. "
+                "The campaign was not built; build again (with fewer rendering processes if memory is short)") from None
     return keys

@@ -40,11 +40,14 @@ def change_meaning(text: str) -> str:
     return " ".join(words)
 
 
-def human_record(rng, seconds: float, interactions: bool = True) -> dict:
+def human_record(rng, seconds: float, interactions: bool = True, automated: bool = False) -> dict:
+    """A record as today's page sends it; ``automated``: from a driven, headless browser (every trace seen)."""
     shown = int(seconds * 1000)
+    traces = int(automated)
     return {"v": 1, "slot": "x", "first_input_ms": int(shown * 0.7) if interactions else None,
             "pointer": int(rng.integers(1, 20)) if interactions else 0, "touch": 0, "key": 0, "hidden_ms": 0,
-            "blur_ms": 0, "paste": 0, "copy": 0, "shown_ms": shown}
+            "blur_ms": 0, "paste": 0, "copy": 0, "shown_ms": shown,
+            "webdriver": traces, "headless_ua": traces, "software_gl": traces}
 
 
 def crowd_table(kinds: dict[str, str], seed: int = 7) -> RatingsTable:
@@ -54,7 +57,7 @@ def crowd_table(kinds: dict[str, str], seed: int = 7) -> RatingsTable:
     overlap-bot: 100 × overlap, no record, 0.2 s per item; paced-bot: 100 × overlap with forged human
     records; oracle: true quality, records without any event and 6 s ± 1 % per item;
     meaning-blind: like honest but MEANING copies scored a little higher than their originals;
-    random: uniform scores with human records.
+    random: uniform scores with human records; driven-honest: like honest, from a driven headless browser.
     """
     rng = np.random.default_rng(seed)
     items = make_items(rng)
@@ -82,7 +85,8 @@ def crowd_table(kinds: dict[str, str], seed: int = 7) -> RatingsTable:
                 score = round(float(np.clip(quality + rng.normal(0, 3 if kind == "oracle" else 6), 0, 100)))
             if slot_type == "SYSTEM":
                 given_scores[i] = score
-            status, record, seconds = "valid", human_record(rng, human_seconds), human_seconds + 0.3
+            status, record, seconds = ("valid", human_record(rng, human_seconds, automated=kind == "driven-honest"),
+                                       human_seconds + 0.3)
             if kind == "overlap-bot":
                 status, record, seconds = "missing", None, 0.2
             elif kind == "oracle":

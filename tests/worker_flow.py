@@ -71,6 +71,16 @@ def accepted(response) -> bool:
     return response.status_code == 200 and response.is_json and ("screen" in response.json or "done" in response.json)
 
 
+def refused_as_late(client, base: str, slot: str, score: int, via: str) -> bool:
+    """A rating past the HIT's time limit is refused as late (409, saying the time ran out), and the slot page
+    then says time is up (410)."""
+    late = rate(client, base, slot, score, via)
+    said = late.text if via == "slot" else late.json["error"]
+    page = client.get(base + "slot")
+    return (late.status_code == 409 and "time for this task ran out" in said
+            and page.status_code == 410 and "Time is up" in page.text)
+
+
 # Every attack is tried on both ways of posting a rating.
 via = pytest.mark.parametrize("via", ["slot", "rating"])
 

@@ -57,11 +57,13 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     and the systems' known order recovered (exit status 1 if not).
     """
     from analysis.output import text_table
-    from da_platform.simulation.demo import CROWD_KIND_DESCRIPTIONS, DemoOptions, DemoSteps, run_demo
+    from da_platform.simulation.demo import CROWD_KIND_DESCRIPTIONS, DemoError, DemoOptions, DemoSteps, run_demo
 
     bars: list = []
 
     def progress(label: str, total: int):
+        if not sys.stderr.isatty():  # (click draws no bar there: a line every 10 % instead of silence)
+            return progress_lines(label, total)
         bar = click.progressbar(length=total, label=f"  {label}", file=sys.stderr)
         bar.__enter__()
         bars.append(bar)
@@ -77,12 +79,22 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
                           render=render_name, font_paths=context.settings.font_paths)
     steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
+    import requests
+
+    from da_core.errors import BuildError
+    from da_platform.simulation.crowd import CrowdError
     from da_platform.simulation.ocr import OcrUnavailable
 
     try:
         outcome = run_demo(options, steps)
     except OcrUnavailable as error:
         raise click.ClickException(f"{error} (needed by --ocr-bots)") from None
+    except (CrowdError, requests.RequestException) as error:
+        done()
+        raise click.ClickException(f"the simulated crowd stopped: {error}") from None
+    except (DemoError, BuildError) as error:
+        done()
+        raise click.ClickException(str(error)) from None
 
     group = outcome.group
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
@@ -105,6 +117,20 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         click.echo(f"  {'✓' if fact.held else '✗'} {fact.statement}")
     if not all(fact.held for fact in outcome.facts):
         raise SystemExit(1)
+
+
+def progress_lines(label: str, total: int):
+    """A progress report for a log file: one line to stderr each time another tenth of ``total`` is done."""
+    done, shown = [0], [0]
+
+    def update(n: int) -> None:
+        done[0] += n
+        tenth = 10 * done[0] // max(1, total)
+        if tenth > shown[0]:
+            shown[0] = tenth
+            click.echo(f"  {label}: {min(done[0], total)} of {total}", err=True)
+
+    return update
 
 
 COMMANDS.append(demo)

@@ -292,8 +292,9 @@ def _screen(row: Any, status: AssignmentStatus, position: int) -> Screen | None:
     )
 
 
-def load_state(connection: Connection, public_id: str) -> AssignmentState | None:
-    """The assignment with this public id and its current screen, or None if there is none."""
+def load_state(connection: Connection, public_id: str, now: datetime | None = None) -> AssignmentState | None:
+    """The assignment with this public id and its current screen, or None if there is none; ``now`` (default:
+    the clock) is the moment its time limit is judged at."""
     row = connection.execute(_STATE, {"public_id": public_id}).first()
     if row is None:
         return None
@@ -309,7 +310,7 @@ def load_state(connection: Connection, public_id: str) -> AssignmentState | None
         current_shown_at=row.current_shown_at,
         screen=_screen(row, row.status, row.next_position),
         blocked=bool(row.worker_blocked),
-        overdue=_overdue(row, row.source, utcnow()),
+        overdue=_overdue(row, row.source, now or utcnow()),
     )
 
 
@@ -354,7 +355,7 @@ def record_rating(
             ).first()
             if row is not None and row.stored:
                 return Rated(RatingOutcome.STORED, _screen_after(row))
-            return _repeat_or_refuse(connection, public_id, slot_public_id, score)
+            return _repeat_or_refuse(connection, public_id, slot_public_id, score, now)
     with engine.connect() as connection:
         rated = _record_in_transaction(connection, public_id, slot_public_id, score, now, kept)
         connection.commit()
@@ -394,14 +395,16 @@ def _record_in_transaction(connection: Connection, public_id: str, slot_public_i
                  "shown_at": row.current_shown_at, "now": now, **kept},
             )
             return Rated(RatingOutcome.STORED, _screen_after(row))
-    return _repeat_or_refuse(connection, public_id, slot_public_id, score, row)
+    return _repeat_or_refuse(connection, public_id, slot_public_id, score, now, row)
 
 
-def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: str, score: int,
+def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: str, score: int, now: datetime,
                       row: Any = None) -> Rated:
     """A rating that was not stored: the repeat of one stored before (success), or a refusal.
 
-    ``row``: the assignment and the named slot as ``_RATED`` finds them, if already read.
+    ``now``: the moment the rating was judged at (the time limit is judged at the same moment as the claim,
+    so that a rating refused for being late is told so). ``row``: the assignment and the named slot as
+    ``_RATED`` finds them, if already read.
     """
     if row is None:
         row = connection.execute(_RATED, {"public_id": public_id, "slot_public_id": slot_public_id}).first()
@@ -409,7 +412,7 @@ def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: st
         raise RatingRefused("This task does not exist.", status=404)
     if row.worker_blocked:
         raise RatingRefused(BLOCKED, status=403)
-    if _overdue(row, row.source, utcnow()):
+    if _overdue(row, row.source, now):
         raise RatingRefused(TIMED_OUT, status=409)
     if row.slot_id is None:
         raise RatingRefused("That item is not part of your task.", status=409)
@@ -417,7 +420,7 @@ def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: st
     if row.status == AssignmentStatus.abandoned and prior != score:
         raise RatingRefused(TIMED_OUT, status=409)
     if prior is not None and prior == score:
-        state = load_state(connection, public_id)
+        state = load_state(connection, public_id, now)
         return Rated(RatingOutcome.REPEATED, state.screen if state is not None else None)
     raise RatingRefused("Items are rated one at a time, in order; that item is not the current one.", status=409)
 

@@ -58,7 +58,7 @@ KIND_DESCRIPTIONS = {
 #: Lines of text a simulated person reads when the images were not fetched (so their length is unknown):
 #: about a screen with a short reference and answer, like the sample's.
 LINES_WITHOUT_IMAGES = 8
-LINE_PIXELS = 30  # one line of answer text in the rendered images (font 22 px), for reading times
+LINE_PIXELS = 30  # one line of answer text as shown (CSS pixels; font 22 px), for reading times
 RECORD_VERSION = 1
 
 
@@ -70,6 +70,7 @@ class Item:
     candidate_png: bytes | None
     reference_png: bytes | None
     quality: float  # the truth behind the screen (da_platform.simulation.profiles.slot_quality)
+    density: float = 1.0  # image pixels per CSS pixel (the page's data-density: images drawn at 2x show at half)
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,9 @@ def png_height(png: bytes | None) -> int:
 
 
 def reading_seconds(item: Item, rng: np.random.Generator) -> float:
-    """How long a person takes on a screen: about 3 s per line of text shown plus 2.5 s to decide,
-    log-normal (σ 0.35) around that."""
-    lines = (png_height(item.candidate_png) + png_height(item.reference_png)) / LINE_PIXELS
+    """How long a person takes on a screen: about 3 s per line of text shown (as the page shows the images:
+    ``LINE_PIXELS`` CSS pixels a line) plus 2.5 s to decide, log-normal (σ 0.35) around that."""
+    lines = (png_height(item.candidate_png) + png_height(item.reference_png)) / (LINE_PIXELS * item.density)
     if item.candidate_png is None and item.reference_png is None:
         lines = LINES_WITHOUT_IMAGES  # images not fetched (demo --no-images): a typical screen's reading
     return float((2.5 + 3.0 * lines) * rng.lognormal(0.0, 0.35))

@@ -12,6 +12,11 @@ slot id the page carries. OCR bots read the images they fetched, as a real bot w
 
 Paced raters wait ``virtual seconds × time_scale`` for real before each rating (0: no waiting).
 
+As the page's script does, a rating lost on the way (no answer within ``SEND_TIMEOUT_S``, a dropped
+connection) is sent again; the server stores it once and answers the repeat with the next item. A worker
+whose HIT's time limit passed (the page says so) leaves that HIT, keeping the ratings given, and arrives
+for the next; any other refusal is a :class:`CrowdError`.
+
 Time as the server sees it: with a :class:`SimulatedClock` (given to the app as ``create_app(clock=...)`` and
 to :func:`run_crowd`), each assignment's serving and rating times are its worker's own simulated time,
 which advances by the virtual time a rater really waits (``Rater.waits``); a rater that claims a
@@ -44,11 +49,19 @@ _IMAGE = re.compile(r'<img id="answer-([ab])" src="([^"]+)"')
 _ROLE = {"a": "reference", "b": "candidate"}
 _RATING_URL = re.compile(r'data-rating-url="([^"]+)"')
 _TOKEN = re.compile(r"/a/([^/]+)/slot$")
+_DENSITY = re.compile(r'data-density="([0-9.]+)x"')
 MAX_PAGES_PER_HIT = 1_000  # a HIT has 100 slots: anything beyond this is a server that does not advance
+SEND_TIMEOUT_S = 30
+SEND_ATTEMPTS = 3  # a rating lost on the way (timeout, dropped connection) is sent again, as the page does
 
 
 class CrowdError(RuntimeError):
     """The worker pages did not behave as a worker expects (an error page, a loop, a missing form)."""
+
+
+class TimeRanOut(Exception):
+    """The HIT's time limit passed before the worker finished it: the worker page says so, and the worker
+    goes on to the next HIT (the ratings given are kept)."""
 
 
 class SlotOracle:
@@ -168,6 +181,7 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
     slot = found.group(1)
     assignment = _TOKEN.search(slot_url)
     token = assignment.group(1) if assignment else None
+    density = _DENSITY.search(page.text)
     images = [(_ROLE[role], src.replace("&amp;", "&")) for role, src in _IMAGE.findall(page.text)]
     for ratings in range(1, MAX_PAGES_PER_HIT + 1):
         pngs: dict[str, bytes] = {}
@@ -176,7 +190,8 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
                 fetched = http.get(requests.compat.urljoin(page.url, src), timeout=30)
                 _check(fetched, src)
                 pngs[role] = fetched.content
-        item = Item(slot, pngs.get("candidate"), pngs.get("reference"), oracle(slot))
+        item = Item(slot, pngs.get("candidate"), pngs.get("reference"), oracle(slot),
+                    float(density.group(1)) if density else 1.0)
         score = rater.score(item, rng)
         timing = rater.timing(item, behaviour_rng)
         record = rater.behaviour(item, timing, behaviour_rng)
@@ -186,9 +201,12 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
         if clock is not None and token is not None:
             clock.advance(token, waited_ms)
         # As the page's script does: the answer is the next item, or where the completion page is.
-        answer = http.post(rating_url, data={"slot": slot, "score": str(score), **encode_record(record)},
-                           timeout=30)
-        _check(answer, rating_url)
+        answer = send_rating(http, rating_url, {"slot": slot, "score": str(score), **encode_record(record)})
+        if answer.status_code >= 400:
+            try:
+                _check_refusal(http, answer, rating_url)
+            except TimeRanOut:
+                return ratings - 1
         if on_rating is not None:
             on_rating()
         step = answer.json()
@@ -199,6 +217,32 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
         images = [(role, step["screen"][f"{role}_image"]) for role in ("reference", "candidate")
                   if step["screen"][f"{role}_image"]]
     raise CrowdError(f"{slot_url} never reached the completion page")
+
+
+def send_rating(http: requests.Session, rating_url: str, data: dict[str, str],
+                timeout: float = SEND_TIMEOUT_S) -> requests.Response:
+    """POST a rating as the page's script does: a request lost on the way (no answer within ``timeout``
+    seconds, a dropped connection) is sent again, which is safe: the server stores a rating once and answers
+    a repeat of it with what comes next."""
+    for attempt in range(1, SEND_ATTEMPTS + 1):
+        try:
+            return http.post(rating_url, data=data, timeout=timeout)
+        except (requests.Timeout, requests.ConnectionError) as error:
+            if attempt == SEND_ATTEMPTS:
+                raise CrowdError(f"no answer from {rating_url} in {SEND_ATTEMPTS} tries ({error})") from None
+    raise AssertionError("unreachable")
+
+
+def _check_refusal(http: requests.Session, answer: requests.Response, rating_url: str) -> None:
+    """A refused rating: :class:`TimeRanOut` when the page it points to (as the worker's Continue link does)
+    says the HIT's time is up, else a :class:`CrowdError` with the refusal."""
+    try:
+        resume = answer.json().get("resume")
+    except ValueError:
+        resume = None
+    if resume and http.get(requests.compat.urljoin(rating_url, resume), timeout=30).status_code == 410:
+        raise TimeRanOut(rating_url)
+    _check(answer, rating_url)
 
 
 class _Turns:

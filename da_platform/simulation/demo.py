@@ -34,6 +34,10 @@ CROWD_KIND_DESCRIPTIONS = dict(KIND_DESCRIPTIONS)
 CLASSIC_BAD_KINDS = ("random", "constant", "bot")  # the kinds the published method was built to catch
 
 
+class DemoError(RuntimeError):
+    """The demo could not finish (said in a sentence, without a traceback)."""
+
+
 @dataclass(frozen=True)
 class DemoOptions:
     """What the demo runs; the defaults give a full campaign in well under two minutes."""
@@ -151,7 +155,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
         analysis = CampaignAnalysis(session, get_row(session, Campaign, campaign_id))
     engine.dispose()
     if analysis.load_error or analysis.result is None:
-        raise RuntimeError(f"the demo campaign cannot be analysed: {analysis.load_error or 'no ratings'}")
+        raise DemoError(f"the demo campaign cannot be analysed: {analysis.load_error or 'no ratings'}")
     result = analysis.result
     report_files = write_report(result, out / "report")
     seconds["analysis"] = time.perf_counter() - started

@@ -1,11 +1,13 @@
 /* The behaviour record sent with each rating (what happened while the item was shown), as the
    form field "behaviour": {"v": 1, "slot", "first_input_ms", "pointer", "touch", "key",
-   "hidden_ms", "blur_ms", "paste", "copy", "shown_ms", "images_loaded"}. Only counts and durations:
-   no positions, no key values, nothing about the browser. Only events the browser marks as trusted
-   (made by the person, not by a script) count, and only those on the slider. "images_loaded" (true)
-   says the item's pictures were shown: worker.js sets the form's data-images to "ok" once they have
-   loaded, and sends no rating for an item whose pictures failed; it is left out when worker.js has not
-   checked them (a browser without Promise).
+   "hidden_ms", "blur_ms", "paste", "copy", "shown_ms", "images_loaded", "webdriver", "headless_ua",
+   "software_gl"}. Only counts and durations: no positions, no key values. Of the browser, only three
+   bits (1 or 0) that an automated browser shows and a person's rarely does, identifying nobody:
+   navigator.webdriver is set, the user agent names a headless browser, WebGL is drawn in software. Only
+   events the browser marks as trusted (made by the person, not by a script) count, and only those on
+   the slider. "images_loaded" (true) says the item's pictures were shown: worker.js sets the form's
+   data-images to "ok" once they have loaded, and sends no rating for an item whose pictures failed; it
+   is left out when worker.js has not checked them (a browser without Promise).
 
    An item counts as shown when the page is ready for it (the form's data-ready turns "1" with a new
    slot id; the first item from the moment this script runs). The record is written into a hidden
@@ -25,6 +27,28 @@
   function now() { return window.performance && performance.now ? performance.now() : Date.now(); }
 
   var item = null;
+
+  function softwareGraphics() {
+    // One WebGL context, made and released once per page: does a software renderer draw it?
+    try {
+      var canvas = document.createElement("canvas");
+      var gl = canvas.getContext("webgl") || canvas.getContext("experimental-webgl");
+      if (!gl) { return 0; }
+      var info = gl.getExtension("WEBGL_debug_renderer_info");
+      var renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      var lose = gl.getExtension("WEBGL_lose_context");
+      if (lose) { lose.loseContext(); }
+      return /SwiftShader|llvmpipe|softpipe|Basic Render|software/i.test(renderer) ? 1 : 0;
+    } catch (error) {
+      return 0;
+    }
+  }
+
+  var traces = {
+    webdriver: navigator.webdriver === true ? 1 : 0,
+    headless_ua: /HeadlessChrome/.test(navigator.userAgent || "") ? 1 : 0,
+    software_gl: softwareGraphics()
+  };
 
   function begin() {
     var t = now();
@@ -87,7 +111,8 @@
       first_input_ms: item.first === null ? null : Math.round(item.first),
       pointer: item.pointer, touch: item.touch, key: item.key,
       hidden_ms: upTo(item.hidden, item.hiddenSince), blur_ms: upTo(item.blur, item.blurSince),
-      paste: item.paste, copy: item.copy, shown_ms: Math.round(t - item.shown)
+      paste: item.paste, copy: item.copy, shown_ms: Math.round(t - item.shown),
+      webdriver: traces.webdriver, headless_ua: traces.headless_ua, software_gl: traces.software_gl
     };
     var images = form.getAttribute("data-images");
     if (images) { fields.images_loaded = images === "ok"; }

@@ -146,10 +146,11 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
     public_id = _assignment_public_id(token)
 
     def load() -> AssignmentState | None:
+        now = services().clock(token)
         with autocommit_connection() as connection:
-            state = load_state(connection, public_id)
+            state = load_state(connection, public_id, now)
             if serving and state is not None and state.screen is not None and state.current_shown_at is None:
-                mark_shown(connection, state, services().clock(token))
+                mark_shown(connection, state, now)
             return state
 
     state = once_more_if_disconnected(load)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import io
+import os
+import signal
 
 import pytest
 from PIL import Image
@@ -9,6 +11,7 @@ from PIL import Image
 from hit_builder.fonts import DEFAULT_FONTS, FontChain, FontError, MissingGlyphError, resolve_font_specs
 from hit_builder.render import (
     Renderer,
+    RenderProcessDied,
     RenderStyle,
     Role,
     ShapingUnavailableError,
@@ -172,6 +175,38 @@ def test_render_many_in_parallel_matches_one_process(renderer: Renderer, tmp_pat
     render_many(renderer, jobs, LocalImageStorage(tmp_path / "one"), processes=1,
                 progress=lambda done, total: progress.append((done, total)))
     assert progress[-1] == (len(jobs), len(jobs))
+
+
+class DyingStorage(LocalImageStorage):
+    """A folder storage whose worker processes are killed the moment they store anything (as the system's
+    out-of-memory killer would); the calling process stores normally."""
+
+    def __init__(self, folder) -> None:
+        super().__init__(folder)
+        self.parent = os.getpid()
+
+    def put_many(self, pngs: list[bytes]) -> list[str]:
+        if os.getpid() != self.parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().put_many(pngs)
+
+
+def test_a_render_process_that_dies_fails_the_build_instead_of_hanging(renderer: Renderer, tmp_path) -> None:
+    """A multiprocessing.Pool replaced a killed worker and waited forever for its chunk (the hardened demo hung
+    while rendering); the build now stops with an error that says what happened."""
+    jobs = [(f"{ENGLISH[:40]} {i}", Role.candidate, f"text {i}") for i in range(30)]
+
+    def hung(*_) -> None:
+        raise TimeoutError("render_many still waiting for a dead process after 120 s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(120)
+    try:
+        with pytest.raises(RenderProcessDied, match="stopped before it finished.*killed"):
+            render_many(renderer, jobs, DyingStorage(tmp_path), processes=2)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_storage_keys_are_opaque_and_checked(tmp_path) -> None:

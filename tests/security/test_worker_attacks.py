@@ -25,6 +25,7 @@ from tests.worker_flow import (
     current,
     rate,
     ratings,
+    refused_as_late,
     snapshot,
     tokens,
 )
@@ -159,11 +160,7 @@ def test_a_late_pool_worker_is_stopped_on_their_own_next_request(env):
     age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)
     before = snapshot(env)
     for via, client, base, slot in zip(VIAS, clients, bases, slots):
-        late = rate(client, base, slot, 11, via)
-        assert late.status_code == 409
-        assert "time for this task ran out" in (late.text if via == "slot" else late.json["error"])
-        page = client.get(base + "slot")
-        assert page.status_code == 410 and "Time is up" in page.text
+        assert refused_as_late(client, base, slot, 11, via)
     assert snapshot(env) == before
     assert [r.score for r in ratings(env)] == [10, 10]
 

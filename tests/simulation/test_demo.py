@@ -141,3 +141,14 @@ def test_the_demo_folder_is_ignored_by_git() -> None:
     assert default == DemoOptions().out == Path("demo-output")
     ignored = (root / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert f"/{default}/" in ignored
+
+
+def test_progress_written_to_a_log_file_is_a_line_per_tenth(capsys) -> None:
+    """Where stderr is no terminal (a log file), click draws no bar: a long render looked like a hang."""
+    from da_platform.cli.demo import progress_lines
+
+    update = progress_lines("rendering answer images", 200)
+    for _ in range(200):
+        update(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"  rendering answer images: {n} of 200" for n in range(20, 201, 20)]

@@ -54,8 +54,10 @@ def test_pointer_and_keyboard_each_produce_their_record(site, page):
         assert record["paste"] == record["copy"] == 0
         assert 0 <= record["hidden_ms"] <= record["shown_ms"] and 0 <= record["blur_ms"] <= record["shown_ms"]
         assert set(record) == {"v", "first_input_ms", "pointer", "touch", "key", "hidden_ms", "blur_ms", "paste",
-                               "copy", "shown_ms", "images_loaded"}
+                               "copy", "shown_ms", "images_loaded", "webdriver", "headless_ua", "software_gl"}
         assert record["images_loaded"] is True  # the page checked that the pictures were shown
+        # Playwright's headless Chromium says what it is: driven, headless, WebGL in software (SwiftShader).
+        assert (record["webdriver"], record["headless_ua"], record["software_gl"]) == (1, 1, 1)
 
 
 def test_touch_produces_its_record(site, browser):  # noqa: F811  (the imported fixture)

@@ -29,6 +29,7 @@ from tests.worker_flow import (
     current,
     rate,
     ratings,
+    refused_as_late,
     snapshot,
     tokens,
     via,
@@ -509,6 +510,28 @@ def test_a_pool_hit_past_its_time_limit_goes_to_the_next_worker(env, via):
     assert alice.get(urlsplit(alice_link).path).status_code == 409  # nothing left for her
     assert snapshot(env) == before
     assert [r.score for r in ratings(env)] == [20]  # her rating stays
+
+
+@via
+def test_a_rating_past_the_time_limit_on_a_simulated_clock_is_refused_as_late(database_url, tmp_path, via):
+    """A simulation's server runs on its crowd's clock (``create_app(clock=...)``): a rating sent after the HIT's time
+    limit by that clock is refused as late, and the slot page says time is up, judged at the same moment as the
+    claim. (They used to judge lateness by the real clock: the rating came back "not the current one", which the
+    demo's crowd reported as a crash.)"""
+    from da_platform.simulation.crowd import SimulatedClock
+
+    clock = SimulatedClock()
+    env = make_web_env(database_url, tmp_path, clock=clock)
+    client, base = arrive_at_new_hit(env, slots=3)
+    token = base.split("/")[2]
+    first, _ = current(client, base)
+    clock.advance(token, 60_000)
+    assert accepted(rate(client, base, first, 20, via))
+    second, _ = current(client, base)
+    clock.advance(token, (DEFAULT_TIME_LIMIT_MINUTES + 1) * 60_000)
+    before = snapshot(env)
+    assert refused_as_late(client, base, second, 30, via)
+    assert snapshot(env) == before
 
 
 @pytest.mark.parametrize("source", ["mturk", "prolific"])
