@@ -532,4 +532,3 @@ def slot_truth(session: Any, campaign_id: int, quality: Mapping[str, Mapping[str
     rows = session.execute(select(Slot.public_id, Slot.candidate_text, Slot.reference_text)
                            .join(Hit, Slot.hit_id == Hit.id).where(Hit.campaign_id == campaign_id)).all()
     return {public_id: SlotTruth(oracle(public_id), candidate, reference) for public_id, candidate, reference in rows}
-
