@@ -292,13 +292,15 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
     if (result := analysis.result) is not None:
         results = _folder_files(lambda folder: write_report(result, folder, plots=False))
         files.update({f"results/{name}": content for name, content in results.items()})
+    copies = int(analysis.table.copies().sum())  # merged identical answers (docs/campaign-lifecycle.md)
     manifest = {
         "campaign": campaign.name,
         "status": ctx.progress.describe(),
         "complete": ctx.progress.complete,
         "hits": {"total": ctx.progress.hits_total, "done": ctx.progress.hits_done,
                  "in_progress": ctx.progress.hits_in_progress, "open": ctx.progress.hits_open},
-        "ratings": len(analysis.table),
+        "ratings": len(analysis.table) - copies,  # given by the workers (analysed: in ratings.csv and results/)
+        "rating_copies": copies,  # rows of ratings.csv copying a rating for another system with the same answer
         "ratings_abandoned": sum(analysis.abandoned.values()),  # stored, left out of ratings.csv and results/
         "notes": list(ctx.notes),
         "ranked": analysis.ranked,
