@@ -1,8 +1,9 @@
 """Attack suite, a failing image store (item 3): an S3-compatible store that is stopped (moto's server,
 real HTTP through boto3) or that accepts connections and never answers. Each image request is then a
-503 "try again" within seconds (a worker page in the campaign's language), the store is not tried again for a few seconds after, and ratings go on
-(they never touch the store). Before: boto3's 60 s timeouts, retried, held a server thread for minutes
-per image, and a refused connection was a 500. The database plays no part here: SQLite only.
+503 "try again" within seconds (a worker page in the campaign's language), the store is not tried again
+for a few seconds after, and ratings go on (they never touch the store). Before: boto3's 60 s timeouts,
+retried, held a server thread for minutes per image, and a refused connection was a 500. The database plays
+no part here: SQLite only.
 """
 from __future__ import annotations
 
