@@ -2,7 +2,9 @@
 
 - z-scores per worker per group over *all* of that worker's raw ratings (every slot type, before
   any filtering), with the sample standard deviation (n − 1); a worker whose standard deviation is
-  0 (or who gave a single rating) is excluded unless ``sd_zero`` says otherwise.
+  0 (or who gave a single rating) is excluded unless ``sd_zero`` says otherwise. The copies of a merged
+  identical answer's rating (``RatingsTable.copies``) are not ratings the worker gave: they are left out
+  of the mean and sd, and each gets its source rating's z (it has its score and its worker).
 - Only workers who passed quality control count, and only ``SYSTEM`` and ``REPEAT`` ratings.
 - Item score = mean of its ratings; system score = mean of its item scores (raw and z both).
 - ``N`` = ratings counted, ``n`` = distinct items.
@@ -160,10 +162,15 @@ class _WorkerBasis:
 def _worker_basis(table: RatingsTable, workers: Grouping, scores: np.ndarray, group_of_worker: np.ndarray,
                   worker_name: list[str], digits: int | None,
                   worker_stats: Mapping[tuple[str, str], tuple[float, float]] | None) -> _WorkerBasis:
-    """Each worker's mean and sample sd from integer sums, or as given (``worker_stats``), or rounded."""
-    n = workers.counts()
-    total = np.bincount(workers.index, weights=scores, minlength=workers.n).astype(np.int64)
-    squares = np.bincount(workers.index, weights=scores * scores, minlength=workers.n).astype(np.int64)
+    """Each worker's mean and sample sd from integer sums, or as given (``worker_stats``), or rounded.
+
+    Over the ratings the worker gave: a copy of a rating for another system that gave the same answer
+    (``RatingsTable.copies``) is not one, so it does not weigh that rating again; it gets its source's z."""
+    given = ~table.copies()
+    index, given_scores = workers.index[given], scores[given]
+    n = np.bincount(index, minlength=workers.n)
+    total = np.bincount(index, weights=given_scores, minlength=workers.n).astype(np.int64)
+    squares = np.bincount(index, weights=given_scores * given_scores, minlength=workers.n).astype(np.int64)
     mean = np.array([t / k for t, k in zip(total.tolist(), n.tolist())], dtype=np.float64)
     sd = np.array([math.sqrt((k * q - t * t) / (k * (k - 1))) if k > 1 else math.nan
                    for t, q, k in zip(total.tolist(), squares.tolist(), n.tolist())], dtype=np.float64)

@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 
 from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.db.engine import make_engine, session_factory, upgrade
-from da_platform.db.models import Answer, Hit, Question, Reference, Slot, System, TestSet
+from da_platform.db.models import Answer, Hit, Question, Reference, Slot, SlotType, System, TestSet
 from hit_builder.fonts import FontChain
 from hit_builder.render import Renderer, RenderStyle, Role, render_many
 from hit_builder.storage import LocalImageStorage
@@ -133,6 +133,10 @@ class PerSlotStorage:
         path.write_bytes(png)
         return key
 
+    def put_many(self, pngs: list[bytes]) -> list[str]:
+        """What the rendering processes call (``hit_builder.render.render_many``): a file each."""
+        return [self.put(png) for png in pngs]
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -161,7 +165,10 @@ def main() -> None:
 
     def progress(stage: str, done: int, total: int) -> None:
         marks.setdefault("render_start", time.perf_counter())
+        marks.setdefault("render_own_cpu_start", cpu_seconds(resource.RUSAGE_SELF))
         marks["render_end"] = time.perf_counter()
+        marks["render_own_cpu_end"] = cpu_seconds(resource.RUSAGE_SELF)
+        marks["images"] = total  # the distinct (text, role) images the build draws
 
     storage = LocalImageStorage(folder / "images")
     rss_before = max_rss_mib(resource.RUSAGE_SELF)
@@ -172,14 +179,19 @@ def main() -> None:
                                   storage=storage, progress=progress, processes=args.processes)
         session.commit()
         build_seconds = time.perf_counter() - started
-        render_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - children_before
-        build_cpu = cpu_seconds(resource.RUSAGE_SELF) - own_before + render_cpu
-        settings = campaign.settings
+        # Rendering CPU: the rendering processes' (reaped by now), plus the build process's own while it
+        # rendered (all of it with --processes 1, where the build process draws every image itself).
+        render_cpu = (cpu_seconds(resource.RUSAGE_CHILDREN) - children_before
+                      + marks["render_own_cpu_end"] - marks["render_own_cpu_start"])
+        build_cpu = (cpu_seconds(resource.RUSAGE_SELF) - own_before
+                     + cpu_seconds(resource.RUSAGE_CHILDREN) - children_before)
         hits = session.query(Hit).filter_by(campaign_id=campaign.id).count()
+        items = session.scalar(select(func.count()).select_from(Slot).join(Hit)
+                               .where(Hit.campaign_id == campaign.id, Slot.slot_type == SlotType.SYSTEM))
         slot_rows = session.execute(
             select(Slot.candidate_text, Slot.reference_text).join(Hit).where(Hit.campaign_id == campaign.id)
             .order_by(Hit.index, Slot.position)).all()
-    images = settings["render"]["images"]
+    images = int(marks["images"])
     render_seconds = marks["render_end"] - marks["render_start"]
     files = list((folder / "images").rglob("*.png"))
     average_bytes = sum(f.stat().st_size for f in files) / len(files)
@@ -193,11 +205,12 @@ def main() -> None:
         if reference is not None:
             jobs.append((reference, Role.reference, "slot"))
     renderer = Renderer(FontChain.load(), style)
-    children_before = cpu_seconds(resource.RUSAGE_CHILDREN)
+    children_before, own_before = cpu_seconds(resource.RUSAGE_CHILDREN), cpu_seconds(resource.RUSAGE_SELF)
     started = time.perf_counter()
     render_many(renderer, jobs, PerSlotStorage(folder / "images-per-slot"), processes=args.processes)
     per_slot_seconds = time.perf_counter() - started
-    per_slot_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - children_before
+    per_slot_cpu = (cpu_seconds(resource.RUSAGE_CHILDREN) - children_before
+                    + cpu_seconds(resource.RUSAGE_SELF) - own_before)
     engine.dispose()
 
     # The naive baseline: every image drawn from scratch (no word cache), one process, on a sample.
@@ -208,7 +221,7 @@ def main() -> None:
         naive.render(text, role)
     naive_cpu = (time.process_time() - started) / len(sample) * len(jobs)
 
-    print(f"campaign: {hits} HITs, {len(slot_rows)} slots, {settings['assembly']['items']} items")
+    print(f"campaign: {hits} HITs, {len(slot_rows)} slots, {items} items")
     print(f"build (assemble, degrade, render, insert, verify): {build_seconds:.1f} s wall, "
           f"{build_cpu:.1f} s CPU (all processes)")
     print(f"load while measuring: {os.getloadavg()[0]:.1f} (1-minute average; 2 would fill both cores)")
@@ -217,13 +230,14 @@ def main() -> None:
     print(f"rendering every slot's images on their own (a file each): {len(jobs)} images in "
           f"{per_slot_seconds:.1f} s wall, {per_slot_cpu:.1f} s CPU = {len(jobs) / per_slot_seconds:.0f} images/s")
     print(f"dedup speed-up of rendering: {per_slot_seconds / render_seconds:.2f}x wall, "
-          f"{per_slot_cpu / max(render_cpu, 1e-9):.2f}x CPU (rendering processes); per-slot rendering alone against "
-          f"the whole dedup build: {per_slot_seconds / build_seconds:.2f}x wall")
+          f"{per_slot_cpu / max(render_cpu, 1e-9):.2f}x CPU (all processes, while rendering); per-slot rendering "
+          f"alone against the whole dedup build: {per_slot_seconds / build_seconds:.2f}x wall")
     print(f"naive per-slot rendering (no word cache, every {len(jobs) // len(sample)}th slot image, "
           f"{len(sample)} images, extrapolated to {len(jobs)}): {naive_cpu:.0f} s CPU = "
           f"{naive_cpu / max(render_cpu, 1e-9):.2f}x the dedup rendering CPU")
-    print(f"peak memory: build process {parent_rss:.0f} MiB (before build {rss_before:.0f} MiB), "
-          f"largest rendering process {children_rss:.0f} MiB")
+    rendering = ("no rendering processes (--processes 1: the build process draws)" if args.processes == 1
+                 else f"largest rendering process {children_rss:.0f} MiB")
+    print(f"peak memory: build process {parent_rss:.0f} MiB (before build {rss_before:.0f} MiB), {rendering}")
     if args.keep:
         print(f"kept {folder}")
     else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
@@ -335,10 +336,11 @@ def parse_test_set(table: Table, *, need_questions: bool = True) -> list[Questio
     return questions
 
 
-def parse_answers(table: Table) -> list[AnswerRecord]:
+def parse_answers(table: Table, *, may_be_empty: Callable[[str], bool] | None = None) -> list[AnswerRecord]:
     """The answers of one system's file or of a long table with a ``system`` field.
 
-    Either every record names its system or none does; an id may appear once per system.
+    Either every record names its system or none does; an id may appear once per system. An answer must
+    not be empty, except where ``may_be_empty(id)`` says it may: it is then read as ``""``.
     """
     _check_fields(table, set(ANSWER_FIELDS), ("id", "answer"), ANSWER_FIELDS)
     if not table.records:
@@ -366,6 +368,32 @@ def parse_answers(table: Table) -> list[AnswerRecord]:
             raise fields.error(f"duplicate answer to {question_id!r}{whose} (first {table.where(first_line[key])})",
                                "id")
         first_line[key] = record.line
-        answers.append(AnswerRecord(record.line, question_id, fields.text("answer", required=True), system,
+        empty_allowed = may_be_empty is not None and may_be_empty(question_id)
+        answer = fields.text("answer", required=not empty_allowed) or ""
+        answers.append(AnswerRecord(record.line, question_id, answer, system,
                                     _label(fields, fields.raw("yes_no"), "yes_no")))
     return answers
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """A system answers (prediction) file read against its test set (:func:`parse_predictions`)."""
+
+    answers: list[AnswerRecord]
+    """Answers to questions the test set did not leave out (ids not checked against it here)."""
+    no_answer: list[AnswerRecord]
+    """Predictions that are the format's "no answer" (SQuAD v2.0's ``""``), with ``answer`` ``""``."""
+    left_out: list[str]
+    """Ids of the predictions skipped because the test set's import left their question out."""
+
+
+def parse_predictions(table: Table, left_out: Collection[str] = frozenset()) -> Predictions:
+    """The answers of ``table``, less the predictions for ``left_out`` questions (the ids a standard format's
+    test set left out at import: SQuAD v2.0's unanswerable questions, DuReader's without answers), whatever
+    their answer. An empty answer is an error, except in a format whose empty prediction means "no answer"
+    (the reader's ``empty_is_no_answer``, :class:`hit_builder.formats.source.SourceTable`)."""
+    no_answer_format = bool(getattr(table, "empty_is_no_answer", False))
+    records = parse_answers(table, may_be_empty=lambda question_id: no_answer_format or question_id in left_out)
+    kept = [r for r in records if r.id not in left_out]
+    return Predictions(answers=[r for r in kept if r.answer], no_answer=[r for r in kept if not r.answer],
+                       left_out=[r.id for r in records if r.id in left_out])

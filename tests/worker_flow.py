@@ -96,3 +96,35 @@ def age_assignments(env: WebEnv, minutes: float, source: str = "pool") -> None:
         s.execute(update(Assignment).where(Assignment.source == source)
                   .values(started_at=utcnow() - timedelta(minutes=minutes)))
         s.commit()
+
+
+def chinese(message: str) -> str:
+    """The shipped zh-Hans translation of a worker-page message (checked to hold no English)."""
+    from babel.messages.pofile import read_po
+
+    from da_platform.rating.language import SHIPPED
+
+    with open(SHIPPED["zh-Hans"], "rb") as handle:
+        translation = read_po(handle)[message].string
+    assert translation and not re.search(r"[A-Za-z]{3,}", translation)
+    return translation
+
+
+def chinese_worker(env: WebEnv) -> tuple[object, str]:
+    """A zh-Hans campaign built by the builder (images in ``env.storage``) and a pool worker on its first
+    item: the worker's client and the assignment's base path."""
+    from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.db.models import CampaignStatus
+    from da_platform.simulation.showcase import make_showcase
+    from hit_builder.worker_settings import WorkerPageOptions
+
+    with env.sessions() as session:
+        test_set = make_showcase(session, name="zh", lang="zh-Hans")
+        campaign = build_campaign(session, BuildSpec(name="zh", test_set=test_set,
+                                                     worker=WorkerPageOptions(lang="zh-Hans")),
+                                  storage=env.storage, processes=1)
+        campaign.status = CampaignStatus.running
+        session.commit()
+        campaign_id = campaign.id
+    client = env.app.test_client()
+    return client, arrive_pool(env, client, campaign_id)

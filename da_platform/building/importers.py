@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from da_platform.db.models import Answer, Question, Reference, System, TestSet
 from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
 from hit_builder.readers import Table
-from hit_builder.records import AnswerRecord, check_name, parse_answers, parse_test_set
+from hit_builder.records import AnswerRecord, check_name, parse_predictions, parse_test_set
 
 #: How many ids an error message lists before saying "and N more".
 _LISTED = 5
@@ -39,7 +39,8 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
     name = check_name(Path(path).stem if name is None else name, table, field="name", what="test set")
     if session.scalar(select(TestSet.id).where(TestSet.name == name)) is not None:
         raise table.error(f"a test set named {name!r} already exists; choose another name", field="name")
-    test_set = TestSet(name=name, source_file=table.file)
+    left_out = sorted(getattr(table, "left_out", ()))
+    test_set = TestSet(name=name, source_file=table.file, left_out_ids=left_out or None)
     session.add(test_set)
     session.flush()
     _insert(session, Question, ({"test_set_id": test_set.id, "external_id": r.id, "text": r.question,
@@ -62,14 +63,24 @@ def import_system_answers(
 
     A file without a ``system`` field holds one system, named ``system`` (default: the file's stem).
     A file with one holds several; ``system`` must then be None. Every system must answer every
-    question of the test set exactly once (``allow_missing``: a system may abstain on some questions;
-    each abstention is reported in ``notes``), and its name must be new in the test set. ``format`` and
-    ``notes`` as for ``import_test_set``.
+    question of the test set exactly once (``allow_missing``: a system may abstain on some questions,
+    or give the format's "no answer", SQuAD v2.0's ``""``; each abstention is reported in ``notes``), and
+    its name must be new in the test set. Predictions for questions the test set's import left out
+    (``TestSet.left_out_ids``) are skipped and counted in ``notes``; any other unknown id is an error.
+    ``format`` and ``notes`` as for ``import_test_set``.
     """
     table = read_answers_input(path, format)
     if notes is not None:
         notes.extend(notes_of(table))
-    records = parse_answers(table)
+    predictions = parse_predictions(table, frozenset(test_set.left_out_ids or ()))
+    records = sorted(predictions.answers + predictions.no_answer, key=lambda r: r.line)
+    if not records:
+        raise table.error(f"every prediction in the file is for a question test set {test_set.name!r} left out "
+                          "when it was imported (no reference answers): nothing to import", field="id")
+    if predictions.left_out and notes is not None:
+        skipped = list(dict.fromkeys(predictions.left_out))
+        notes.append(f"skipped {_count(predictions.left_out, 'prediction')} for questions test set "
+                     f"{test_set.name!r} left out when it was imported (no reference answers): {_listing(skipped)}")
     long_table = records[0].system is not None
     if long_table and system is not None:
         raise table.error("the file names the system of each answer, so no system name may be given",
@@ -86,21 +97,23 @@ def import_system_answers(
             raise table.error(f"no question with id {record.id!r} in test set {test_set.name!r}",
                               line=record.line, field="id")
     for name, answers in groups.items():
-        answered = {a.id for a in answers}
+        answered = {a.id for a in answers if a.answer}
         missing = [qid for qid in question_ids if qid not in answered]
+        given_no_answer = len(answers) - len(answered)
+        how = f" ({given_no_answer} of them with the file's no-answer, \"\")" if given_no_answer else ""
         if missing and not allow_missing:
             raise table.error(f"system {name!r} has no answer for {_count(missing, 'question')} of test set "
-                              f"{test_set.name!r}: {_listing(missing)} (--allow-missing if it abstains on "
+                              f"{test_set.name!r}{how}: {_listing(missing)} (--allow-missing if it abstains on "
                               "them)", field="id")
         if missing and notes is not None:
-            notes.append(f"system {name!r} abstains on {_count(missing, 'question')}: {_listing(missing)}")
+            notes.append(f"system {name!r} abstains on {_count(missing, 'question')}{how}: {_listing(missing)}")
 
     systems = [System(test_set=test_set, name=name, is_human=False, source_file=table.file) for name in groups]
     session.add_all(systems)
     session.flush()
     _insert(session, Answer, ({"system_id": new.id, "question_id": question_ids[a.id], "text": a.answer,
                                "yes_no_label": a.yes_no}
-                              for new, answers in zip(systems, groups.values()) for a in answers))
+                              for new, answers in zip(systems, groups.values()) for a in answers if a.answer))
     return systems
 
 

@@ -6,7 +6,9 @@ but someone is rating it, *open* otherwise (a HIT left unfinished past its time 
 the next worker to arrive gets it; :mod:`da_platform.sources.time_limits`). The completion time is
 projected from the observed rate (finished assignments per hour between the first start and the last finish); the cost
 from the campaign's MTurk or Prolific reward settings, when it has any. Ratings are every stored rating;
-those of abandoned assignments are counted apart too (``ratings_abandoned``: never analysed or exported).
+those of abandoned assignments are counted apart too (``ratings_abandoned``: never analysed or exported), and
+so are those of MTurk and Prolific assignments the provider has not confirmed yet (``ratings_unconfirmed``:
+analysed once ``sync`` has; :mod:`da_platform.rating.campaign_ratings`).
 """
 from __future__ import annotations
 
@@ -19,7 +21,12 @@ from sqlalchemy import and_, case, func, not_, select
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, System, utcnow
-from da_platform.rating.campaign_ratings import abandoned_note, abandoned_ratings
+from da_platform.rating.campaign_ratings import (
+    abandoned_note,
+    abandoned_ratings,
+    unconfirmed_note,
+    unconfirmed_ratings,
+)
 from da_platform.sources import time_limits
 
 
@@ -48,6 +55,7 @@ class CampaignProgress:
     ratings_total: int  # every stored rating, abandoned assignments' included
     ratings_by_system: tuple[tuple[str, int], ...]  # every campaign system, in campaign order
     ratings_abandoned: int  # of ratings_total: of abandoned assignments (kept, never analysed or exported)
+    ratings_unconfirmed: int  # of ratings_total: awaiting the provider's confirmation (not analysed yet)
     first_started_at: datetime | None
     last_finished_at: datetime | None
     assignments_per_hour: float | None
@@ -63,10 +71,11 @@ class CampaignProgress:
         return max(0, self.assignments_needed - self.assignments_finished)
 
     def ratings_line(self) -> str:
-        """``817`` or ``817 (14 ratings, abandoned, not analysed)``: the count every list shows."""
-        if not self.ratings_abandoned:
-            return f"{self.ratings_total}"
-        return f"{self.ratings_total} ({abandoned_note(self.ratings_abandoned)})"
+        """``817`` or ``817 (14 ratings, abandoned, not analysed)``: the count every list shows (and the ratings
+        awaiting the provider's confirmation, if any)."""
+        notes = ([abandoned_note(self.ratings_abandoned)] if self.ratings_abandoned else []) + (
+            [unconfirmed_note(self.ratings_unconfirmed)] if self.ratings_unconfirmed else [])
+        return f"{self.ratings_total}" + (f" ({'; '.join(notes)})" if notes else "")
 
     def describe(self) -> str:
         """``complete: 12 of 12 HITs`` or ``unfinished: 3 of 12 HITs done``."""
@@ -122,6 +131,7 @@ def campaign_progress(session: Session, campaign: Campaign, now: datetime | None
     first, last = aware(first), aware(last)
     counts = rating_counts if rating_counts is not None else ratings_by_system(session, campaign)
     abandoned = sum(abandoned_ratings(session, campaign).values())
+    unconfirmed = sum(unconfirmed_ratings(session, campaign).values())
     by_system = tuple((s.name, int(counts.get(s.name, 0))) for s in campaign.systems)
     rate = projected = None
     if finished_count and first is not None and last is not None and last > first:
@@ -132,7 +142,7 @@ def campaign_progress(session: Session, campaign: Campaign, now: datetime | None
         hits_total=len(rows), hits_done=done, hits_in_progress=in_progress, hits_open=len(rows) - done - in_progress,
         assignments_needed=needed, assignments_finished=finished_count, assignments_in_progress=running_count,
         ratings_total=sum(counts.values()), ratings_by_system=by_system, ratings_abandoned=abandoned,
-        first_started_at=first,
+        ratings_unconfirmed=unconfirmed, first_started_at=first,
         last_finished_at=last, assignments_per_hour=rate, projected_finish=projected,
         cost=project_cost(campaign, needed, needed - finished_count),
     )

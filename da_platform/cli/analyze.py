@@ -136,12 +136,16 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
 def _campaign_analysis(context: CliContext, campaign_name: str, options: AnalysisOptions
                        ) -> tuple[str, Callable[[], AnalysisResult | None]]:
     """A campaign's analysis as the dashboard shows it: its name and the analysis to run."""
-    from da_platform.rating.campaign_ratings import abandoned_note
+    from da_platform.rating.campaign_ratings import abandoned_note, unconfirmed_note
 
     campaign = _load_campaign_analysis(context, campaign_name, options)
     left = sum(campaign.abandoned.values())
     if left:
         click.echo(f"note: {abandoned_note(left)}: their HITs were left unfinished (docs/security.md)", err=True)
+    waiting = sum(campaign.unconfirmed.values())
+    if waiting:
+        click.echo(f"note: {unconfirmed_note(waiting)}: run 'da-platform mturk sync' / 'prolific sync' "
+                   "(docs/security.md)", err=True)
     if len(campaign.table) == 0:
         raise click.ClickException(f"no ratings in {campaign_name}")
     return campaign_name, lambda: campaign.result

@@ -146,7 +146,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
     from analysis.metrics.scoring import QuestionEntry, system_corpus
     from da_core.errors import InputError
     from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
-    from hit_builder.records import parse_answers, parse_test_set
+    from hit_builder.records import parse_predictions, parse_test_set
 
     try:
         reference_table = read_test_set_input(references)
@@ -158,15 +158,15 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
             q.reference_labels or ())) for q in questions]
         known = {q.id for q in questions}
         left_out: frozenset[str] = getattr(reference_table, "left_out", frozenset())
-        unscored = 0
+        unscored = no_answers = 0
         grouped: dict[str, dict[str, str]] = {}
         labels: dict[str, dict[str, str | None]] = {}
         for path in answers:
             table = read_answers_input(path)
-            for record in parse_answers(table):
-                if record.id in left_out:
-                    unscored += 1
-                    continue
+            predictions = parse_predictions(table, left_out)
+            unscored += len(predictions.left_out)
+            no_answers += len(predictions.no_answer)
+            for record in sorted(predictions.answers + predictions.no_answer, key=lambda r: r.line):
                 if record.id not in known:
                     raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
                                       field="id")
@@ -180,6 +180,9 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
     if unscored:
         click.echo(f"note: {unscored} answer(s) to questions left out of {references} (no reference answers) "
                    "are not scored", err=True)
+    if no_answers:
+        click.echo(f"note: {no_answers} prediction(s) give no answer (\"\") to a question with reference answers: "
+                   "each is scored as an empty answer, as SQuAD v2.0's evaluation script scores it", err=True)
     names = systems if systems is not None else list(grouped)
     missing = [s for s in names if s not in grouped]
     if missing:

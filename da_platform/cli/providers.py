@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import click
 
 from da_platform.cli import CliContext, pass_context
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionStatus
+
+if TYPE_CHECKING:
+    from da_platform.operations.sync import SyncResult
 
 ENDPOINT_HELP = "MTurk requester endpoint (default: the sandbox, or live with --live); $DA_MTURK_ENDPOINT_URL."
 
@@ -288,7 +291,15 @@ def sync(context: CliContext, campaign: str, live: bool, endpoint_url: str | Non
     click.echo(f"{result.seen} assignment(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
                f"{result.excluded} worker(s) excluded, {len(result.released)} released (past the time limit, "
                f"never submitted to MTurk); by status: {result.by_status}")
+    _report_forged(result, "mturk")
     _report(result.reconciled)
+
+
+def _report_forged(result: SyncResult, provider: str) -> None:
+    """Say how many arrivals sync found under a real assignment id but another worker or HIT (abandoned)."""
+    if result.forged:
+        click.echo(f"{len(result.forged)} arrival(s) under an assignment id the provider has for another worker or "
+                   f"HIT: abandoned, their ratings left out (audited as {provider}.sync.forged)")
 
 
 def review_options(command: Callable) -> Callable:
@@ -502,6 +513,7 @@ def prolific_sync(context: CliContext, campaign: str,
     click.echo(f"{result.seen} submission(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
                f"{len(result.released)} released (past the time limit, unknown to Prolific); "
                f"by status: {result.by_status}")
+    _report_forged(result, "prolific")
     _report(result.reconciled)
 
 

@@ -96,6 +96,9 @@ class TestSet(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     source_file: Mapped[str | None] = mapped_column(Text)
+    # Ids of the questions its file had but the import left out (no reference answers: SQuAD v2.0's
+    # unanswerable ones, DuReader's with empty answers): predictions for them are skipped, not refused.
+    left_out_ids: Mapped[list[str] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     questions: Mapped[list[Question]] = relationship(

@@ -35,7 +35,7 @@ from analysis import csv_safety
 from da_platform import __version__
 from da_platform.campaigns.progress import CampaignProgress, campaign_progress
 from da_platform.db.models import Campaign, Hit, Question, ReviewDecision, Slot, SlotType, System, Worker
-from da_platform.rating.campaign_ratings import abandoned_note
+from da_platform.rating.campaign_ratings import abandoned_note, unconfirmed_note
 from da_platform.results.campaign_analysis import CampaignAnalysis
 
 RANKING_FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-tex"}
@@ -67,9 +67,11 @@ class _Context:
     @property
     def notes(self) -> tuple[str, ...]:
         """What every export of the campaign says it leaves out
-        (``da_platform.rating.campaign_ratings.abandoned_note``)."""
+        (``da_platform.rating.campaign_ratings.abandoned_note``, ``unconfirmed_note``)."""
         left = sum(self.analysis.abandoned.values())
-        return (f"left out: {abandoned_note(left)} (their HITs were left unfinished)",) if left else ()
+        waiting = sum(self.analysis.unconfirmed.values())
+        return (((f"left out: {abandoned_note(left)} (their HITs were left unfinished)",) if left else ())
+                + ((f"left out: {unconfirmed_note(waiting)}",) if waiting else ()))
 
     @property
     def stem(self) -> str:
@@ -292,14 +294,17 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
     if (result := analysis.result) is not None:
         results = _folder_files(lambda folder: write_report(result, folder, plots=False))
         files.update({f"results/{name}": content for name, content in results.items()})
+    copies = int(analysis.table.copies().sum())  # merged identical answers (docs/campaign-lifecycle.md)
     manifest = {
         "campaign": campaign.name,
         "status": ctx.progress.describe(),
         "complete": ctx.progress.complete,
         "hits": {"total": ctx.progress.hits_total, "done": ctx.progress.hits_done,
                  "in_progress": ctx.progress.hits_in_progress, "open": ctx.progress.hits_open},
-        "ratings": len(analysis.table),
+        "ratings": len(analysis.table) - copies,  # given by the workers (analysed: in ratings.csv and results/)
+        "rating_copies": copies,  # rows of ratings.csv copying a rating for another system with the same answer
         "ratings_abandoned": sum(analysis.abandoned.values()),  # stored, left out of ratings.csv and results/
+        "ratings_unconfirmed": sum(analysis.unconfirmed.values()),  # awaiting the provider's confirmation: left out
         "notes": list(ctx.notes),
         "ranked": analysis.ranked,
         "warnings": list(analysis.result.warnings) if analysis.result is not None else [],

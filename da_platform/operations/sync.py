@@ -1,8 +1,11 @@
 """Bring the provider's view of a campaign's assignments into the database, then reconcile.
 
 For every launched HIT (MTurk) or study (Prolific): list every assignment (all pages), update the
-matching ``Assignment`` (by provider assignment id) — status and provider data — and record
-assignments the platform never saw in the audit log. An assignment in progress or completed here that
+matching ``Assignment`` (by provider assignment id, for the worker and HIT / study the provider names) —
+status and provider data — and record assignments the platform never saw in the audit log. Only this
+confirms an MTurk or Prolific assignment (submitted, approved, rejected): until then its ratings count
+nowhere (:mod:`da_platform.rating.campaign_ratings`). A row under a listed id but of another worker or HIT
+was written by hand and is abandoned. An assignment in progress or completed here that
 the provider does not list and that started longer ago than its time limit
 (:mod:`da_platform.sources.time_limits`) is abandoned, its place freed and its ratings left out: the
 provider has none under that id that it can still receive (MTurk lists only submitted, approved and
@@ -21,11 +24,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.db.audit import audit
-from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker, utcnow
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker, utcnow
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionAction
 from da_platform.providers.base import Provider, ProviderAssignment, ProviderStatus
 from da_platform.providers.idempotency import request_token
+from da_platform.rating.campaign_ratings import CONFIRMED
 from da_platform.review.apply import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
 from da_platform.sources import time_limits
 
@@ -47,6 +51,7 @@ class SyncResult:
     by_status: dict[str, int] = field(default_factory=dict)
     excluded: int = 0
     released: list[str] = field(default_factory=list)  # ours past their limit, not listed: abandoned
+    forged: list[str] = field(default_factory=list)  # listed ids we hold for another worker or HIT: abandoned
     reconciled: ExecutionReport = field(default_factory=ExecutionReport)
 
 
@@ -59,14 +64,27 @@ def work_ids(session: Session, campaign: Campaign, provider: str) -> list[str]:
 
 def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignment, provider: str,
                      result: SyncResult) -> None:
-    """Update our row for one provider assignment (or note that we have none)."""
+    """Update our row for one provider assignment (or note that we have none).
+
+    Our row is the provider's assignment only if it is of the worker and on the HIT / study the provider
+    names: the arrival URL's ids are not authenticated, so another worker id (or HIT) under a real
+    assignment id is a forgery; such a row is abandoned (its ratings never count) and audited.
+    """
     result.seen += 1
     result.by_status[item.raw_status] = result.by_status.get(item.raw_status, 0) + 1
-    row = session.scalars(
-        select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
+    rows = session.execute(
+        select(Assignment, Worker.external_id, Hit.provider_hit_id).join(Hit, Hit.id == Assignment.hit_id)
+        .join(Worker, Worker.id == Assignment.worker_id)
         .where(Hit.campaign_id == campaign.id, Assignment.source == provider,
                Assignment.provider_assignment_id == item.assignment_id)
-    ).first()
+        .order_by(Assignment.id)
+    ).all()
+    row = None
+    for candidate, worker, work in rows:
+        if (worker, work) == (item.worker_id, item.work_id):
+            row = candidate
+        else:
+            _abandon_forgery(session, campaign, provider, candidate, item, worker, work, result)
     if row is None:
         if item.status is not ProviderStatus.in_progress:
             result.unknown.append(item.assignment_id)
@@ -88,6 +106,21 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
         row.provider_data = data
         changed = True
     result.updated += changed
+
+
+def _abandon_forgery(session: Session, campaign: Campaign, provider: str, row: Assignment, item: ProviderAssignment,
+                     worker: str, work: str | None, result: SyncResult) -> None:
+    """Our row under a real provider assignment id but with another worker or HIT than the provider's."""
+    if row.status == AssignmentStatus.abandoned:
+        return
+    result.forged.append(item.assignment_id)
+    before, row.status = row.status, AssignmentStatus.abandoned
+    audit(session, f"{provider}.sync.forged", campaign_id=campaign.id, target=item.assignment_id,
+          outcome=f"{before.value} -> abandoned",
+          reason="the provider has this assignment id for another worker or HIT: the arrival was written by hand; "
+                 "its place is free again and its ratings are left out of the analysis",
+          details={"ours": {"worker": worker, "work": work}, "provider": {"worker": item.worker_id,
+                                                                           "work": item.work_id}})
 
 
 # Ours, but the provider's only if it lists them: still being rated, or finished here and (we hope) submitted.
@@ -122,11 +155,12 @@ def release_unlisted(session: Session, campaign: Campaign, provider: str, work_i
 
 
 def plan_exclusions(session: Session, campaign: Campaign, provider: str) -> int:
-    """``exclude`` decisions for workers who finished ``max_hits_per_worker`` HITs (not yet excluded)."""
+    """``exclude`` decisions for workers who finished ``max_hits_per_worker`` HITs (not yet excluded): HITs the
+    provider confirmed, so that made-up arrivals under a worker's id cannot get him excluded."""
     finished = (
         select(Assignment.worker_id, func.count(Assignment.id).label("n"))
         .join(Hit, Hit.id == Assignment.hit_id)
-        .where(Hit.campaign_id == campaign.id, Assignment.source == provider, Assignment.status.in_(FINISHED))
+        .where(Hit.campaign_id == campaign.id, Assignment.source == provider, Assignment.status.in_(CONFIRMED))
         .group_by(Assignment.worker_id).subquery()
     )
     already = select(ReviewDecision.worker_id).where(

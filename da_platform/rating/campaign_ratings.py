@@ -1,4 +1,16 @@
-"""Load a campaign's ratings from the database into the analysis table (``analysis.table``)."""
+"""Load a campaign's ratings from the database into the analysis table (``analysis.table``).
+
+Which assignments' ratings count (:func:`counted_assignment`, the one rule of the analysis, its counts and
+stamp, the pages and the exports):
+
+- an *abandoned* assignment's never (timed out, returned or released unfinished: docs/security.md);
+- an MTurk or Prolific assignment's once the provider has *confirmed* it: ``sync`` saw it submitted,
+  approved or rejected under its assignment id, for its worker, on its HIT or study. The ids in the
+  arrival URL prove nothing (anyone who knows a worker's id can write one), so until then the ratings
+  are stored but *awaiting confirmation* and counted nowhere: not in the scores, and not in the worker's
+  quality control, which would otherwise pool a made-up assignment's ratings with the worker's own;
+- the own pool's from the first rating (its invitation links are signed).
+"""
 from __future__ import annotations
 
 import math
@@ -6,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from analysis.evidence import RatingEvidence
@@ -27,26 +39,60 @@ from da_platform.db.models import (
 )
 from da_platform.rating.merged import expand
 
+PROVIDER_SOURCES = ("mturk", "prolific")
+"""Sources whose arrival URLs name the worker and the assignment without proof."""
+CONFIRMED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
+"""States only ``sync`` (or a decision the provider carried out) gives an assignment."""
+
+
+def counted_assignment() -> ColumnElement[bool]:
+    """The assignments whose ratings count (module docstring), as a condition on ``Assignment``."""
+    return and_(Assignment.status != AssignmentStatus.abandoned,
+                or_(Assignment.source.not_in(PROVIDER_SOURCES), Assignment.status.in_(CONFIRMED)))
+
+
+def awaiting_confirmation() -> ColumnElement[bool]:
+    """MTurk and Prolific assignments the provider has not confirmed yet (in progress or completed here)."""
+    return and_(Assignment.source.in_(PROVIDER_SOURCES),
+                Assignment.status.in_((AssignmentStatus.in_progress, AssignmentStatus.completed)))
+
 
 def worker_label(source: str, external_id: str) -> str:
     """How a worker is named in analysis tables and reports: ``<source>:<external id>``."""
     return f"{source}:{external_id}"
 
 
-def abandoned_ratings(session: Session, campaign: Campaign) -> dict[str, int]:
-    """Ratings of the campaign's abandoned assignments (timed out, returned or released unfinished), by
-    worker label: stored, but never analysed or exported (:func:`load_ratings` leaves them out)."""
+def _ratings_by_worker(session: Session, campaign: Campaign, condition: ColumnElement[bool]) -> dict[str, int]:
     return {worker_label(source, external): int(count) for source, external, count in session.execute(
         select(Worker.source, Worker.external_id, func.count(Rating.id))
         .join(Assignment, Rating.assignment_id == Assignment.id).join(Worker, Assignment.worker_id == Worker.id)
         .join(Hit, Assignment.hit_id == Hit.id)
-        .where(Hit.campaign_id == campaign.id, Assignment.status == AssignmentStatus.abandoned)
+        .where(Hit.campaign_id == campaign.id, condition)
         .group_by(Worker.source, Worker.external_id))}
+
+
+def abandoned_ratings(session: Session, campaign: Campaign) -> dict[str, int]:
+    """Ratings of the campaign's abandoned assignments (timed out, returned or released unfinished), by
+    worker label: stored, but never analysed or exported (:func:`load_ratings` leaves them out)."""
+    return _ratings_by_worker(session, campaign, Assignment.status == AssignmentStatus.abandoned)
+
+
+def unconfirmed_ratings(session: Session, campaign: Campaign) -> dict[str, int]:
+    """Ratings of the campaign's MTurk and Prolific assignments awaiting the provider's confirmation, by worker
+    label: stored, analysed once ``sync`` has confirmed their assignment (:func:`load_ratings` leaves them out)."""
+    return _ratings_by_worker(session, campaign, awaiting_confirmation())
 
 
 def abandoned_note(count: int) -> str:
     """What every page, command and export says of such ratings: ``14 ratings, abandoned, not analysed``."""
     return f"{count:,} rating{'' if count == 1 else 's'}, abandoned, not analysed"
+
+
+def unconfirmed_note(count: int) -> str:
+    """What every page, command and export says of ratings awaiting confirmation: ``100 ratings, awaiting the
+    provider's confirmation (sync), not analysed yet``."""
+    return (f"{count:,} rating{'' if count == 1 else 's'}, awaiting the provider's confirmation (sync), "
+            "not analysed yet")
 
 
 def judge_columns(session: Session, rows: Sequence[Any]) -> np.ndarray | None:
@@ -84,7 +130,8 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
 
     Ratings of *abandoned* assignments (timed out or returned unfinished) are left out altogether:
     they stay stored, but a HIT left before its checks were reached was never quality-controlled,
-    so letting HITs time out must not be a way around quality control (docs/security.md).
+    so letting HITs time out must not be a way around quality control (docs/security.md). So are those of
+    MTurk and Prolific assignments the provider has not confirmed yet (:func:`counted_assignment`).
     """
     rows = session.execute(
         select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
@@ -97,7 +144,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         .join(Hit, Slot.hit_id == Hit.id)
         .join(System, Slot.system_id == System.id)
         .join(Question, Slot.question_id == Question.id)
-        .where(Hit.campaign_id == campaign.id, Assignment.status != AssignmentStatus.abandoned)
+        .where(Hit.campaign_id == campaign.id, counted_assignment())
         .order_by(Assignment.id, Slot.position)
     ).all()
     rated = {(r.assignment_id, r.id) for r in rows}

@@ -64,4 +64,10 @@ MESSAGES = (
     N_("The request held a character no text may hold and was refused; nothing was saved."),
     N_("The request was too large and was refused; nothing was saved. Reload the page and try again."),
     N_("No completion code is configured for this study: please contact the researcher."),
+    # A database or image store that cannot be reached (da_platform.web.faults).
+    N_("Please try again"),
+    N_("The server could not reach its database for a moment. Your ratings so far are safe: reload the page in "
+       "a few seconds to continue where you were."),
+    N_("The server could not load this image for a moment. Your ratings so far are safe: reload the page in a "
+       "few seconds to continue where you were."),
 )

@@ -2,7 +2,8 @@
 
 The analysis (``da_platform.results.campaign_analysis.CampaignAnalysis``) depends on the campaign's ratings,
 its data decisions and its quality-control settings. Each use first reads a cheap **stamp** of those
-inputs (count, largest and sum of the rating ids, and how many of them are of abandoned assignments;
+inputs (count, largest and sum of the rating ids, and how many of them are of abandoned assignments or of
+assignments awaiting the provider's confirmation;
 count, largest id and latest change of the review decisions; the quality-control policy and the name;
 count and largest id of the judge scores). A cached analysis is used only while its stamp is the current
 one, so no analysis is ever shown as current once a rating, a decision or a judge score has arrived, or
@@ -44,6 +45,7 @@ from da_platform.db.models import (
     ReviewDecision,
     utcnow,
 )
+from da_platform.rating.campaign_ratings import awaiting_confirmation
 from da_platform.results.campaign_analysis import CampaignAnalysis
 
 PROCESS_FROM = 50_000
@@ -68,6 +70,7 @@ class Stamp:
     decision_changed: str
     settings: str
     judge_scores: tuple[int, int] = (0, 0)  # count and largest id of the imported judge scores of its answers
+    unconfirmed: int = 0  # ratings of MTurk/Prolific assignments the provider has not confirmed (left out)
 
     def changes_since(self, older: Stamp) -> str:
         """What changed from ``older`` to this stamp, for the page."""
@@ -78,6 +81,9 @@ class Stamp:
             parts.append(f"{new:,} new ratings" if new > 0 else "the ratings changed")
         if self.abandoned != older.abandoned:
             parts.append("HITs were abandoned" if self.abandoned > older.abandoned else "abandoned HITs were resumed")
+        if self.unconfirmed != older.unconfirmed:
+            parts.append("HITs awaiting the provider's confirmation were confirmed or released"
+                         if self.unconfirmed < older.unconfirmed else "HITs await the provider's confirmation")
         if (self.decisions, self.decision_max_id, self.decision_changed) != (
                 older.decisions, older.decision_max_id, older.decision_changed):
             parts.append("new decisions")
@@ -91,9 +97,10 @@ class Stamp:
 def read_stamp(session: Session, campaign: Campaign) -> Stamp:
     """The campaign's current stamp: two aggregate queries over indexed columns."""
     abandoned = func.sum(case((Assignment.status == AssignmentStatus.abandoned, 1), else_=0))
-    ratings, max_id, id_sum, left = session.execute(
+    unconfirmed = func.sum(case((awaiting_confirmation(), 1), else_=0))
+    ratings, max_id, id_sum, left, waiting = session.execute(
         select(func.count(Rating.id), func.coalesce(func.max(Rating.id), 0), func.coalesce(func.sum(Rating.id), 0),
-               func.coalesce(abandoned, 0))
+               func.coalesce(abandoned, 0), func.coalesce(unconfirmed, 0))
         .join(Assignment, Assignment.id == Rating.assignment_id).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id)).one()
     decisions, decision_max, changed = session.execute(
@@ -107,7 +114,7 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
         .join(CampaignSystem, CampaignSystem.system_id == Answer.system_id)
         .where(CampaignSystem.campaign_id == campaign.id)).one()
     return Stamp(int(ratings), int(max_id), int(id_sum), int(left), int(decisions), int(decision_max),
-                 "" if changed is None else str(changed), settings, (int(judged), int(judge_max)))
+                 "" if changed is None else str(changed), settings, (int(judged), int(judge_max)), int(waiting))
 
 
 @dataclass

@@ -34,7 +34,7 @@ from analysis.verdict import WorkerVerdict
 from da_core.errors import InputError
 from da_platform.db.models import Campaign, ReviewDecision, Worker
 from da_platform.db.states import DecisionAction, DecisionStatus
-from da_platform.rating.campaign_ratings import abandoned_ratings, load_ratings, worker_label
+from da_platform.rating.campaign_ratings import abandoned_ratings, load_ratings, unconfirmed_ratings, worker_label
 
 DATA_ACTIONS = (DecisionAction.approve, DecisionAction.reject, DecisionAction.use_data, DecisionAction.exclude_data)
 """Decisions that say whether a worker's data is used (bonus, block and exclude do not)."""
@@ -116,6 +116,7 @@ class CampaignAnalysis:
             self.table = RatingsTable.from_records([])
         self.decisions = data_use(session, campaign)
         self.abandoned = abandoned_ratings(session, campaign)  # label -> ratings left out with their HIT
+        self.unconfirmed = unconfirmed_ratings(session, campaign)  # label -> ratings awaiting the provider
         options = options or AnalysisOptions()
         self.qc: QCPolicy = options.qc_policy(qc_policy(campaign))
         self.options = replace(options, qc_method=self.qc.method, qc_alpha=self.qc.alpha, qc_scope=self.qc.scope)

@@ -32,6 +32,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     from da_platform.rating.clock import real_time
     from da_platform.web.config import app_settings, web_config
     from da_platform.web.database import DatabaseId, init_database
+    from da_platform.web.faults import init_faults
     from da_platform.web.i18n import init_i18n
     from da_platform.web.input_guard import init_input_guard
     from da_platform.web.limits import init_limits
@@ -52,6 +53,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     init_proxies(app)
     app.url_map.converters["int"] = DatabaseId  # before any route is added
     init_database(app)
+    init_faults(app)
     init_limits(app)
     init_input_guard(app)  # before the dashboard's hooks (CSRF, login) and every view
     init_services(app, clock or real_time)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from flask import Flask, current_app, g, render_template, request, url_for
+from flask import Flask, current_app, g
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, PendingRollbackError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.routing import IntegerConverter
 
@@ -25,7 +25,8 @@ def init_database(app: Flask) -> None:
 
     No ``pool_pre_ping``: it costs a round trip per request. A connection the server dropped (a
     restart) fails on first use instead; SQLAlchemy then invalidates the pool, the worker pages try
-    once more (:func:`once_more_if_disconnected`), and any other page answers 503 "try again".
+    once more (:func:`once_more_if_disconnected`), and any other page answers 503 "try again"
+    (:mod:`da_platform.web.faults`).
     """
     if app.config.get("SESSIONS") is None:
         app.config["SESSIONS"] = session_factory(make_engine(
@@ -37,8 +38,6 @@ def init_database(app: Flask) -> None:
     # PostgreSQL that saves the BEGIN and COMMIT round trips. Same pool as ``engine``.
     app.extensions["da_autocommit_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
     app.teardown_appcontext(close_session)
-    app.register_error_handler(DBAPIError, _database_error)
-    app.register_error_handler(PendingRollbackError, _database_error)
 
 
 class DatabaseId(IntegerConverter):
@@ -48,32 +47,6 @@ class DatabaseId(IntegerConverter):
     def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = 2**31 - 1,
                  signed: bool = False) -> None:
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
-
-
-RETRY_MESSAGE = ("The server could not reach its database for a moment. Your ratings so far are safe: "
-                 "reload the page in a few seconds to continue where you were.")
-
-
-def _database_error(error: Exception):
-    """A database fault (server restarted or unreachable, a dropped connection): 503 "try again".
-
-    The request's session is discarded first, never used again to render the page (it may be
-    broken); the page itself needs no database. The worker page's script gets JSON. Any other
-    database error (a bug) stays a 500.
-    """
-    fault = isinstance(error, (OperationalError, InterfaceError, PendingRollbackError)) or (
-        isinstance(error, DBAPIError) and error.connection_invalidated)
-    if not fault:
-        raise error
-    discard_session()
-    g.admin_user = None  # the dashboard's templates must not look the user up in the broken session
-    headers = {"Retry-After": "5"}
-    token = (request.view_args or {}).get("token")
-    if request.endpoint == "worker.rate_and_next" and token:
-        return {"error": RETRY_MESSAGE, "resume": url_for("worker.slot", token=token)}, 503, headers
-    message = RETRY_MESSAGE if request.blueprint != "admin" else (
-        "The server could not reach its database for a moment. Nothing was lost: reload the page in a few seconds.")
-    return render_template("worker/message.html", title="Please try again", message=message), 503, headers
 
 
 def once_more_if_disconnected(work: Callable[[], T]) -> T:

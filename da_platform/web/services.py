@@ -4,10 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from flask import Flask, Response, abort, current_app, render_template
+from flask import Flask, Response, abort, current_app
 
 from da_platform.sources import MTurkSource, PoolSource, ProlificSource, Tokens, WorkerSource
-from hit_builder.storage import StoreUnavailable
 
 if TYPE_CHECKING:
     from da_platform.rating.clock import AssignmentClock
@@ -38,19 +37,6 @@ def init_services(app: Flask, clock: AssignmentClock) -> None:
         sources={source.name: source for source in sources},
         clock=clock,
     )
-    app.register_error_handler(StoreUnavailable, _store_unavailable)
-
-
-STORE_RETRY = ("The server could not load this image for a moment. Your ratings so far are safe: reload the page "
-               "in a few seconds to continue where you were.")
-
-
-def _store_unavailable(_error: StoreUnavailable):
-    """The image store is unreachable or too slow (a remote store): 503 "try again", as for a database
-    fault. The store has short timeouts and is not tried again for a few seconds after a fault, so such a
-    request never holds a server thread for long (da_platform.images.s3)."""
-    page = render_template("worker/message.html", title="Please try again", message=STORE_RETRY)
-    return page, 503, {"Retry-After": "5"}
 
 
 def services() -> Services:

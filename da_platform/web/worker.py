@@ -46,6 +46,7 @@ from da_platform.web.i18n import current_language
 from da_platform.web.security import origin_of
 from da_platform.web.services import png_response, services, stored_png
 from da_platform.web.worker_page import (
+    assignment_campaign_page,
     assignment_page,
     campaign_page,
     instructions_view,
@@ -156,7 +157,7 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
     state = once_more_if_disconnected(load)
     if state is None:
         raise WorkerPageError("This task does not exist.", 404)
-    use_page(campaign_page(state.campaign_id))
+    use_page(assignment_campaign_page(public_id, state.campaign_id))
     if state.blocked and not state.complete:
         raise WorkerPageError(BLOCKED, 403)
     if state.overdue:

@@ -81,6 +81,21 @@ def assignment_page(assignment_public_id: str) -> PageSettings | None:
     return campaign_page(cache[key])
 
 
+def assignment_campaign_page(assignment_public_id: str, campaign_id: int) -> PageSettings | None:
+    """:func:`campaign_page` of the assignment's campaign (known from its state), remembered as the assignment's
+    (so that a page answering a database fault finds the language, :func:`cached_assignment_page`)."""
+    _cache()[("assignment", assignment_public_id)] = campaign_id
+    return campaign_page(campaign_id)
+
+
+def cached_assignment_page(assignment_public_id: str) -> PageSettings | None:
+    """:func:`assignment_page` if this process has read it before, else None: nothing is asked of the database
+    (for a page answering a database fault)."""
+    cache = _cache()
+    campaign_id = cache.get(("assignment", assignment_public_id))
+    return None if campaign_id is None else cache.get(("campaign", campaign_id))
+
+
 def use_page(page: PageSettings | None) -> PageSettings | None:
     """Make ``page``'s language the one of this request's templates and messages."""
     if page is not None:

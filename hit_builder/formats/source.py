@@ -15,6 +15,7 @@ from typing import Any
 
 from da_core.errors import InputError
 from hit_builder.readers import LONE_SURROGATE, Table, lone_surrogate, parse_json, read_text
+from hit_builder.records import normalize_text
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class SourceTable(Table):
     """A whole-JSON file: errors give the record's JSON path instead of a line."""
     left_out: frozenset[str] = frozenset()
     """Ids of the questions the reader left out (no answers), so that answers to them can be told apart."""
+    empty_is_no_answer: bool = False
+    """A prediction file whose empty answer means "no answer" (SQuAD v2.0's ``""``), not a mistake."""
 
     def error(self, message: str, *, line: int | None = None, field: str | None = None) -> InputError:
         source_field = self.field_names.get(field, field) if field else None
@@ -65,8 +68,8 @@ def json_type(value: Any) -> str:
 
 
 def question_id(value: Any) -> str:
-    """A question id as the records hold it (a JSON number as its digits), for ``left_out``."""
-    return str(value).strip()
+    """A question id as the records hold it (a JSON number as its digits, text normalised), for ``left_out``."""
+    return normalize_text(str(value))
 
 
 def distinct(texts: list[str]) -> list[str]:

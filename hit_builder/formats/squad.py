@@ -6,7 +6,8 @@ score takes the second annotation as the human answer and the others as its refe
 human`` needs it even when it repeats the first (a repeated reference changes no metric: each takes the
 best reference). The paragraph is the question's context. SQuAD 2.0's unanswerable questions
 (``is_impossible``, no answers) have nothing to compare against and are left out, and counted.
-Answers: the official prediction file, one JSON object ``{"question id": "answer text", ...}``.
+Answers: the official prediction file, one JSON object ``{"question id": "answer text", ...}``, where
+``""`` is SQuAD v2.0's "no answer" (``empty_is_no_answer``).
 """
 from __future__ import annotations
 
@@ -86,4 +87,4 @@ def read_answers(path: str | Path, name: str = "squad") -> SourceTable:
     records = [Record(k, {"id": qid, "answer": answer}) for k, (qid, answer) in enumerate(document.items(), start=1)]
     paths = {record.line: f'"{record.values["id"]}"' for record in records}
     return SourceTable(file, "jsonl", ("id", "answer"), tuple(records), source_format=name, paths=paths,
-                       field_names={"id": "", "answer": ""}, whole_json=True)
+                       field_names={"id": "", "answer": ""}, whole_json=True, empty_is_no_answer=True)

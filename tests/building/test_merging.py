@@ -126,6 +126,42 @@ def test_copies_of_merged_answers_are_not_the_workers_ratings_in_quality_control
                 rows[label]["hit_seconds"]) == ("100", "1", "True", "600.0")
 
 
+def test_the_bundle_counts_the_ratings_given_and_their_copies_apart(session, tmp_path):
+    """The manifest's ``ratings`` are the ratings the workers gave (the rows stored); the copies made for the
+    other systems of a merged answer are ``rating_copies``: together, the rows of ratings.csv."""
+    import csv
+    import io
+    import json
+    import zipfile
+
+    from sqlalchemy import func
+
+    from da_platform.exports.files import bundle
+
+    test_set = make_test_set(session, name="merge bundle", questions=35, systems=("alpha", "beta", "gamma"))
+    by_name = {s.name: {a.question.external_id: a for a in s.answers} for s in test_set.systems}
+    for q in [f"q{i:04d}" for i in range(6)]:
+        by_name["beta"][q].text = by_name["alpha"][q].text
+    session.flush()
+    campaign = build_campaign(session, BuildSpec(name="mergedbundle", test_set=test_set, seed=2,
+                                                 merge_identical=True), storage=LocalImageStorage(tmp_path))
+    session.commit()
+    for index in range(len(campaign.hits)):
+        dashboard_factories.rate_hit(session, campaign, index, f"w{index}", _scores, seed=index)
+    given = session.scalar(select(func.count(Rating.id)))
+    # Each SYSTEM or REPEAT rating of alpha's answer to q0000-q0005 is copied once, for beta.
+    copied = session.scalar(select(func.count(Rating.id)).join(Slot, Slot.id == Rating.slot_id)
+                            .join(System, System.id == Slot.system_id).join(Question, Question.id == Slot.question_id)
+                            .where(System.name == "alpha", Question.external_id.in_([f"q{i:04d}" for i in range(6)]),
+                                   Slot.slot_type.in_((SlotType.SYSTEM, SlotType.REPEAT))))
+    assert given and copied
+    with zipfile.ZipFile(io.BytesIO(bundle(session, campaign).content)) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        rows = list(csv.DictReader(io.StringIO(archive.read("ratings.csv").decode("utf-8"))))
+    assert (manifest["ratings"], manifest["rating_copies"]) == (given, copied)
+    assert len(rows) == given + copied
+
+
 def _scores_in_order(session, worker: str) -> list[int]:
     """The scores a worker gave, in the order of the slots (as stored: one row per rating given)."""
     from da_platform.db.models import Assignment, Worker

@@ -7,86 +7,29 @@ around it is reconciled from the submission's ``bonus_payments`` and never resen
 from __future__ import annotations
 
 from decimal import Decimal
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import select
 
-from da_platform.cli import main
 from da_platform.db.models import ReviewDecision, Worker
 from da_platform.providers.prolific import Prolific, validate_rejection
-from da_platform.simulation.crowd import SimulatedClock
-from tests.fakes.crowd import adversarial, good, indifferent, quality_campaign, rate_hit, sqlite_database
+from tests.fakes.crowd import adversarial, good, indifferent, quality_campaign, sqlite_database
 from tests.fakes.fake_prolific import create_fake_prolific
 from tests.fakes.mturk_requester import Fault
 from tests.fakes.server import serve_wsgi
-from tests.web_factories import make_web_env
-
-PUBLIC = "https://da.example.org"
-CODE = "C0MPL3TE"
-
-
-class World:
-    def __init__(self, env, state, url, database_url):
-        self.env, self.fake, self.url = env, state, url
-        self.environ = {"DA_DATABASE_URL": database_url, "DA_PUBLIC_URL": PUBLIC, "DA_PROLIFIC_API_URL": url,
-                        "PROLIFIC_API_TOKEN": state.token, "DA_SECRET_KEY": "test-secret-key"}
-
-    def cli(self, *args: str, ok: bool = True):
-        result = CliRunner().invoke(main, list(args), env=self.environ, catch_exceptions=False)
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    def study(self) -> dict:
-        (study,) = self.fake.studies.values()
-        return study
-
-    def take_part(self, participant: str, behaviour) -> str:
-        """A participant starts the study on Prolific, rates in our app, is sent back with the code."""
-        study = self.study()
-        session_id = self.fake.start(study["id"], participant)
-        link = study["external_study_url"]
-        assert link.startswith(PUBLIC + "/prolific/")
-        client = self.env.app.test_client()
-        arrival = client.get(urlsplit(link).path, query_string={
-            "PROLIFIC_PID": participant, "STUDY_ID": study["id"], "SESSION_ID": session_id})
-        assert arrival.status_code == 303, arrival.text
-        rate_hit(self.env, client, arrival.location, behaviour)
-        done = client.get(arrival.location + "done")
-        assert done.status_code == 302
-        self.fake.complete(session_id, parse_qs(urlsplit(done.location).query)["cc"][0])
-        return session_id
-
-
-def _world(database_url, tmp_path):
-    app = create_fake_prolific()
-    with serve_wsgi(app) as url:
-        env = make_web_env(database_url, tmp_path, clock=SimulatedClock())
-        yield World(env, app.config["PROLIFIC"], url, database_url)
+from tests.prolific_world import CODE, prolific_world, published
 
 
 @pytest.fixture
 def world(database_url, tmp_path):
     """The full flows run on SQLite and on PostgreSQL."""
-    yield from _world(database_url, tmp_path)
+    yield from prolific_world(database_url, tmp_path)
 
 
 @pytest.fixture
 def sqlite_world(tmp_path):
     """Checks of the command line's refusals: one database engine is enough."""
-    yield from _world(sqlite_database(tmp_path), tmp_path)
-
-
-def published(world: World, hits: int, name: str) -> None:
-    quality_campaign(world.env, hits=hits, name=name, completion_code=CODE)
-    draft = world.cli("prolific", "launch", name, "--reward", "3.00", "--minutes", "15").output
-    assert "created as a draft" in draft and world.study()["status"] == "UNPUBLISHED"
-    # places x (3.00 + 33.33 % fee); publishing needs the exact total
-    total = (Decimal("3.00") * hits + (Decimal("3.00") * hits * Decimal("0.3333")).quantize(Decimal("0.01")))
-    world.cli("prolific", "launch", name, "--live", "--confirm-total", str(total))
-    assert world.study()["status"] == "ACTIVE" and len(world.fake.studies) == 1  # found again, not re-created
+    yield from prolific_world(sqlite_database(tmp_path), tmp_path)
 
 
 @pytest.mark.slow

@@ -1,8 +1,9 @@
 """Attack suite, a failing image store (item 3): an S3-compatible store that is stopped (moto's server,
 real HTTP through boto3) or that accepts connections and never answers. Each image request is then a
-503 "try again" within seconds, the store is not tried again for a few seconds after, and ratings go on
-(they never touch the store). Before: boto3's 60 s timeouts, retried, held a server thread for minutes
-per image, and a refused connection was a 500. The database plays no part here: SQLite only.
+503 "try again" within seconds (a worker page in the campaign's language), the store is not tried again
+for a few seconds after, and ratings go on (they never touch the store). Before: boto3's 60 s timeouts,
+retried, held a server thread for minutes per image, and a refused connection was a 500. The database plays
+no part here: SQLite only.
 """
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ import pytest
 
 from da_platform.images import s3 as s3_storage
 from da_platform.images.s3 import S3ImageStorage
+from da_platform.web.faults import RETRY_TITLE, STORE_RETRY
 from hit_builder.storage import LocalImageStorage, StoreUnavailable
 from tests.web_factories import WebEnv, make_campaign, make_web_env
-from tests.worker_flow import arrive_pool, current, rate
+from tests.worker_flow import arrive_pool, chinese, chinese_worker, current, rate
 
 BUCKET = "da-images"
 
@@ -157,3 +159,22 @@ def test_after_the_cooldown_one_request_probes_the_store(aws, silent, database_u
     assert _try_again(client.get(images[0])) and silent.connections == 2  # and the cooldown starts again
     with pytest.raises(StoreUnavailable, match="not tried again yet"):
         storage.read(_keys(tmp_path / "source")[0])
+
+
+def test_an_item_whose_image_store_is_down_says_try_again_in_chinese(aws, silent, database_url, tmp_path):
+    """The 503 is a worker page in the campaign's language (here zh-Hans), as every refusal is."""
+    down = S3ImageStorage(BUCKET, endpoint_url=silent.url, connect_timeout=0.2, read_timeout=0.2, max_attempts=1,
+                          cooldown=30)
+    env = make_web_env(database_url, tmp_path, IMAGE_STORAGE=down)
+    client, base = chinese_worker(env)
+    slot, page = current(client, base)
+    images = re.findall(r'<img id="answer-[ab]" src="([^"]+)"', page)
+    assert len(images) == 2
+    for url in images:
+        response = client.get(url)
+        html = response.get_data(as_text=True)
+        assert response.status_code == 503 and response.headers["Retry-After"] == "5"
+        assert '<html lang="zh-Hans" dir="ltr">' in html and "Traceback" not in html
+        assert chinese(RETRY_TITLE) in html and chinese(STORE_RETRY) in html
+        assert RETRY_TITLE not in html and STORE_RETRY not in html
+    assert rate(client, base, slot, 60, "rating").status_code == 200  # ratings never touch the store

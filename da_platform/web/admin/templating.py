@@ -1,11 +1,11 @@
 """Template helpers of the dashboard: number and time formatting, the logged-in researcher, the one
-phrase for ratings of abandoned assignments."""
+phrase for ratings of abandoned assignments and the one for those awaiting the provider's confirmation."""
 from __future__ import annotations
 
 import math
 from datetime import datetime
 
-from da_platform.rating.campaign_ratings import abandoned_note
+from da_platform.rating.campaign_ratings import abandoned_note, unconfirmed_note
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import current_user
 
@@ -31,6 +31,7 @@ def admin_time(value: datetime | None) -> str:
 
 
 bp.add_app_template_global(abandoned_note)
+bp.add_app_template_global(unconfirmed_note)
 
 
 @bp.context_processor

@@ -24,7 +24,13 @@ from da_platform.db.models import (
     Worker,
 )
 from da_platform.db.states import QCStatus
-from da_platform.rating.campaign_ratings import abandoned_note, worker_label
+from da_platform.rating.campaign_ratings import (
+    abandoned_note,
+    awaiting_confirmation,
+    counted_assignment,
+    unconfirmed_note,
+    worker_label,
+)
 from da_platform.results.worker_plots import scatter_png, timeline_png
 from da_platform.review.by_hand import ACTIONS, DecisionError, plan, policy_of, recommendation, record
 from da_platform.web.admin import bp
@@ -76,7 +82,8 @@ def _all_median_seconds(table) -> dict[str, float]:
     return {labels[codes[a]]: float(np.median(seconds[a:b])) for a, b in zip(starts, ends)}
 
 
-def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=None, abandoned: int = 0) -> list[str]:
+def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=None, abandoned: int = 0,
+           unconfirmed: int = 0) -> list[str]:
     flags = []
     if qc is not None and qc.status != QCStatus.passed:
         flags.append(f"QC {qc.status.replace('_', ' ')}")
@@ -92,6 +99,8 @@ def _flags(qc, median: float, worker: Worker, excluded: bool, policy, verdict=No
         flags.append("data excluded")
     if abandoned and qc is not None:  # without analysed ratings, the row says it instead of the QC columns
         flags.append(abandoned_note(abandoned))
+    if unconfirmed and qc is not None:
+        flags.append(unconfirmed_note(unconfirmed))
     if worker.blocked:
         flags.append("blocked")
     return flags
@@ -103,9 +112,10 @@ def _summary(analysis, label: str, worker: Worker, decisions: list[ReviewDecisio
     median = _median_seconds(analysis, label)
     data = analysis.decisions.get(label)
     abandoned = analysis.abandoned.get(label, 0)
+    unconfirmed = analysis.unconfirmed.get(label, 0)
     return {"label": label, "worker": worker, "qc": qc, "verdict": verdict, "median_seconds": median,
-            "flags": _flags(qc, median, worker, label in analysis.excluded, policy, verdict, abandoned),
-            "data": data, "decisions": decisions, "abandoned": abandoned}
+            "flags": _flags(qc, median, worker, label in analysis.excluded, policy, verdict, abandoned, unconfirmed),
+            "data": data, "decisions": decisions, "abandoned": abandoned, "unconfirmed": unconfirmed}
 
 
 @bp.get("/campaigns/<int:campaign_id>/workers")
@@ -134,7 +144,7 @@ def _check_pairs(campaign: Campaign, worker: Worker) -> list[dict]:
         .join(original_rating, (original_rating.slot_id == original.id)
               & (original_rating.assignment_id == Rating.assignment_id))
         .join(Question, Question.id == Slot.question_id).join(System, System.id == Slot.system_id)
-        .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id,
+        .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id, counted_assignment(),
                Slot.slot_type == SlotType.BAD_REF)
         .order_by(Assignment.id, Slot.position)
     ).all()
@@ -153,8 +163,8 @@ def worker(campaign_id: int, worker_id: int):
     policy = policy_of(campaign)
     decisions = _decisions(campaign).get(person.id, [])
     summary = _summary(analysis, label, person, decisions, policy)
-    assignments = get_session().scalars(
-        select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
+    assignments = get_session().execute(
+        select(Assignment, awaiting_confirmation()).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == person.id).order_by(Assignment.id)).all()
     return render_template(
         "admin/worker.html", campaign=campaign, summary=summary, actions=ACTIONS.values(),
