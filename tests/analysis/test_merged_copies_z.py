@@ -49,4 +49,3 @@ def test_copies_do_not_weigh_their_rating_again_in_the_workers_mean_and_sd(numer
     assert systems["B"].z == pytest.approx((1 - 10 * r) / 4, rel=1e-12)
     assert (systems["A"].raw, systems["B"].raw) == (pytest.approx(55.0), pytest.approx(52.5))
     assert (systems["A"].n_ratings, systems["B"].n_ratings) == (4, 4)  # N counts the copies: they are B's ratings
-
