@@ -28,7 +28,7 @@ from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, R
 from da_platform.db.states import DecisionAction
 from da_platform.providers.idempotency import request_token
 from da_platform.providers.money import amount_string, parse_amount
-from da_platform.rating.campaign_ratings import worker_label
+from da_platform.rating.campaign_ratings import CONFIRMED, worker_label
 from da_platform.review.actions import ACTIONS, Action
 from da_platform.review.apply import FAILED, NO_PROVIDER
 from da_platform.review.policy import PlannedDecision, ReviewPolicy, Verdict, judge, store
@@ -97,6 +97,14 @@ def _awaiting(assignment: Assignment) -> bool:
     return assignment.status is AssignmentStatus.submitted
 
 
+def _bonus_payable(assignment: Assignment) -> bool:
+    """Finished work a bonus can be paid on: an MTurk or Prolific assignment only once the provider confirmed
+    it (a made-up assignment id under the worker's id never is, and the provider would refuse the bonus)."""
+    if assignment.source in NO_PROVIDER:
+        return assignment.status not in (AssignmentStatus.in_progress, AssignmentStatus.abandoned)
+    return assignment.status in CONFIRMED
+
+
 def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amount: str | None = None,
          reason: str = "", nonce: str = "") -> Plan:
     """The decisions ``key`` would record for ``worker`` (nothing is written)."""
@@ -142,9 +150,12 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
             raise DecisionError(str(error)) from None
         if money <= 0:
             raise DecisionError("a bonus needs a positive amount such as '0.50'")
-        if not finished:
-            raise DecisionError("the worker has no finished assignment to pay a bonus on")
-        paid_on = finished[-1]
+        payable = [a for a in finished if _bonus_payable(a)]
+        if not payable:
+            raise DecisionError("the worker has no finished assignment to pay a bonus on" if not finished else
+                                "the provider has not confirmed the worker's finished assignments yet (run sync): "
+                                "nothing to pay a bonus on")
+        paid_on = payable[-1]
         bonus = planned(paid_on, DecisionAction.bonus, True, money, paid_on.public_id, nonce)
         return Plan(action, worker, (bonus,), False, (f"paid on assignment {paid_on.public_id}",))
     blocked = session.scalar(select(ReviewDecision.id).where(

@@ -85,6 +85,15 @@ def test_a_made_up_mturk_assignment_under_a_victims_worker_id_counts_nowhere(wor
         assert decisions == [("approve", True)]
         assert not s.scalar(select(Worker.blocked).where(Worker.external_id == "WVICTIM"))
 
+    # A bonus by hand goes to his confirmed assignment, never to the made-up one finished after it.
+    out = world.cli("decide", "victim", "mturk:WVICTIM", "bonus", "--amount", "0.50", "--reason", "thanks",
+                    "--yes").output
+    assert "paid on assignment" in out
+    with world.env.sessions() as s:
+        bonus = s.scalars(select(ReviewDecision).where(ReviewDecision.action == "bonus")).one()
+        assert (s.get(Assignment, bonus.assignment_id).provider_assignment_id, bonus.amount) == (genuine,
+                                                                                                 "0.50")
+
     # The dashboard shows the made-up assignment as awaiting confirmation, outside the victim's quality control.
     with world.env.sessions.begin() as s:
         create_user(s, "ana", PASSWORD)
