@@ -31,7 +31,10 @@ def print_report(outcome: RehearsalOutcome) -> None:
         if k.why:
             echo(f"  {'':<{width}}  not kept because: " + ", ".join(f"{reason} {n}" for reason, n in k.why.items()))
     echo("  (kept: scored; flagged: left out for your review; excluded: failed a check; not judged: too few "
-         "check pairs or no ratings)\n")
+         "check pairs)")
+    if outcome.idle:
+        echo("  found no HIT left: " + ", ".join(f"{n} {kind}" for kind, n in outcome.idle.items()))
+    echo()
 
     group = outcome.group
     if group is not None and group.ranking.systems:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, Table, select
+from sqlalchemy import JSON, Engine, Table, bindparam, select
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import Base, Campaign, CampaignStatus, Hit, Slot
@@ -64,6 +64,13 @@ def _as_copied(table: Table, row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def _insert(table: Table):
+    """An insert into ``table`` that stores a JSON column's None as SQL NULL (as the ORM leaves an unset one)."""
+    nulls = {c.name: bindparam(c.name, type_=JSON(none_as_null=True)) for c in table.columns
+             if isinstance(c.type, JSON)}
+    return table.insert().values(nulls) if nulls else table.insert()
+
+
 def copy_campaign(source: Session, campaign: Campaign, target: Engine,
                   progress: Callable[[str], None] | None = None) -> int:
     """Copy ``campaign``'s design rows from ``source`` into the empty, migrated database of ``target``; the rows
@@ -75,7 +82,7 @@ def copy_campaign(source: Session, campaign: Campaign, target: Engine,
                 progress(table.name)
             result = source.execute(select(table).where(where).order_by(*order).execution_options(yield_per=BATCH))
             for rows in result.mappings().partitions(BATCH):
-                connection.execute(table.insert(), [_as_copied(table, dict(row)) for row in rows])
+                connection.execute(_insert(table), [_as_copied(table, dict(row)) for row in rows])
                 copied += len(rows)
     return copied
 

@@ -64,7 +64,7 @@ class KindCount:
     kept: int
     flagged: int
     excluded: int
-    unjudged: int  # rated nothing, or no verdict (e.g. no check pairs)
+    unjudged: int  # no verdict (too few check pairs)
     why: dict[str, int] = field(default_factory=dict)  # of the workers not kept: check or signal -> how many
 
 
@@ -89,7 +89,8 @@ class RehearsalOutcome:
     places: int  # assignments the campaign needs (HITs x assignments per HIT)
     hits_rated: int
     ratings: int
-    kinds: list[KindCount]
+    kinds: list[KindCount]  # of the workers who rated
+    idle: dict[str, int]  # kind -> workers who found no HIT left
     true_quality: dict[str, float]  # system -> mean true quality of its shown answers
     order: Fact
     separation: list[PairSeparation]
@@ -245,11 +246,16 @@ def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdS
 
     started = time.perf_counter()
     steps.step("quality control, analysis and exports on the copy")
+    rated = {worker_label("pool", o.name): plan[o.name] for o in outcomes if o.ratings}
+    idle: dict[str, int] = {}
+    for o in outcomes:
+        if not o.ratings:
+            idle[plan[o.name]] = idle.get(plan[o.name], 0) + 1
     with sessions() as session:
-        found = _analyse_and_export(session, _campaign(session, campaign_id), truth, out / "exports",
-                                    {worker_label("pool", n): kind for n, kind in plan.items()})
+        found = _analyse_and_export(session, _campaign(session, campaign_id), truth, out / "exports", rated)
     seconds["analysis and exports"] = time.perf_counter() - started
-    return {**found, "hits_rated": sum(o.hits for o in outcomes), "ratings": sum(o.ratings for o in outcomes)}
+    return {**found, "idle": idle, "hits_rated": sum(o.hits for o in outcomes),
+            "ratings": sum(o.ratings for o in outcomes)}
 
 
 def _campaign(session: Session, campaign_id: int) -> Campaign:
