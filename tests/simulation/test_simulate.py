@@ -288,3 +288,22 @@ def test_simulate_with_a_metric_truth_says_the_workers_judge_like_the_metric(run
     assert first == "copy 100.0" and last == "digits 0.0" and middle.startswith("alpha ")
     assert 0.0 < float(middle.removeprefix("alpha ")) < 100.0
     assert _snapshot(database_url) == live
+
+    # The same seed gives the same ratings (4 threads of workers arriving at once notwithstanding).
+    again = run("simulate", "metric", "--truth", "metric:chrf", "--workers", "3", "--out", str(tmp_path / "p"),
+                "--no-images")
+    assert again.exit_code == 0, again.output
+    assert _ratings(tmp_path / "o") == _ratings(tmp_path / "p")
+
+
+def _ratings(out: Path) -> list[tuple]:
+    """(worker, HIT, slot, score) of every rating of a rehearsal's copy."""
+    engine = create_engine(f"sqlite:///{out / 'simulation.sqlite'}")
+    with Session(engine) as session:
+        rows = session.execute(select(Worker.external_id, Assignment.hit_id, Rating.slot_id, Rating.score)
+                               .join(Assignment, Assignment.id == Rating.assignment_id)
+                               .join(Worker, Worker.id == Assignment.worker_id)
+                               .order_by(Rating.slot_id, Worker.external_id)).all()
+    engine.dispose()
+    assert rows
+    return [tuple(row) for row in rows]
