@@ -34,6 +34,10 @@ def print_report(outcome: RehearsalOutcome) -> None:
          "check pairs)")
     if outcome.idle:
         echo("  found no HIT left: " + ", ".join(f"{n} {kind}" for kind, n in outcome.idle.items()))
+    if not any(k.kind == "honest" for k in outcome.kinds):
+        bad = sum(k.workers for k in outcome.kinds)
+        echo(f"  ✗ no honest simulated worker rated: {bad} bad worker(s) took the {outcome.places} assignment(s) "
+             "first, so what follows shows bad workers only; ask for fewer with --bad")
     echo()
 
     group = outcome.group

@@ -307,3 +307,15 @@ def _ratings(out: Path) -> list[tuple]:
     engine.dispose()
     assert rows
     return [tuple(row) for row in rows]
+
+
+@pytest.mark.slow
+def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built: str, run, tmp_path: Path):
+    """6 HITs with one assignment each; six bad workers arrive first and take them all."""
+    result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", "--bad", "random=4",
+                 "--bad", "constant=2", "--workers", "2", "--out", str(tmp_path / "o"), "--no-images")
+    assert result.exit_code == 0, result.output
+    assert "found no HIT left: 2 honest" in result.output
+    assert ("✗ no honest simulated worker rated: 6 bad worker(s) took the 6 assignment(s) first, so what follows "
+            "shows bad workers only; ask for fewer with --bad") in result.output
+    assert not re.search(r"^  honest ", result.output, re.MULTILINE)
