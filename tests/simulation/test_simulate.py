@@ -311,7 +311,19 @@ def _ratings(out: Path) -> list[tuple]:
 
 @pytest.mark.slow
 def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built: str, run, tmp_path: Path):
-    """6 HITs with one assignment each; six bad workers arrive first and take them all."""
+    """6 HITs with one assignment each; six bad workers arrive first and take them all. The campaign is priced
+    at its stored Prolific settings."""
+    from decimal import Decimal
+
+    from da_platform.providers.prolific import ProlificSettings
+
+    engine = create_engine(built)
+    with Session(engine) as session:
+        campaign = session.scalar(select(Campaign))
+        campaign.settings = {**(campaign.settings or {}),
+                             "prolific": ProlificSettings(reward=Decimal("2.50"), currency="GBP").to_dict()}
+        session.commit()
+    engine.dispose()
     result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", "--bad", "random=4",
                  "--bad", "constant=2", "--workers", "2", "--out", str(tmp_path / "o"), "--no-images")
     assert result.exit_code == 0, result.output
@@ -319,3 +331,5 @@ def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built:
     assert ("✗ no honest simulated worker rated: 6 bad worker(s) took the 6 assignment(s) first, so what follows "
             "shows bad workers only; ask for fewer with --bad") in result.output
     assert not re.search(r"^  honest ", result.output, re.MULTILINE)
+    # 6 x 2.50 = 15.00 GBP of rewards; Prolific's fee 33.33 % of 15.00 = 4.9995 -> 5.00; 20.00 GBP in all.
+    assert "Cost of the real campaign: 20.00 GBP on prolific for 6 assignments" in result.output
