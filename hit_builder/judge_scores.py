@@ -14,7 +14,7 @@ from typing import Any
 from hit_builder.readers import Table
 from hit_builder.records import check_name, normalize_text
 
-FIELDS = ("system", "id", "score")
+FIELDS = ("system", "id", "score")  # of a judge-scores file
 
 
 @dataclass(frozen=True)
@@ -29,33 +29,44 @@ class JudgeScoreRecord:
 
 def parse_judge_scores(table: Table) -> list[JudgeScoreRecord]:
     """The records of a judge-scores file; an answer may be scored once."""
-    unknown = sorted(set(table.fields) - set(FIELDS))
+    return parse_answer_values(table)
+
+
+def parse_answer_values(table: Table, *, value: str = "score", kind: str = "a judge-scores file",
+                        bounds: tuple[float, float] | None = None) -> list[JudgeScoreRecord]:
+    """The records of a file of one number per answer (``system``, ``id`` and the field ``value``), each answer
+    once; ``bounds``: the range the numbers must lie in (inclusive). ``kind`` names the file in messages."""
+    fields = ("system", "id", value)
+    unknown = sorted(set(table.fields) - set(fields))
     if unknown and table.format != "jsonl":  # (JSON lines: named at the record that has it, below)
-        raise table.error(f"unknown field(s) {', '.join(unknown)}: a judge-scores file has the fields "
-                          f"{', '.join(FIELDS)}", line=table.header_line)
-    missing = [f for f in FIELDS if f not in table.fields]
+        raise table.error(f"unknown field(s) {', '.join(unknown)}: {kind} has the fields "
+                          f"{', '.join(fields)}", line=table.header_line)
+    missing = [f for f in fields if f not in table.fields]
     if missing and table.format != "jsonl":
-        raise table.error(f"missing column(s) {', '.join(missing)}: a judge-scores file has the fields "
-                          f"{', '.join(FIELDS)}", line=table.header_line)
+        raise table.error(f"missing column(s) {', '.join(missing)}: {kind} has the fields "
+                          f"{', '.join(fields)}", line=table.header_line)
     if not table.records:
-        raise table.error("the file has no scores", line=table.header_line)
+        raise table.error(f"the file has no {value}s", line=table.header_line)
     records: list[JudgeScoreRecord] = []
     first: dict[tuple[str, str], int] = {}
     for record in table.records:
         values, line = record.values, record.line
-        extra = sorted(set(values) - set(FIELDS))
+        extra = sorted(set(values) - set(fields))
         if extra:
-            raise table.error(f"unknown field {extra[0]!r} (the fields are {', '.join(FIELDS)})", line=line,
+            raise table.error(f"unknown field {extra[0]!r} (the fields are {', '.join(fields)})", line=line,
                               field=extra[0])
         system = check_name(_text(table, values, "system", line), table, field="system", what="system", line=line)
         question = _text(table, values, "id", line)
-        score = _score(table, values.get("score"), line)
+        number = _score(table, values.get(value), line, value)
+        if bounds is not None and not bounds[0] <= number <= bounds[1]:
+            raise table.error(f"must lie between {bounds[0]:g} and {bounds[1]:g}, not {number:g}", line=line,
+                              field=value)
         key = (system, question)
         if key in first:
-            raise table.error(f"a second score of system {system!r}'s answer to {question!r} (first on line "
+            raise table.error(f"a second {value} of system {system!r}'s answer to {question!r} (first on line "
                               f"{first[key]})", line=line, field="id")
         first[key] = line
-        records.append(JudgeScoreRecord(line, system, question, score))
+        records.append(JudgeScoreRecord(line, system, question, number))
     return records
 
 
@@ -72,15 +83,15 @@ def _text(table: Table, values: dict[str, Any], field: str, line: int) -> str:
     return text
 
 
-def _score(table: Table, value: object, line: int) -> float:
+def _score(table: Table, value: object, line: int, field: str = "score") -> float:
     if isinstance(value, str):
         try:
             value = float(value.strip())
         except ValueError:
-            raise table.error(f"must be a number, not {value!r}", line=line, field="score") from None
+            raise table.error(f"must be a number, not {value!r}", line=line, field=field) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise table.error("missing (the field is required)" if value is None else
-                          f"must be a number, not {type(value).__name__}", line=line, field="score")
+                          f"must be a number, not {type(value).__name__}", line=line, field=field)
     if not math.isfinite(value):
-        raise table.error(f"must be a finite number, not {value}", line=line, field="score")
+        raise table.error(f"must be a finite number, not {value}", line=line, field=field)
     return float(value)

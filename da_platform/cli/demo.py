@@ -1,12 +1,13 @@
 """CLI: ``da-platform demo`` — a whole simulated campaign on the embedded default, in one command."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from da_platform.cli import CliContext, pass_context
+from da_platform.cli.progress import click_steps
+from da_platform.cli.progress import progress_lines as progress_lines  # (tests and scripts import it from here)
 
 COMMANDS: list[click.Command] = []
 
@@ -57,28 +58,15 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     and the systems' known order recovered (exit status 1 if not).
     """
     from analysis.output import text_table
-    from da_platform.simulation.demo import CROWD_KIND_DESCRIPTIONS, DemoError, DemoOptions, DemoSteps, run_demo
-
-    bars: list = []
-
-    def progress(label: str, total: int):
-        if not sys.stderr.isatty():  # (click draws no bar there: a line every 10 % instead of silence)
-            return progress_lines(label, total)
-        bar = click.progressbar(length=total, label=f"  {label}", file=sys.stderr)
-        bar.__enter__()
-        bars.append(bar)
-        return bar.update
-
-    def done() -> None:
-        while bars:
-            bars.pop().__exit__(None, None, None)
+    from da_platform.simulation.demo import CROWD_KIND_DESCRIPTIONS, DemoError, DemoOptions, run_demo
 
     options = DemoOptions(out=out, questions=questions, seed=seed, criterion=criterion,
                           bad_workers={"random": random_, "constant": constant, "bot": bots, "ocr-overlap": ocr_bots,
                                        "oracle-agent": agents}, honest=honest,
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
                           render=render_name, font_paths=context.settings.font_paths)
-    steps = DemoSteps(step=lambda message: click.echo(f"• {message}", err=True), progress=progress, done=done)
+    steps = click_steps()
+    done = steps.done
     import requests
 
     from da_core.errors import BuildError
@@ -117,20 +105,6 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         click.echo(f"  {'✓' if fact.held else '✗'} {fact.statement}")
     if not all(fact.held for fact in outcome.facts):
         raise SystemExit(1)
-
-
-def progress_lines(label: str, total: int):
-    """A progress report for a log file: one line to stderr each time another tenth of ``total`` is done."""
-    done, shown = [0], [0]
-
-    def update(n: int) -> None:
-        done[0] += n
-        tenth = 10 * done[0] // max(1, total)
-        if tenth > shown[0]:
-            shown[0] = tenth
-            click.echo(f"  {label}: {min(done[0], total)} of {total}", err=True)
-
-    return update
 
 
 COMMANDS.append(demo)

@@ -5,11 +5,12 @@ A system has at most one item per question, so a pair needing more items per sys
 has questions cannot be separated by rating more (more passes only average more ratings per item).
 HITs assume the campaign keeps rating every system alike, at its current ratings per item, 70 ordinary
 slots per HIT; cost is the campaign's own cost per assignment (MTurk / Prolific reward settings), when
-it has any.
+it has any. Above the table the panel gives the command that rehearses the campaign on a copy before paying.
 """
 from __future__ import annotations
 
 import math
+import shlex
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -51,3 +52,9 @@ def plan_pair(pair: PairProgress, *, questions: int, systems: int, cost_per_assi
     if cost_per_assignment is not None:
         cost = f"{(cost_per_assignment * hits).quantize(Decimal('0.01'))} {currency}".strip()
     return PairPlan(True, questions, more / questions if questions else None, hits, cost)
+
+
+def rehearsal_command(campaign: str) -> str:
+    """The command that rehearses the campaign before paying (``da-platform simulate``), its name quoted for a
+    POSIX shell."""
+    return f"da-platform simulate {shlex.quote(campaign)}"

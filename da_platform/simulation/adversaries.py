@@ -71,6 +71,8 @@ class Item:
     reference_png: bytes | None
     quality: float  # the truth behind the screen (da_platform.simulation.profiles.slot_quality)
     density: float = 1.0  # image pixels per CSS pixel (the page's data-density: images drawn at 2x show at half)
+    candidate_text: str | None = None  # the texts shown, for the careful raters (simulation.text_raters)
+    reference_text: str | None = None
 
 
 @dataclass(frozen=True)

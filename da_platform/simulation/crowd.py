@@ -65,10 +65,14 @@ class TimeRanOut(Exception):
 
 
 class SlotOracle:
-    """True quality of what each slot shows, for the simulation only (workers cannot read images)."""
+    """True quality of what each slot shows, for the simulation only (workers cannot read images), and,
+    when built from the database, the texts it shows (Answer B, Answer A) for raters that stand for a
+    reader of the texts (``da_platform.simulation.text_raters``)."""
 
-    def __init__(self, qualities: Mapping[str, float]) -> None:
+    def __init__(self, qualities: Mapping[str, float],
+                 texts: Mapping[str, tuple[str, str | None]] | None = None) -> None:
         self._qualities = dict(qualities)
+        self._texts = dict(texts or {})
 
     @classmethod
     def from_database(cls, session: Session, campaign_id: int,
@@ -76,23 +80,29 @@ class SlotOracle:
         """Build from a campaign's slots and ``quality[system][question id]`` (truth.json)."""
         original = aliased(Slot)
         rows = session.execute(
-            select(Slot.public_id, Slot.slot_type, System.name, Question.external_id)
+            select(Slot.public_id, Slot.slot_type, System.name, Question.external_id, Slot.candidate_text,
+                   Slot.reference_text)
             .join(Hit, Slot.hit_id == Hit.id)
             .outerjoin(original, Slot.original_slot_id == original.id)
             .join(System, System.id == Slot.system_id)
             .join(Question, Question.id == Slot.question_id)
             .where(Hit.campaign_id == campaign_id)
         ).all()
-        qualities = {}
-        for public_id, slot_type, system, question in rows:
+        qualities, texts = {}, {}
+        for public_id, slot_type, system, question, candidate, reference in rows:
             answer_quality = quality.get(system, {}).get(question)
             if answer_quality is None:
                 raise CrowdError(f"no true quality for system {system!r}, question {question!r}")
             qualities[public_id] = slot_quality(slot_type.value, float(answer_quality))
-        return cls(qualities)
+            texts[public_id] = (candidate, reference)
+        return cls(qualities, texts)
 
     def __call__(self, slot_public_id: str) -> float:
         return self._qualities[slot_public_id]
+
+    def texts(self, slot_public_id: str) -> tuple[str | None, str | None]:
+        """(Answer B, Answer A) as the slot shows them; (None, None) when not known."""
+        return self._texts.get(slot_public_id, (None, None))
 
 
 class SimulatedClock:
@@ -191,7 +201,7 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
                 _check(fetched, src)
                 pngs[role] = fetched.content
         item = Item(slot, pngs.get("candidate"), pngs.get("reference"), oracle(slot),
-                    float(density.group(1)) if density else 1.0)
+                    float(density.group(1)) if density else 1.0, *oracle.texts(slot))
         score = rater.score(item, rng)
         timing = rater.timing(item, behaviour_rng)
         record = rater.behaviour(item, timing, behaviour_rng)

@@ -9,23 +9,20 @@ from __future__ import annotations
 import secrets
 import shutil
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from analysis.report import AnalysisResult, GroupAnalysis
 from da_platform.db.rows import get_row
 from da_platform.simulation.adversaries import KIND_DESCRIPTIONS, KINDS
+from da_platform.simulation.page_crowd import CrowdSettings, Steps, crowd_plan, rate_through_pages
+from da_platform.simulation.page_crowd import serving as serving  # re-exported: scripts written against the demo
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
-    from da_platform.simulation.crowd import SimulatedWorker, SlotOracle, WorkerOutcome
+DemoSteps = Steps  # the progress callbacks (da_platform.simulation.page_crowd)
 
 DEMO_CAMPAIGN = "demo"
 # The demo's kinds of simulated worker (da_platform.simulation.adversaries), and what each does.
@@ -60,6 +57,12 @@ class DemoOptions:
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
     font_paths: tuple[str, ...] = ()  # $DA_FONT (settings): fonts tried before the bundled ones
 
+    def crowd(self) -> CrowdSettings:
+        """How the demo's crowd works (``da_platform.simulation.page_crowd``)."""
+        return CrowdSettings(seed=self.seed, hits_per_worker=self.hits_per_worker, bad_hits=self.bad_hits,
+                             threads=self.threads, fetch_images=self.fetch_images, time_scale=self.time_scale,
+                             phone_share=self.phone_share)
+
 
 @dataclass(frozen=True)
 class Fact:
@@ -85,34 +88,6 @@ class DemoOutcome:
     @property
     def group(self) -> GroupAnalysis:
         return self.result.groups[self.campaign]
-
-
-class DemoSteps:
-    """Callbacks the CLI gives the demo to show progress (all optional)."""
-
-    def __init__(self, *, step: Callable[[str], None] | None = None,
-                 progress: Callable[[str, int], Callable[[int], None]] | None = None,
-                 done: Callable[[], None] | None = None) -> None:
-        self.step = step or (lambda message: None)
-        self._progress = progress
-        self.done = done or (lambda: None)
-
-    def bar(self, label: str, total: int) -> Callable[[int], None]:
-        """A function advancing a progress bar of ``total`` steps by n; ``done()`` closes it."""
-        return self._progress(label, total) if self._progress else (lambda n: None)
-
-    def stage_bars(self) -> Callable[[str, int, int], None]:
-        """A ``(stage, done, total)`` callback (as ``build_campaign`` reports) driving one bar per stage."""
-        bars: dict[str, tuple[Callable[[int], None], list[int]]] = {}
-
-        def report(stage: str, done: int, total: int) -> None:
-            if stage not in bars:
-                bars[stage] = (self.bar("rendering answer images" if stage == "render" else stage, total), [0])
-            advance, reported = bars[stage]
-            advance(done - reported[0])
-            reported[0] = done
-
-        return report
 
 
 def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcome:
@@ -144,9 +119,10 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
 
     with sessions() as session:
         oracle = SlotOracle.from_database(session, campaign_id, truth["quality"])
-    crowd_kinds = _crowd_plan(options, n_hits)
+    crowd = options.crowd()
+    crowd_kinds = crowd_plan("demo", options.bad_workers, options.honest, n_hits, crowd)
     started = time.perf_counter()
-    outcomes = _rate_through_pages(options, steps, url, images, campaign_id, n_hits * 100, crowd_kinds, oracle)
+    outcomes = rate_through_pages(crowd, steps, url, images, campaign_id, n_hits * 100, crowd_kinds, oracle)
     seconds["crowd"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -197,48 +173,6 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
         return campaign.id, len(campaign.hits)
 
 
-def _rate_through_pages(options: DemoOptions, steps: DemoSteps, url: str, images: Path, campaign_id: int,
-                        slots: int, crowd_kinds: dict[str, str], oracle: SlotOracle) -> list[WorkerOutcome]:
-    """Serve the worker pages and let the simulated crowd rate all ``slots`` through them over HTTP."""
-    from da_platform.simulation.crowd import SimulatedClock, run_crowd
-    from da_platform.sources.tokens import Tokens
-
-    secret = secrets.token_hex(32)
-    tokens = Tokens(secret)
-    expires = int(time.time() + 86400)
-    clock = SimulatedClock()  # the server sees each worker's simulated time (da_platform.simulation.crowd)
-    with serving(url, secret, images, clock) as base_url:
-        steps.step(f"worker pages on {base_url}; {len(crowd_kinds)} simulated workers arrive")
-        workers = _simulated_workers(options, crowd_kinds,
-                                     lambda name: f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}")
-        advance = steps.bar("rating through the worker pages", slots)
-        outcomes = run_crowd(workers, oracle, seed=options.seed, threads=options.threads,
-                             fetch_images=options.fetch_images, on_rating=lambda: advance(1),
-                             time_scale=options.time_scale, clock=clock)
-        steps.done()
-    return outcomes
-
-
-def _simulated_workers(options: DemoOptions, crowd_kinds: dict[str, str],
-                       invite_url: Callable[[str], str]) -> list[SimulatedWorker]:
-    """One simulated worker per planned name, rating as its kind (drawn from the seed's generator)."""
-    from da_platform.simulation.adversaries import ProfileRater, make_rater
-    from da_platform.simulation.crowd import SimulatedWorker
-    from da_platform.simulation.profiles import WorkerProfile
-
-    rng = np.random.default_rng(options.seed)
-    workers = []
-    for number, (name, kind) in enumerate(crowd_kinds.items()):
-        # Every n-th honest worker is on a phone (no draw from rng: the scores stay those of the seed).
-        touch = options.phone_share > 0 and number % max(1, round(1 / options.phone_share)) == 0
-        rater = make_rater(kind, rng, touch=touch)
-        workers.append(SimulatedWorker(
-            name=name, profile=rater.profile if isinstance(rater, ProfileRater) else WorkerProfile(),
-            invite_url=invite_url(name),
-            max_hits=options.bad_hits if kind != "honest" else options.hits_per_worker, rater=rater))
-    return workers
-
-
 def fresh_workspace(out: Path) -> tuple[Path, Path]:
     """An empty demo folder: the SQLite file and the image folder (earlier demo output removed)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -248,36 +182,6 @@ def fresh_workspace(out: Path) -> tuple[Path, Path]:
     for folder in (out / "images", out / "report"):
         shutil.rmtree(folder, ignore_errors=True)
     return database, out / "images"
-
-
-def _crowd_plan(options: DemoOptions, n_hits: int) -> dict[str, str]:
-    """Worker name -> kind, in order of arrival. The bad workers (one HIT each) arrive first, so that
-    each of them gets a HIT to be caught on even in a small demo; honest workers take the rest."""
-    plan = {f"demo-{kind}-{i + 1:02d}": kind for kind, count in options.bad_workers.items() for i in range(count)}
-    honest = options.honest
-    if honest is None:
-        honest = max(3, -(-max(0, n_hits - len(plan) * options.bad_hits) // options.hits_per_worker))
-    plan.update({f"demo-honest-{i + 1:02d}": "honest" for i in range(honest)})
-    return plan
-
-
-@contextmanager
-def serving(database_url: str, secret: str, images: Path,
-            clock: Callable[[str], datetime] | None = None) -> Iterator[str]:
-    """The real worker application on 127.0.0.1 (a free port) in a background thread; ``clock``: the
-    crowd's simulated time (``da_platform.simulation.crowd.SimulatedClock``), else the real clock."""
-    from da_platform.simulation.background import serve_in_background
-    from da_platform.web import create_app
-
-    app = create_app({"DATABASE_URL": database_url, "SECRET_KEY": secret, "IMAGE_FOLDER": str(images),
-                      "ENVIRONMENT": "development"}, clock=clock)
-    try:
-        with serve_in_background(app) as base_url:
-            yield base_url
-    finally:
-        engine = app.extensions.get("da_engine")
-        if engine is not None:
-            engine.dispose()
 
 
 def check_facts(group: GroupAnalysis, kinds: dict[str, str], true_order: list[str]) -> list[Fact]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from analysis.planning import PairProgress
-from da_platform.results.planning_view import plan_pair
+from da_platform.results.planning_view import plan_pair, rehearsal_command
 
 
 def _pair(needed: int | None, more: int | None, ratings: int | None, separated: bool = False) -> PairProgress:
@@ -28,3 +28,10 @@ def test_a_reachable_pair_in_passes_hits_and_cost():
 def test_separated_or_reversed_pairs_need_nothing():
     assert plan_pair(_pair(50, 0, 0, separated=True), questions=10, systems=2).describe() == "–"
     assert plan_pair(_pair(None, None, None), questions=10, systems=2).describe() == "–"
+
+
+def test_the_rehearsal_command_quotes_the_campaign_name_for_a_shell():
+    assert rehearsal_command("pilot-1") == "da-platform simulate pilot-1"
+    assert rehearsal_command("QA pilot") == "da-platform simulate 'QA pilot'"
+    # A single quote cannot stand inside single quotes: close, an escaped quote in double quotes, reopen.
+    assert rehearsal_command("Ana's $HOME; rm") == "da-platform simulate 'Ana'\"'\"'s $HOME; rm'"

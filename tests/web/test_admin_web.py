@@ -143,6 +143,7 @@ def _campaign_page_shows_progress_ranking_and_planning_escaped(rated, client):
     assert names == ["strong", "good", "&lt;script&gt;alert(1)&lt;/script&gt;", "weak"]
     assert "<script>" not in html and "<img src=x" not in html
     assert 'id="planning-table"' in html and 'id="heatmap"' in html
+    assert re.search(r'<p id="rehearsal">Rehearse before paying: <code>da-platform simulate dash</code> runs', html)
     assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
     png = client.get(f"/admin/campaigns/{rated.campaign_id}/pvalues.png")
     assert png.status_code == 200 and png.data.startswith(b"\x89PNG")

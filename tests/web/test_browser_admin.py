@@ -60,6 +60,7 @@ def test_log_in_read_the_pages_and_decide(site, admin_page):
     assert systems == list(factories.QUALITY)  # "<script>alert(1)</script>" shown as text
     assert "unfinished: 3 of 4 HITs done" in admin_page.inner_text("#progress")
     assert admin_page.locator("#planning-table tbody tr").count() == 3
+    assert admin_page.inner_text("#rehearsal code") == "da-platform simulate dash"  # rehearse before paying
     assert image_loaded(admin_page, "#heatmap")
     no_injection(admin_page)
     if SCREENSHOTS:

@@ -1,4 +1,4 @@
-"""Template helper of the planning panel (``da_platform.results.planning_view``)."""
+"""Template helpers of the planning panel (``da_platform.results.planning_view``)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -6,7 +6,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 
 from da_platform.db.models import Campaign, Question
-from da_platform.results.planning_view import PairPlan, plan_pair
+from da_platform.results.planning_view import PairPlan, plan_pair, rehearsal_command
 from da_platform.web.admin import bp
 from da_platform.web.database import get_session
 
@@ -22,3 +22,9 @@ def pair_plan(pair, campaign: Campaign, progress) -> PairPlan:
         currency = progress.cost.currency
     return plan_pair(pair, questions=questions, systems=len(campaign.systems), cost_per_assignment=per_assignment,
                      currency=currency)
+
+
+@bp.app_template_global("rehearsal_command")
+def rehearsal_command_of(campaign: Campaign) -> str:
+    """``da-platform simulate NAME`` for this campaign (the panel's rehearsal line)."""
+    return rehearsal_command(campaign.name)

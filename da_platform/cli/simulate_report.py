@@ -1,0 +1,77 @@
+"""The report ``da-platform simulate`` prints: kept / flagged / excluded per kind, order, separation, ratings,
+cost, exports."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from da_platform.simulation.rehearsal import RehearsalOutcome
+
+
+def print_report(outcome: RehearsalOutcome) -> None:
+    """Print the rehearsal's findings (see the module docstring)."""
+    from analysis.output import text_table
+    from da_platform.simulation.text_raters import CROWD_KINDS
+
+    echo = click.echo
+    echo(f"\nRehearsal of campaign {outcome.campaign!r} on a copy ({outcome.database_url}); the live database "
+         "was only read.")
+    echo(f"Truth: {outcome.truth.describe()}.")
+    echo(f"{outcome.ratings} ratings in {outcome.hits_rated} of the {outcome.places} assignments "
+         f"({outcome.hits} HITs).\n")
+
+    echo(f"Quality control ({outcome.qc}), per kind of simulated worker:")
+    width = max([len(k.kind) for k in outcome.kinds] + [4])
+    echo(f"  {'kind':<{width}}  workers  kept  flagged  excluded  not judged")
+    for k in sorted(outcome.kinds, key=lambda k: k.kind != "honest"):
+        echo(f"  {k.kind:<{width}}  {k.workers:>7}  {k.kept:>4}  {k.flagged:>7}  {k.excluded:>8}  {k.unjudged:>10}"
+             f"  ({CROWD_KINDS.get(k.kind, '')})")
+        if k.why:
+            echo(f"  {'':<{width}}  not kept because: " + ", ".join(f"{reason} {n}" for reason, n in k.why.items()))
+    echo("  (kept: scored; flagged: left out for your review; excluded: failed a check; not judged: too few "
+         "check pairs)")
+    if outcome.idle:
+        echo("  found no HIT left: " + ", ".join(f"{n} {kind}" for kind, n in outcome.idle.items()))
+    if not any(k.kind == "honest" for k in outcome.kinds):
+        bad = sum(k.workers for k in outcome.kinds)
+        echo(f"  ✗ no honest simulated worker rated: {bad} bad worker(s) took the {outcome.places} assignment(s) "
+             "first, so what follows shows bad workers only; ask for fewer with --bad")
+    echo()
+
+    group = outcome.group
+    if group is not None and group.ranking.systems:
+        echo("Human ranking on the copy (lines separate significance clusters):\n")
+        echo(text_table(group), nl=False)
+        echo()
+    else:
+        echo("No ranking on the copy: no system has ratings from a worker quality control kept.\n")
+    truth = ", ".join(f"{s} {outcome.true_quality[s]:.1f}"
+                      for s in sorted(outcome.true_quality, key=lambda s: -outcome.true_quality[s]))
+    echo(f"True order (mean true quality of the answers shown): {truth}")
+    echo(f"  {'✓' if outcome.order.held else '✗'} {outcome.order.statement}")
+    echo(f"  {outcome.clusters} significance cluster(s) for {len(outcome.true_quality)} systems; adjacent systems "
+         "in the true order:")
+    for pair in outcome.separation:
+        p = "not ranked" if pair.pvalue is None else f"p = {pair.pvalue:.3g}"
+        echo(f"    {pair.better} › {pair.worse}: {pair.true_difference:.1f} points apart, {p}, "
+             f"{'separated' if pair.separated else 'NOT separated'}")
+
+    echo("\nRatings per system (stored, every slot of the system / scored, from workers kept):")
+    name_width = max([len(s) for s, _, _ in outcome.ratings_by_system] + [6])
+    for system, stored, scored in outcome.ratings_by_system:
+        echo(f"  {system:<{name_width}}  {stored:>7}  {scored:>7}")
+
+    cost = outcome.cost
+    if cost is None:
+        echo(f"\nCost of the real campaign ({outcome.places} assignments): it has no reward settings yet (own pool, "
+             "or not launched); --reward mturk:2.00 or --reward prolific:3.00 prices it with the provider's fees.")
+    else:
+        echo(f"\nCost of the real campaign: {cost.total} {cost.currency} on {cost.provider} for {outcome.places} "
+             f"assignments ({cost.description}); bonuses not included.")
+
+    echo(f"\nExports of the copy: {outcome.out / 'exports'}/ ({', '.join(p.name for p in outcome.exports) or 'none'})")
+    for note in outcome.export_notes:
+        echo(f"  note: {note}")
+    echo(", ".join(f"{step} {sec:.1f} s" for step, sec in outcome.seconds.items()))
