@@ -113,8 +113,8 @@ def test_0009_leaves_a_campaign_without_a_stored_test_alone(database_url: str) -
 
 def test_a_campaigns_policy_is_read_from_its_settings(sessions, tmp_path):
     from da_platform.building.build import BuildSpec, build_campaign
-    from da_platform.db.engine import transaction
     from da_platform.config.campaign_settings import CampaignSettings
+    from da_platform.db.engine import transaction
     from da_platform.results.campaign_analysis import AnalysisOptions, CampaignAnalysis
     from da_platform.simulation.sample import import_sample
     from hit_builder.storage import LocalImageStorage
