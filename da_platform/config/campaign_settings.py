@@ -229,7 +229,9 @@ class CampaignSettings:
     def from_json(cls, stored: Mapping[str, Any] | None) -> CampaignSettings:
         """The settings stored as ``stored`` (None or {}: a campaign that stored none). Keys this version does
         not know are kept as they are; a value it cannot read is a :class:`CampaignSettingsError`."""
-        data = json_object({} if stored is None else stored, "campaign settings")
+        if not isinstance(stored, Mapping | None):
+            raise CampaignSettingsError(f"campaign settings must be a JSON object, not {stored!r}")
+        data = stored or {}
         parts = {key: _read(key, _READERS[key], data[key]) for key in cls.keys() if data.get(key) is not None}
         if "qc" not in parts and (legacy := _read("review", _legacy_qc, data)) is not None:
             parts["qc"] = legacy
