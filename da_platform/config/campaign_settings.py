@@ -38,7 +38,7 @@ from da_platform.config.build_record import (
     RenderRecord,
 )
 from da_platform.config.review_policy import ReviewPolicy
-from da_platform.config.stored_json import checked_fields, json_object, number
+from da_platform.config.stored_json import CampaignSettingsError, checked_fields, json_object, number
 from da_platform.db.models import Campaign
 from da_platform.providers.mturk_settings import MTURK_DEFAULT_ASSIGNMENT_SECONDS, MTurkSettings
 from da_platform.providers.prolific import PROLIFIC_DEFAULT_MAXIMUM_MINUTES, ProlificSettings
@@ -50,10 +50,7 @@ DEFAULT_POOL_TIME_LIMIT_MINUTES = 180
 REDACTED = ("id_salt",)
 """Keys left out of what leaves the platform (the bundle): the salt maps public ids back to slots."""
 _LEGACY_QC = ("qc_method", "qc_alpha")  # in the review policy until migration 0009
-
-
-class CampaignSettingsError(ValueError):
-    """A stored value of a campaign's settings that cannot be read; the message names its key."""
+__all__ = ["CampaignSettings", "CampaignSettingsError", "MTurkLaunch", "TimeLimits", "TIME_LIMITS", "REDACTED"]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,12 @@ from typing import Any
 _MISSING = object()
 
 
+class CampaignSettingsError(ValueError):
+    """A stored value of a campaign's settings that cannot be read; the message names its key.
+
+    (Here, beside the readers, so that the command line can catch it without importing the settings.)"""
+
+
 def json_object(value: object, what: str) -> Mapping[str, Any]:
     """``value`` if it is a JSON object, else a ``ValueError`` saying what it should have been."""
     if not isinstance(value, Mapping):

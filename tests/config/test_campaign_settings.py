@@ -87,13 +87,20 @@ LAUNCHED_ON_MTURK = {**LATER_BUILD, "qc": {"method": "pooled", "alpha": 0.05, "s
 ON_PROLIFIC_AND_POOL = {**FIRST_BUILD, "prolific": PROLIFIC, "pool_time_limit_minutes": 30, "review": REVIEW}
 OWN_LANGUAGE = {**FIRST_BUILD, "worker": {"lang": "fr", "show_context": False, "messages": {"Next": "Suivant"},
                                            "instructions": "Lisez **bien**.", "pay": "2 EUR"}}
+# A custom criterion that hides the reference: no reference image, practice items without one.
+HIDDEN_REFERENCE = {**FIRST_BUILD, "worker": {
+    "lang": "en", "show_context": False,
+    "example": {"question": "Q?", "reference": "R.", "good": "G.", "bad": "B.",
+                "images": {"good": "k-good", "bad": "k-bad"}},
+    "practice": [{"question": "Q?", "candidate_image": "k-good", "reference_image": None},
+                 {"question": "Q?", "candidate_image": "k-bad", "reference_image": None}]}}
 TARGETED = dict(LATER_BUILD, layout="targeted")
 TARGETED = dict([*list(TARGETED.items())[:5],  # a targeted build records its rule after "meaning"
                  ("check_originals", {"score": "ROUGE-L F1", "rule": {"BAD_REF": "closest", "REF": "furthest"}}),
                  *list(TARGETED.items())[5:]])
 HISTORICAL = {"none": {}, "first-build": FIRST_BUILD, "later-build": LATER_BUILD, "before-0009": BEFORE_0009,
               "mturk": LAUNCHED_ON_MTURK, "prolific-and-pool": ON_PROLIFIC_AND_POOL, "own-language": OWN_LANGUAGE,
-              "targeted": TARGETED}
+              "hidden-reference": HIDDEN_REFERENCE, "targeted": TARGETED}
 
 
 @pytest.mark.parametrize("name", HISTORICAL)
@@ -311,3 +318,37 @@ def test_a_built_campaign_reads_back_byte_for_byte_and_an_update_changes_only_it
                 "pool_time_limit_minutes": 20.0}
     assert json.loads(_stored_text(sessions, campaign_id)) == expected
     assert list(json.loads(_stored_text(sessions, campaign_id))) == list(expected)
+
+
+def test_a_hidden_reference_reads_as_no_reference_image():
+    worker = CampaignSettings.from_json(HIDDEN_REFERENCE).worker
+    assert worker.example.images.image("reference") is None
+    assert [p.image("reference") for p in worker.practice] == [None, None]
+
+
+@pytest.mark.parametrize("command", [("invite", "hand-edited", "--time-limit", "30"),
+                                     ("pool", "review", "hand-edited")])
+def test_a_command_on_unreadable_settings_names_the_key_and_changes_nothing(command, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+    from sqlalchemy import select
+
+    from da_platform.cli import main
+    from da_platform.db.engine import make_engine, session_factory
+    from da_platform.db.models import Campaign, CampaignStatus
+    from tests.factories import cli_database, make_test_set
+
+    url = cli_database(tmp_path, monkeypatch, questions=1)
+    monkeypatch.setenv("DA_SECRET_KEY", "test-secret-key")
+    stored = {**FIRST_BUILD, "review": {**REVIEW, "bonus": 0.5}}  # a float: someone edited the database
+    engine = make_engine(url)
+    with session_factory(engine)() as session:
+        test_set = make_test_set(session, name="other", questions=1)
+        session.add(Campaign(name="hand-edited", test_set_id=test_set.id, criterion="adequacy", statement="s",
+                             seed=1, status=CampaignStatus.running, settings=stored))
+        session.commit()
+    result = CliRunner().invoke(main, list(command))
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "campaign settings 'review': the review policy field 'bonus': 0.5 is not an amount" in result.output
+    with session_factory(engine)() as session:
+        assert session.scalar(select(Campaign.settings).where(Campaign.name == "hand-edited")) == stored
+    engine.dispose()
