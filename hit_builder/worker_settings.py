@@ -227,7 +227,7 @@ class WorkerPageOptions:
     contact: str | None = None
     pay: str | None = None
     minutes: int | None = None
-    example: Example | None = None  # None: the shipped example of the language, if any
+    example: Example | Mapping[str, str] | None = None  # None: the shipped example of the language, if any
     practice: bool = False
     show_context: bool = False
     messages: dict | None = field(default=None)  # a checked catalogue for a language not shipped
@@ -253,6 +253,16 @@ def read_example(path: str | Path) -> Example:
     return Example.from_json({name: data[name].strip() for name in (*EXAMPLE_FIELDS, *NOTES) if data.get(name)})
 
 
+def _example(given: Example | Mapping[str, str] | None) -> Example | None:
+    """The researcher's example item (given as an :class:`Example` or its texts by field name)."""
+    if given is None or isinstance(given, Example):
+        return given
+    try:
+        return Example.from_json(given)
+    except ValueError as error:
+        raise BuildError(f"the example item: {error}") from None
+
+
 def worker_settings(options: WorkerPageOptions, *, show_reference: bool, render: Callable[[str, str, str], str],
                     criterion: str = "adequacy", where: str = "example") -> tuple[WorkerPage, list[str]]:
     """The campaign's :class:`WorkerPage` and the build's warnings.
@@ -271,7 +281,7 @@ def worker_settings(options: WorkerPageOptions, *, show_reference: bool, render:
         raise BuildError("the expected time (--minutes) must be at least 1 minute")
     texts = {name: value.strip() for name in ("instructions", "contact", "pay")
              if (value := getattr(options, name)) and value.strip()}
-    example = options.example or SHIPPED_EXAMPLES.get((lang, criterion))
+    example = _example(options.example) or SHIPPED_EXAMPLES.get((lang, criterion))
     if example is None and options.practice:
         raise BuildError(f"a practice needs an example item (--example FILE.json) for language {lang!r} "
                          f"and the {criterion} criterion")
