@@ -25,6 +25,7 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from da_platform.building.build import BuildSpec, build_campaign
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.engine import make_engine, session_factory, upgrade
 from da_platform.db.models import Answer, Hit, Question, Reference, Slot, System, TestSet
 from hit_builder.fonts import FontChain
@@ -174,12 +175,12 @@ def main() -> None:
         build_seconds = time.perf_counter() - started
         render_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - children_before
         build_cpu = cpu_seconds(resource.RUSAGE_SELF) - own_before + render_cpu
-        settings = campaign.settings
+        settings = CampaignSettings.of(campaign)
         hits = session.query(Hit).filter_by(campaign_id=campaign.id).count()
         slot_rows = session.execute(
             select(Slot.candidate_text, Slot.reference_text).join(Hit).where(Hit.campaign_id == campaign.id)
             .order_by(Hit.index, Slot.position)).all()
-    images = settings["render"]["images"]
+    images = settings.render.images if settings.render else 0
     render_seconds = marks["render_end"] - marks["render_start"]
     files = list((folder / "images").rglob("*.png"))
     average_bytes = sum(f.stat().st_size for f in files) / len(files)
@@ -208,7 +209,7 @@ def main() -> None:
         naive.render(text, role)
     naive_cpu = (time.process_time() - started) / len(sample) * len(jobs)
 
-    print(f"campaign: {hits} HITs, {len(slot_rows)} slots, {settings['assembly']['items']} items")
+    print(f"campaign: {hits} HITs, {len(slot_rows)} slots, {settings.assembly.items if settings.assembly else 0} items")
     print(f"build (assemble, degrade, render, insert, verify): {build_seconds:.1f} s wall, "
           f"{build_cpu:.1f} s CPU (all processes)")
     print(f"load while measuring: {os.getloadavg()[0]:.1f} (1-minute average; 2 would fill both cores)")
