@@ -5,6 +5,7 @@ Used by the campaign's settings (:mod:`da_platform.config.campaign_settings`) an
 """
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Mapping
 from decimal import Decimal
@@ -64,11 +65,17 @@ def checked_fields(cls: type, data: object, what: str) -> Mapping[str, Any]:
     annotation allows: the field named, not a ``TypeError`` deep inside ``cls``. Unknown keys are left for
     ``cls.from_dict`` to refuse; the values themselves are ``cls``' to check."""
     data = json_object(data, what)
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     for name, value in data.items():
         if name in hints and not _allowed(hints[name], value):
             raise ValueError(f"{what} field {name!r}: {value!r} is not {_describe(hints[name])}")
     return data
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """``cls``' resolved field annotations (resolved once: the worker pages read settings on every page)."""
+    return typing.get_type_hints(cls)
 
 
 def _allowed(hint: Any, value: object) -> bool:
