@@ -7,8 +7,8 @@ that a later build simply reuses).
 Determinism: the items are ordered by (system name, question id), so the same test set, systems,
 seed and passes give the same HITs whatever the database ids. Public ids of HITs and slots are
 ``HMAC-SHA256(id_salt, campaign name, kind, index)`` (32 hex digits): unguessable without the salt, and
-saying nothing about a slot's system, question or type. The salt is random per campaign and stored in
-``Campaign.settings["id_salt"]`` (the database is the researcher's, never a worker's); pass ``id_salt``
+saying nothing about a slot's system, question or type. The salt is random per campaign and stored with
+its settings (``CampaignSettings.id_salt``; the database is the researcher's, never a worker's); pass ``id_salt``
 to reproduce a build exactly (same inputs, seed and salt give byte-identical HITs and images).
 """
 from __future__ import annotations
@@ -27,6 +27,16 @@ from sqlalchemy.orm import Session, selectinload
 from analysis.qc_policy import QCPolicy
 from da_core.errors import BuildError
 from da_platform.building.inspection import verify_campaign
+from da_platform.config.build_record import (
+    AssemblyRecord,
+    CheckOriginals,
+    LayoutRecord,
+    LongAnswersRecord,
+    MergeRecord,
+    MethodRecord,
+    RenderRecord,
+)
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Answer, Campaign, CampaignStatus, Hit, Question, Slot, SlotType, System, TestSet
 from hit_builder.assembly import ASSEMBLY_VERSION, Assembly, HitPlan, SlotPlan, assemble
 from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
@@ -38,7 +48,7 @@ from hit_builder.merging import MergePlan
 from hit_builder.reading import LongAnswers, long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
-from hit_builder.worker_settings import WorkerPageOptions, worker_settings
+from hit_builder.worker_settings import WorkerPage, WorkerPageOptions, worker_settings
 
 ADEQUACY_STATEMENT = "Answer B answers the question as adequately as Answer A."
 FLUENCY_STATEMENT = "The response answers the question fluently."
@@ -158,11 +168,11 @@ class BuildSpec:
 
     ``layout`` names the HIT layout (:mod:`hit_builder.layouts`): ``classic`` or ``hardened``.
     ``allow_missing``: a system without an answer to a question abstains there (imported with
-    ``import answers --allow-missing``): the item is left out and listed in ``settings["abstentions"]``.
+    ``import answers --allow-missing``): the item is left out and listed in ``CampaignSettings.abstentions``.
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
-    (``settings["worker"]``). ``id_salt``: the salt of the public ids (default: random, stored).
-    ``qc``: the quality-control policy stored with the campaign (``settings["qc"]``; None: none stored, the
+    (``CampaignSettings.worker``). ``id_salt``: the salt of the public ids (default: random, stored).
+    ``qc``: the quality-control policy stored with the campaign (``CampaignSettings.qc``; None: none stored, the
     analysis uses ``analysis.qc_policy.DEFAULT_QC``).
     """
 
@@ -200,11 +210,10 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
     assembled = _assemble(imported, request, seed=spec.seed, passes=spec.passes)
     images = _render(assembled, imported.items, request, chain=chain, renderer=renderer, storage=storage,
                      worker=spec.worker, criterion=spec.criterion, processes=processes, progress=progress, warn=warn)
+    salt = spec.id_salt or secrets.token_hex(32)
     settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, style=spec.style,
-                         chain=chain, renderer=renderer, salt=spec.id_salt or secrets.token_hex(32))
-    if spec.qc is not None:
-        settings["qc"] = spec.qc.to_dict()
-    campaign = _store(session, request, imported.systems, assembled, images, settings, criterion=spec.criterion,
+                         chain=chain, renderer=renderer, salt=salt, qc=spec.qc)
+    campaign = _store(session, request, imported.systems, assembled, images, settings, salt, criterion=spec.criterion,
                       seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back
     campaign.status = CampaignStatus.built
@@ -253,7 +262,7 @@ class _Images:
 
     image_of: dict[tuple[str, Role], str]
     count: int
-    worker_page: dict
+    worker_page: WorkerPage
     reading: LongAnswers
 
 
@@ -305,7 +314,7 @@ def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int)
 
 
 ORIGINAL_SCORE = "ROUGE-L F1 (analysis.metrics, lowercased) of the answer against the reference shown as Answer A"
-"""The automatic score a targeted layout chooses check originals by (recorded in ``settings["check_originals"]``)."""
+"""The automatic score a targeted layout chooses check originals by (``CampaignSettings.check_originals``)."""
 
 
 def original_score(item: _Item) -> float:
@@ -428,49 +437,50 @@ def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, cha
 
 
 def _settings(request: _Request, imported: _Imported, assembled: _Assembled, images: _Images, *, seed: int,
-              passes: int, style: RenderStyle, chain: FontChain, renderer: Renderer, salt: str) -> dict:
-    """``Campaign.settings``: how the campaign was built, enough to reproduce and report it."""
+              passes: int, style: RenderStyle, chain: FontChain, renderer: Renderer, salt: str,
+              qc: QCPolicy | None) -> CampaignSettings:
+    """The campaign's settings: how it was built, enough to reproduce and report it."""
     import PIL
 
     plan, hit_layout, merged = assembled.plan, request.layout, imported.merged
-    return {
-        "assembly": {"version": ASSEMBLY_VERSION, "seed": seed, "passes": passes, "items": plan.items,
-                     "hits": len(plan.hits), "hits_per_pass": plan.hits_per_pass,
-                     "fill_per_pass": plan.fill_per_pass,
-                     "item_order": "system name, then question id; shuffled per pass with the seed"},
-        "degradation": {**method_description(), "seed": seed},
-        "layout": hit_layout.name,
-        "layout_description": hit_layout.describe(),
-        **({"meaning": {**meaning_description(), "seed": seed}}
-           if SlotType.MEANING in hit_layout.check_types else {}),
-        **({"check_originals": {"score": ORIGINAL_SCORE, "rule": hit_layout.describe()["originals_by_score"]}}
-           if hit_layout.targeted else {}),
-        "render": {**style.describe(), "fonts": chain.describe(), "pillow": PIL.__version__,
-                   "raqm": renderer.shaping, "images": images.count},
-        "systems": [s.name for s in imported.systems],
-        **({"abstentions": imported.abstentions} if imported.abstentions else {}),
-        **({"identical_answers": merged.describe()} if merged is not None else {}),
-        "worker": images.worker_page,
-        "long_answers": images.reading.record(),
-        "id_salt": salt,
-        "ids": f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
-    }
+    return CampaignSettings(
+        assembly=AssemblyRecord(ASSEMBLY_VERSION, seed, passes, plan.items, len(plan.hits), plan.hits_per_pass,
+                                plan.fill_per_pass, "system name, then question id; shuffled per pass with the seed"),
+        degradation=MethodRecord.described(method_description(), seed=seed),
+        layout=hit_layout,
+        layout_description=LayoutRecord.from_json(hit_layout.describe()),
+        meaning=(MethodRecord.described(meaning_description(), seed=seed)
+                 if SlotType.MEANING in hit_layout.check_types else None),
+        check_originals=(CheckOriginals(ORIGINAL_SCORE, hit_layout.describe()["originals_by_score"])
+                         if hit_layout.targeted else None),
+        render=RenderRecord.described(style.describe(), fonts=chain.describe(), pillow=PIL.__version__,
+                                      raqm=renderer.shaping, images=images.count),
+        systems=tuple(s.name for s in imported.systems),
+        abstentions={name: tuple(questions) for name, questions in (imported.abstentions or {}).items()} or None,
+        identical_answers=MergeRecord.from_json(merged.describe()) if merged is not None else None,
+        worker=images.worker_page,
+        long_answers=LongAnswersRecord.from_json(images.reading.record()),
+        id_salt=salt,
+        ids=f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
+        qc=qc,
+    )
 
 
 def _store(session: Session, request: _Request, systems: list[System], assembled: _Assembled, images: _Images,
-           settings: dict, *, criterion: str, seed: int, passes: int, max_hits_per_worker: int) -> Campaign:
+           settings: CampaignSettings, salt: str, *, criterion: str, seed: int, passes: int,
+           max_hits_per_worker: int) -> Campaign:
     """Step 4: the campaign, then HITs and slots in bulk (ordinary slots first, then the checks that point
     at them); flushed, not committed."""
     name = request.name
     campaign = Campaign(
         name=name, test_set_id=request.test_set.id, criterion=criterion, statement=request.statement,
         show_reference=request.show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
-        status=CampaignStatus.draft, settings=settings,
+        status=CampaignStatus.draft, settings=settings.to_json(),
     )
     campaign.systems = systems
     session.add(campaign)
     session.flush()
-    ids = OpaqueIds(settings["id_salt"])
+    ids = OpaqueIds(salt)
     image_of = images.image_of
     # Core inserts (executemany, no RETURNING: row-at-a-time on SQLite), ids read back in one query.
     session.execute(insert(cast(Table, Hit.__table__)), [

@@ -8,9 +8,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_core.errors import BuildError
+from da_platform.config.campaign_settings import CampaignSettings, CampaignSettingsError
 from da_platform.db.models import Campaign, Hit, Question, Slot, SlotType, System
 from hit_builder.assembly import HitPlan, SlotPlan, verify_hit
-from hit_builder.layouts import CLASSIC, layout_named
+from hit_builder.layouts import CLASSIC
 
 
 def verify_campaign(session: Session, campaign: Campaign) -> int:
@@ -19,11 +20,11 @@ def verify_campaign(session: Session, campaign: Campaign) -> int:
     The stored slots are turned back into plans and checked by :func:`assembly.verify_hit`, so the
     database and the assembler are held to the same rule; a check whose original lies in another
     HIT fails too. Each HIT is checked against the layout stored with the campaign
-    (``settings["layout"]``; campaigns built before layouts existed are classic).
+    (``CampaignSettings.layout``; campaigns built before layouts existed are classic).
     """
     try:
-        layout = layout_named((campaign.settings or {}).get("layout", CLASSIC.name))
-    except ValueError as error:
+        layout = CampaignSettings.of(campaign).hit_layout
+    except CampaignSettingsError as error:
         raise BuildError(f"campaign {campaign.name!r}: {error}") from None
     rows = session.execute(
         select(Hit.index, Slot.id, Slot.position, Slot.set_index, Slot.slot_type, Slot.system_id,
@@ -90,16 +91,16 @@ def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
         .where(Hit.campaign_id == campaign.id, Slot.slot_type == SlotType.SYSTEM)
         .group_by(Slot.system_id, Slot.question_id)).scalars().all()
     hits = session.scalar(select(func.count()).select_from(Hit).where(Hit.campaign_id == campaign.id)) or 0
-    settings = campaign.settings or {}
+    settings = CampaignSettings.of(campaign)
     return CampaignSummary(
         name=campaign.name, status=campaign.status.value, test_set=campaign.test_set.name,
         criterion=campaign.criterion, statement=campaign.statement, show_reference=campaign.show_reference,
         systems=[s.name for s in campaign.systems], seed=campaign.seed, passes=campaign.passes, hits=hits,
         slots_by_type={t.value: by_type.get(t, 0) for t in SlotType}, items=len(per_item),
         ratings_per_item=dict(sorted(Counter(per_item).items())),
-        images=settings.get("render", {}).get("images", 0),
-        degradation=settings.get("degradation", {}).get("method", "?"),
-        layout=settings.get("layout", CLASSIC.name),
+        images=settings.render.images if settings.render else 0,
+        degradation=settings.degradation.method if settings.degradation else "?",
+        layout=settings.hit_layout.name,
     )
 
 

@@ -156,17 +156,14 @@ def project_cost(campaign: Campaign, needed: int, remaining: int) -> CostProject
     """
     from functools import partial
 
+    from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.providers.money import mturk_cost, rate_cost
-    from da_platform.providers.mturk_settings import MTurkSettings
-    from da_platform.providers.prolific import ProlificSettings
 
-    settings = campaign.settings or {}
-    if "mturk" in settings:
-        mturk = MTurkSettings.from_dict(settings["mturk"])
+    settings = CampaignSettings.of(campaign)
+    if (mturk := settings.mturk) is not None:
         provider, estimate = "mturk", partial(mturk_cost, assignments_per_hit=mturk.assignments_per_hit,
                                               reward=mturk.reward, masters=mturk.masters)
-    elif "prolific" in settings:
-        prolific = ProlificSettings.from_dict(settings["prolific"])
+    elif (prolific := settings.prolific) is not None:
         provider, estimate = "prolific", partial(rate_cost, reward=prolific.reward, fee_rate=prolific.fee_rate,
                                                  currency=prolific.currency)
     else:

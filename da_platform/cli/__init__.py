@@ -121,7 +121,20 @@ def find_worker(session: Session, campaign, name: str):
                                "as in the exports)")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Commands(click.Group):
+    """The command group: a campaign's stored settings that cannot be read end a command with an error
+    naming the setting, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        from da_platform.config.stored_json import CampaignSettingsError
+
+        try:
+            return super().invoke(ctx)
+        except CampaignSettingsError as error:
+            raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="da-platform")
 @click.pass_context
 def main(ctx: click.Context) -> None:

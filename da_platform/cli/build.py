@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -9,6 +10,10 @@ from analysis.qc_policy import BUILD_QC, QC_METHODS
 from da_platform.cli import CliContext, pass_context
 from da_platform.cli.imports import find_test_set
 from hit_builder.layouts import BUILD_LAYOUT, LAYOUTS
+
+if TYPE_CHECKING:
+    from da_platform.config.campaign_settings import CampaignSettings
+    from hit_builder.storage import ImageStorage
 
 
 @click.command("build")
@@ -89,6 +94,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from analysis.states import QCMethod
     from da_core.errors import BuildError, InputError
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.config.settings import ImageStore
     from da_platform.db.engine import transaction
     from da_platform.images.store import ImageStoreError, open_image_storage
@@ -128,29 +134,35 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 qc=QCPolicy(QCMethod(qc_method)))
             campaign = build_campaign(session, spec, storage=storage, progress=progress, processes=processes,
                                       warn=warnings.append)
-            settings = campaign.settings
-            hits = settings["assembly"]["hits"]
+            settings = CampaignSettings.of(campaign)
     except (BuildError, InputError, StoreUnavailable) as error:
         raise click.ClickException(f"{error}\nnothing was built") from None
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    click.echo(f"built campaign {name!r}: {hits} HITs of 100 slots over {settings['assembly']['items']} items, "
-               f"{settings['render']['images']} images in {_where(storage)}")
-    click.echo(f"layout {settings['layout']} ({settings['layout_description']['description']}); quality control: "
-               f"{settings['qc']['method']} test, alpha {settings['qc']['alpha']:g}")
-    merged = settings.get("identical_answers")
-    if merged and not merged["saved"]:
-        click.echo("no identical answers to merge")
-    elif merged:
-        click.echo(f"identical answers merged: {merged['saved']} of {merged['items_before']} items are rated once "
-                   f"for several systems ({len(merged['groups'])} groups; --no-merge-identical rates each)")
-    for system_name, skipped in settings.get("abstentions", {}).items():
-        click.echo(f"{system_name} abstains on {len(skipped)} question(s): those items are not rated "
-                   f"({', '.join(skipped[:5])}{', ...' if len(skipped) > 5 else ''})")
+    _summary(name, settings, storage)
     for warning in warnings:
         click.echo(warning, err=True)
     click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")
+
+
+def _summary(name: str, settings: CampaignSettings, storage: ImageStorage) -> None:
+    """What was built: HITs, items, images, layout, quality control, merged answers, abstentions."""
+    assembly, render, layout = settings.assembly, settings.render, settings.layout_description
+    assert assembly is not None and render is not None and layout is not None  # every build records them
+    click.echo(f"built campaign {name!r}: {assembly.hits} HITs of 100 slots over {assembly.items} items, "
+               f"{render.images} images in {_where(storage)}")
+    click.echo(f"layout {settings.hit_layout.name} ({layout.description}); quality control: "
+               f"{settings.qc_policy.method.value} test, alpha {settings.qc_policy.alpha:g}")
+    merged = settings.identical_answers
+    if merged and not merged.saved:
+        click.echo("no identical answers to merge")
+    elif merged:
+        click.echo(f"identical answers merged: {merged.saved} of {merged.items_before} items are rated once "
+                   f"for several systems ({len(merged.groups)} groups; --no-merge-identical rates each)")
+    for system_name, skipped in (settings.abstentions or {}).items():
+        click.echo(f"{system_name} abstains on {len(skipped)} question(s): those items are not rated "
+                   f"({', '.join(skipped[:5])}{', ...' if len(skipped) > 5 else ''})")
 
 
 def _read_text(path: Path) -> str:

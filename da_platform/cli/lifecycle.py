@@ -188,12 +188,13 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
     The dashboard has the same preview with the images (campaign page, "Preview the HITs").
     """
     from da_platform.campaigns.preview import PreviewError, slot_preview
+    from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.rating.language import worker_language
     from hit_builder.storage import LocalImageStorage
 
     with context.sessions() as session:
         found = find_campaign(session, campaign)
-        seen = worker_language(found.settings)  # what the worker reads: the campaign's language
+        seen = worker_language(CampaignSettings.of(found).worker)  # what the worker reads: the campaign's language
         try:
             shown = slot_preview(session, found, hit_index, position)
         except PreviewError as error:

@@ -65,15 +65,15 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
     resumes the person's task, or gives them their next HIT up to the campaign's limit. A HIT left
     unfinished past the time limit goes to the next person who arrives.
     """
+    from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.db.engine import transaction
     from da_platform.db.models import AuditLog
     from da_platform.sources.invite_labels import csv_cell, mint_labelled_invites
-    from da_platform.sources.pool import TIME_LIMIT_SETTING, PoolSource, mint_invites
-    from da_platform.sources.time_limits import time_limit_seconds
+    from da_platform.sources.pool import PoolSource, mint_invites
     from da_platform.sources.tokens import Tokens
 
     def time_limit_minutes(found) -> float:
-        return (time_limit_seconds(PoolSource.name, found.settings) or 0) / 60
+        return (CampaignSettings.of(found).time_limits.seconds(PoolSource.name) or 0) / 60
 
     secret = context.settings.secret_key
     if not secret:
@@ -83,7 +83,7 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
         found = find_campaign(session, campaign)
         _ready_for_links(session, found, open_campaign)
         if time_limit is not None and time_limit != time_limit_minutes(found):
-            found.settings = {**(found.settings or {}), TIME_LIMIT_SETTING: time_limit}
+            CampaignSettings.update(found, pool_time_limit_minutes=time_limit)
             session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.pool_time_limit",
                                  target=campaign, reason=f"{time_limit:g} minutes (da-platform invite)"))
         click.echo(f"time limit per HIT: {time_limit_minutes(found):g} minutes", err=True)

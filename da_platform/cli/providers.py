@@ -8,6 +8,7 @@ nothing. Heavy libraries (boto3, requests, scipy) are imported inside the comman
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
@@ -66,20 +67,28 @@ def _confirm_cost(what: str, cost, confirm_total: str | None) -> None:
     click.confirm(f"Spend {total} {cost.currency} of real money?", abort=True)
 
 
-def _settings(cls, stored: dict[str, Any] | None, changes: dict[str, Any]):
+def _stored(context: CliContext, campaign_id: int):
+    """The campaign's settings (a clear error when a stored one cannot be read)."""
+    from da_platform.config.campaign_settings import CampaignSettings, CampaignSettingsError
+    from da_platform.db.models import Campaign
+
+    with context.sessions() as session:
+        try:
+            return CampaignSettings.of(get_row(session, Campaign, campaign_id))
+        except CampaignSettingsError as error:
+            raise click.ClickException(str(error)) from None
+
+
+def _changed(stored, changes: dict[str, Any]):
+    """``stored`` (a policy or a provider's settings) with the command's ``changes``, checked."""
     try:
-        return cls.from_dict(stored).with_changes(**changes)
+        return stored.with_changes(**changes)
     except (TypeError, ValueError) as error:
         raise click.ClickException(f"invalid settings: {error}") from None
 
 
 def review_policy(context: CliContext, campaign_id: int, **changes: Any):
-    from da_platform.db.models import Campaign
-    from da_platform.review.policy import ReviewPolicy
-
-    with context.sessions() as session:
-        stored = (get_row(session, Campaign, campaign_id).settings or {}).get("review")
-    return _settings(ReviewPolicy, stored, changes)
+    return _changed(_stored(context, campaign_id).review_policy, changes)
 
 
 def _provider_errors(call: Callable[[], Any]) -> Any:
@@ -167,31 +176,26 @@ def _mturk_options(command: Callable) -> Callable:
 
 def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_url: str | None):
     """The MTurk client, checked against the environment the campaign was launched in."""
-    from da_platform.db.models import Campaign
     from da_platform.providers.mturk import MTurk, make_boto_client
 
     qualification = None
     if campaign_id is not None:
-        with context.sessions() as session:
-            settings = get_row(session, Campaign, campaign_id).settings or {}
-        launched = settings.get("mturk_launch")
-        if launched is not None and bool(launched.get("live")) != live:
-            where = "live MTurk" if launched.get("live") else "the MTurk sandbox"
+        settings = _stored(context, campaign_id)
+        launched = settings.mturk_launch
+        if launched is not None and bool(launched.live) != live:
+            where = "live MTurk" if launched.live else "the MTurk sandbox"
             raise click.ClickException(f"this campaign was launched on {where}: "
-                                       f"{'add' if launched.get('live') else 'remove'} --live")
-        qualification = (settings.get("mturk") or {}).get("exclusion_qualification_id")
+                                       f"{'add' if launched.live else 'remove'} --live")
+        qualification = settings.mturk.exclusion_qualification_id if settings.mturk is not None else None
     endpoint_url = endpoint_url or context.settings.mturk_endpoint_url
     return MTurk(make_boto_client(live=live, endpoint_url=endpoint_url), live=live,
                  exclusion_qualification_id=qualification)
 
 
 def _mturk_pricing(context: CliContext, campaign_id: int):
-    from da_platform.db.models import Campaign
     from da_platform.providers.money import mturk_cost
-    from da_platform.providers.mturk_settings import MTurkSettings
 
-    with context.sessions() as session:
-        settings = MTurkSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("mturk"))
+    settings = _stored(context, campaign_id).mturk_settings
     return lambda approvals, bonuses: mturk_cost(assignments=approvals,
                                                  assignments_per_hit=settings.assignments_per_hit,
                                                  reward=settings.reward, bonuses=bonuses, masters=settings.masters)
@@ -235,7 +239,6 @@ def launch(context: CliContext, campaign: str, reward, assignments_per_hit, titl
            dry_run, confirm_total, live, endpoint_url) -> None:
     """Create one HIT per HIT of CAMPAIGN, with an ExternalQuestion pointing at $DA_PUBLIC_URL/mturk."""
     from da_platform.operations.launch import LaunchError, launch_mturk, plan_mturk
-    from da_platform.providers.mturk_settings import MTurkSettings
 
     row = _campaign(context, campaign)
     changes = dict(reward=_money(reward, "reward"), assignments_per_hit=assignments_per_hit, title=title,
@@ -244,7 +247,7 @@ def launch(context: CliContext, campaign: str, reward, assignments_per_hit, titl
                    auto_approval_delay=auto_approve_hours and auto_approve_hours * 3600,
                    locales=tuple(locales) or None, min_approval_rate=min_approval_rate, min_approved=min_approved,
                    masters=masters)
-    settings = _settings(MTurkSettings, (row.settings or {}).get("mturk"), changes)
+    settings = _changed(_stored(context, row.id).mturk_settings, changes)
     with context.sessions() as session:
         try:
             plan = plan_mturk(session, session.merge(row), settings, public_url=context.settings.public_url,
@@ -351,6 +354,7 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
     """Expire the campaign's HITs now (or extend them); optionally delete finished ones."""
     from datetime import datetime, timedelta, timezone
 
+    from da_platform.config.campaign_settings import CampaignSettings, MTurkLaunch
     from da_platform.db.audit import audit
     from da_platform.db.models import Campaign, CampaignStatus
     from da_platform.operations.sync import work_ids
@@ -360,7 +364,7 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
     client = _mturk(context, row.id, live, endpoint_url)
     with context.sessions() as session:
         hits = work_ids(session, get_row(session, Campaign, row.id), "mturk")
-    deleted = set((row.settings or {}).get("mturk_launch", {}).get("deleted_hits", []))
+    deleted = set((_stored(context, row.id).mturk_launch or MTurkLaunch()).deleted_hits or ())
     for hit_id in [h for h in hits if h not in deleted]:
         if extend_hours:
             until = datetime.now(timezone.utc) + timedelta(hours=extend_hours)
@@ -379,8 +383,9 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
         with context.sessions.begin() as session:
             audit(session, action, campaign_id=row.id, target=hit_id, outcome=outcome)
             stored = get_row(session, Campaign, row.id)
-            launch_state = {**stored.settings.get("mturk_launch", {}), "deleted_hits": sorted(deleted)}
-            stored.settings = {**stored.settings, "mturk_launch": launch_state}
+            launched = CampaignSettings.of(stored).mturk_launch or MTurkLaunch()
+            launched = dataclasses.replace(launched, deleted_hits=tuple(sorted(deleted)))
+            CampaignSettings.update(stored, mturk_launch=launched)
         click.echo(f"{hit_id}: {outcome}")
     if not extend_hours:
         with context.sessions.begin() as session:
@@ -423,11 +428,9 @@ def _prolific_options(command: Callable) -> Callable:
 
 
 def _prolific(context: CliContext, campaign_id: int, base_url: str | None):
-    from da_platform.db.models import Campaign
-    from da_platform.providers.prolific import PROLIFIC_API, Prolific, ProlificSettings
+    from da_platform.providers.prolific import PROLIFIC_API, Prolific
 
-    with context.sessions() as session:
-        settings = ProlificSettings.from_dict((get_row(session, Campaign, campaign_id).settings or {}).get("prolific"))
+    settings = _stored(context, campaign_id).prolific_settings
     base_url = base_url or context.settings.prolific_api_url or PROLIFIC_API
     token = context.settings.prolific_api_token
     return _provider_errors(lambda: Prolific(token, base_url=base_url, currency=settings.currency)), settings
@@ -459,13 +462,12 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
                     base_url) -> None:
     """Create CAMPAIGN's study as a draft; with --live (and confirmation) publish it."""
     from da_platform.operations.launch import LaunchError, launch_prolific, plan_prolific
-    from da_platform.providers.prolific import ProlificSettings
 
     row = _campaign(context, campaign)
     changes = dict(reward=_money(reward, "reward"), currency=currency, places_per_hit=places_per_hit,
                    estimated_minutes=estimated_minutes, maximum_minutes=maximum_minutes, title=title,
                    description=description, fee_rate=Decimal(fee_rate) if fee_rate else None)
-    settings = _settings(ProlificSettings, (row.settings or {}).get("prolific"), changes)
+    settings = _changed(_stored(context, row.id).prolific_settings, changes)
     with context.sessions() as session:
         try:
             plan = plan_prolific(session, session.merge(row), settings, public_url=context.settings.public_url,

@@ -201,7 +201,8 @@ class Campaign(Base):
     """One criterion over one test set and a set of systems (docs/method.md §1).
 
     ``settings`` records everything needed to reproduce the build and the analysis: degradation
-    method and parameters, passes, quality-control method and thresholds, payment settings.
+    method and parameters, passes, quality-control method and thresholds, payment settings. It is
+    read and written only through ``da_platform.config.campaign_settings.CampaignSettings``.
     """
 
     __tablename__ = "campaign"

@@ -34,13 +34,13 @@ from sqlalchemy.orm import Session, aliased
 from analysis import csv_safety
 from da_platform import __version__
 from da_platform.campaigns.progress import CampaignProgress, campaign_progress
+from da_platform.config.campaign_settings import REDACTED, CampaignSettings
 from da_platform.db.models import Campaign, Hit, Question, ReviewDecision, Slot, SlotType, System, Worker
 from da_platform.rating.campaign_ratings import abandoned_note, unconfirmed_note
 from da_platform.results.campaign_analysis import CampaignAnalysis
 
 RANKING_FORMATS = {"csv": "text/csv", "json": "application/json", "latex": "application/x-tex"}
 RANKING_SUFFIX = {"csv": "csv", "json": "json", "latex": "tex"}
-REDACTED_SETTINGS = ("id_salt",)  # lets whoever holds it map public ids back to slots
 
 
 class ExportError(ValueError):
@@ -264,7 +264,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
     ctx = _context(session, campaign, partial=partial, need_ranking=False, analysis=analysis)
     step(BUNDLE_STEPS[1])
     analysis = ctx.analysis
-    settings = {k: ("(redacted)" if k in REDACTED_SETTINGS else v) for k, v in (campaign.settings or {}).items()}
+    settings = CampaignSettings.of(campaign)
     excluded_rows = [(e.worker, e.excluded_by, e.reason) for e in analysis.exclusions]  # the analysis' own list
     qc_settings = asdict(analysis.result.settings) if analysis.result is not None else {
         "qc": analysis.qc.to_dict()}
@@ -274,11 +274,11 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
             "statement": campaign.statement, "show_reference": campaign.show_reference, "seed": campaign.seed,
             "passes": campaign.passes, "max_hits_per_worker": campaign.max_hits_per_worker,
             "systems": [s.name for s in campaign.systems], "status": campaign.status.value}),
-        "settings.json": _json(settings),
+        "settings.json": _json(settings.public_json()),
         "hits.csv": hit_composition(session, campaign),
         "degradation.jsonl": degradations(session, campaign) or b"\n",
         "quality-control.json": _json({"analysis": qc_settings, "qc_policy": analysis.qc.to_dict(),
-                                       "review_policy": (campaign.settings or {}).get("review")}),
+                                       "review_policy": settings.review and settings.review.to_dict()}),
         "excluded-workers.csv": _csv(("worker", "excluded_by", "reason"), excluded_rows),
         "decisions.csv": decisions_csv(session, campaign),
     }
@@ -309,7 +309,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
         "ranked": analysis.ranked,
         "warnings": list(analysis.result.warnings) if analysis.result is not None else [],
         "software": _versions(),
-        "redacted_settings": list(REDACTED_SETTINGS),
+        "redacted_settings": list(REDACTED),
         "files": {name: hashlib.sha256(content).hexdigest() for name, content in sorted(files.items())},
     }
     files["manifest.json"] = _json(manifest)

@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.campaigns.lifecycle import campaign_folder
 from da_platform.campaigns.progress import campaign_progress
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign, utcnow
 from da_platform.results.analysis_cache import Stamp, read_stamp
 
@@ -117,7 +118,7 @@ def read_export_stamp(session: Session, campaign: Campaign, stamp: Stamp | None 
     stamp = stamp or read_stamp(session, campaign)
     progress = campaign_progress(session, campaign, rating_counts={})
     parts = [asdict(stamp), progress.hits_total, progress.hits_done, progress.hits_in_progress,
-             campaign.status.value, campaign.settings or {}]
+             campaign.status.value, CampaignSettings.of(campaign).to_json()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 

@@ -13,6 +13,7 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.config.campaign_settings import CampaignSettings, MTurkLaunch
 from da_platform.db.audit import audit
 from da_platform.db.models import Campaign, CampaignStatus, Hit
 from da_platform.db.rows import get_row
@@ -98,8 +99,7 @@ def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk
     hit_type = mturk.create_hit_type(settings)
     with sessions.begin() as session:
         campaign = get_row(session, Campaign, campaign_id)
-        campaign.settings = {**(campaign.settings or {}), "mturk": settings.to_dict(),
-                             "mturk_launch": {"hit_type_id": hit_type, "live": mturk.live}}
+        CampaignSettings.update(campaign, mturk=settings, mturk_launch=MTurkLaunch(hit_type, mturk.live))
         audit(session, "mturk.create_hit_type", campaign_id=campaign_id, target=hit_type,
               details={"qualification": qualification, "live": mturk.live}, outcome="ok")
         hits = [(h.id, h.public_id) for h in _unlaunched(session, campaign)]
@@ -166,8 +166,7 @@ def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific:
         campaign = get_row(session, Campaign, campaign_id)
         for hit in session.scalars(select(Hit).where(Hit.campaign_id == campaign_id)):
             hit.provider, hit.provider_hit_id, hit.max_assignments = "prolific", study_id, settings.places_per_hit
-        campaign.settings = {**(campaign.settings or {}),
-                             "prolific": settings.with_changes(study_id=study_id).to_dict()}
+        CampaignSettings.update(campaign, prolific=settings.with_changes(study_id=study_id))
         audit(session, "prolific.create_study", campaign_id=campaign_id, target=study_id,
               details={"places": plan.assignments, "reward": body["reward"]}, outcome="draft")
     if publish:

@@ -23,6 +23,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.config.review_policy import WorkerMessages
 from da_platform.db.audit import audit
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker, utcnow
 from da_platform.db.rows import get_row
@@ -30,7 +31,7 @@ from da_platform.db.states import DecisionAction
 from da_platform.providers.base import Provider, ProviderAssignment, ProviderStatus
 from da_platform.providers.idempotency import request_token
 from da_platform.rating.campaign_ratings import CONFIRMED
-from da_platform.review.apply import PENDING, ExecutionReport, WorkerMessages, execute_pending, reconcile
+from da_platform.review.apply import PENDING, ExecutionReport, execute_pending, reconcile
 from da_platform.sources import time_limits
 
 _TO_OURS = {

@@ -1,8 +1,9 @@
-"""MTurk settings of a campaign (stored in ``campaign.settings['mturk']``) and what they become
+"""MTurk settings of a campaign (stored with its settings, ``CampaignSettings.mturk``) and what they become
 in the API: the HIT type parameters, the qualification requirements, the ExternalQuestion XML.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from decimal import Decimal
 from typing import Any
@@ -75,7 +76,7 @@ class MTurkSettings:
                 raise ValueError(f"locales: {locale!r} is not a country code such as 'US' or 'US-NY'")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> MTurkSettings:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> MTurkSettings:
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)

@@ -11,7 +11,7 @@ reached Prolific; reconciliation reads the submission's ``bonus_payments`` inste
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from decimal import Decimal
 from typing import Any
@@ -50,7 +50,7 @@ def validate_rejection(category: str | None, message: str) -> None:
 
 @dataclass(frozen=True)
 class ProlificSettings:
-    """A campaign's Prolific study settings (stored in ``campaign.settings['prolific']``)."""
+    """A campaign's Prolific study settings (stored with its settings, ``CampaignSettings.prolific``)."""
 
     title: str = "Rate answers to questions (100 short judgements)"
     description: str = "Read a question and an answer, and rate how well the answer answers it."
@@ -73,7 +73,7 @@ class ProlificSettings:
             raise ValueError("places_per_hit >= 1 and 1 <= estimated_minutes <= maximum_minutes")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> ProlificSettings:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> ProlificSettings:
         data = dict(data or {})
         unknown = sorted(set(data) - {f.name for f in fields(cls)})
         if unknown:

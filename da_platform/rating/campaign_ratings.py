@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from analysis.evidence import RatingEvidence
 from analysis.table import RatingsTable
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import (
     Answer,
     Assignment,
@@ -167,7 +168,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         [None if r.behaviour_status is None else r.behaviour_status.value for r in rows],
         [r.behaviour for r in rows], [r.candidate_text for r in rows], [r.reference_text for r in rows],
         reference_shown=bool(campaign.show_reference), server_seconds=seconds, judge=judge_columns(session, rows))
-    columns = expand(columns, campaign.settings)  # merged identical answers count for every system
+    columns = expand(columns, CampaignSettings.of(campaign).identical_answers)  # merged answers count for each system
     # The copies (appended after the real rows) carry no evidence of their own: the worker gave one rating.
     evidence = evidence.extended(len(columns["score"]) - len(rows))
     return RatingsTable.from_columns(**columns, evidence=evidence, source=f"campaign {campaign.name!r}")

@@ -48,6 +48,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.sql import Select
 
+from da_platform.config.campaign_settings import TimeLimits
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
 from da_platform.rating.behaviour import parse_behaviour
 from da_platform.sources.arrival import begin_write
@@ -315,7 +316,7 @@ def load_state(connection: Connection, public_id: str, now: datetime | None = No
 
 
 def _overdue(row: Any, source: str, now: datetime) -> bool:
-    return is_overdue(source, row.status, row.assignment_started_at, row.campaign_settings, now)
+    return is_overdue(source, row.status, row.assignment_started_at, TimeLimits.of(row.campaign_settings), now)
 
 
 def mark_shown(connection: Connection, state: AssignmentState, now: datetime | None = None) -> None:

@@ -1,8 +1,8 @@
 """The worker pages in the campaign's language: message catalogues, ``lang`` and text direction.
 
 Every string of the worker pages is an English message id (``_("Next")`` in the templates, data
-attributes for the page's script). A campaign names its language in
-``Campaign.settings["worker"]["lang"]`` (a BCP 47 tag; ``build --lang``):
+attributes for the page's script). A campaign names its language in its worker pages' settings
+(``CampaignSettings.worker.lang``, a BCP 47 tag; ``build --lang``):
 
 * ``en`` and ``zh-Hans`` are shipped complete (``da_platform/rating/translations/zh-Hans.po``; English
   is the message ids themselves);
@@ -30,6 +30,7 @@ from pathlib import Path
 from markupsafe import Markup, escape
 
 from da_core.languages import DEFAULT_LANG, SHIPPED_LANGUAGES, CatalogueError, text_direction
+from hit_builder.worker_settings import WorkerPage
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
@@ -159,10 +160,8 @@ class WorkerLanguage:
         return Markup(escape(self.messages.get(message) or message))
 
 
-def worker_language(settings: Mapping | None) -> WorkerLanguage:
-    """The language of a campaign's worker pages from ``Campaign.settings``."""
-    worker = (settings or {}).get("worker") or {}
-    lang = worker.get("lang") or DEFAULT_LANG
-    if lang in SHIPPED:
-        return WorkerLanguage(lang, _shipped_messages(lang))
-    return WorkerLanguage(lang, dict(worker.get("messages") or {}))
+def worker_language(page: WorkerPage) -> WorkerLanguage:
+    """The language of a campaign's worker pages (``CampaignSettings.worker``)."""
+    if page.lang in SHIPPED:
+        return WorkerLanguage(page.lang, _shipped_messages(page.lang))
+    return WorkerLanguage(page.lang, dict(page.messages or {}))

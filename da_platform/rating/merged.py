@@ -17,20 +17,21 @@ import math
 from typing import Any
 
 from analysis.table import COPY_MARK
+from da_platform.config.build_record import MergeRecord
 
 COPIED = ("SYSTEM", "REPEAT")
 
 
-def also_rated(settings: dict[str, Any] | None) -> dict[tuple[str, str], list[str]]:
+def also_rated(merged: MergeRecord | None) -> dict[tuple[str, str], list[str]]:
     """(question id, system rated) -> the other systems that gave the same answer."""
-    record = (settings or {}).get("identical_answers") or {}
-    return {(g["question"], g["rated_as"]): list(g["also"]) for g in record.get("groups", [])}
+    return {(g.question, g.rated_as): list(g.also) for g in (merged.groups if merged is not None else ())}
 
 
-def expand(columns: dict[str, Any], settings: dict[str, Any] | None) -> dict[str, Any]:
+def expand(columns: dict[str, Any], merged: MergeRecord | None) -> dict[str, Any]:
     """The ratings columns (lists, by ``RatingsTable.from_columns``' parameter names) plus the copies
-    for merged systems (unchanged without merging)."""
-    groups = also_rated(settings)
+    for the systems of the campaign's merged answers (``CampaignSettings.identical_answers``; unchanged
+    without merging)."""
+    groups = also_rated(merged)
     if not groups:
         return columns
     out = {name: list(values) for name, values in columns.items()}

@@ -33,6 +33,7 @@ from datetime import datetime
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import (
     Answer,
     Assignment,
@@ -107,7 +108,8 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
         select(func.count(ReviewDecision.id), func.coalesce(func.max(ReviewDecision.id), 0),
                func.max(ReviewDecision.updated_at))
         .where(ReviewDecision.campaign_id == campaign.id)).one()
-    settings = json.dumps([campaign.name, (campaign.settings or {}).get("qc")], sort_keys=True, default=str)
+    qc = CampaignSettings.of(campaign).qc
+    settings = json.dumps([campaign.name, None if qc is None else qc.to_dict()], sort_keys=True, default=str)
     judged, judge_max = session.execute(
         select(func.count(JudgeScore.id), func.coalesce(func.max(JudgeScore.id), 0))
         .join(Answer, Answer.id == JudgeScore.answer_id)

@@ -2,7 +2,7 @@
 
 ``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export, the bundle and the
 payment policy all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded,
-and ``analysis.analyze`` with the campaign's quality-control policy (``Campaign.settings["qc"]``, an
+and ``analysis.analyze`` with the campaign's quality-control policy (``CampaignSettings.qc``, an
 ``analysis.qc_policy.QCPolicy``; or options the command line overrides), which leaves out the
 decision-excluded workers, lists every exclusion with its cause, and judges the excluded workers too.
 
@@ -32,6 +32,7 @@ from analysis.states import ExcludedBy, QCMethod, QCScope
 from analysis.table import RatingsTable
 from analysis.verdict import WorkerVerdict
 from da_core.errors import InputError
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign, ReviewDecision, Worker
 from da_platform.db.states import DecisionAction, DecisionStatus
 from da_platform.rating.campaign_ratings import abandoned_ratings, load_ratings, unconfirmed_ratings, worker_label
@@ -74,12 +75,6 @@ def data_use(session: Session, campaign: Campaign) -> dict[str, DataUse]:
     return latest
 
 
-def qc_policy(campaign: Campaign) -> QCPolicy:
-    """The campaign's quality-control policy (``settings["qc"]``), else the platform's default."""
-    stored = (campaign.settings or {}).get("qc")
-    return DEFAULT_QC if stored is None else QCPolicy.from_dict(stored)
-
-
 def without_workers(table: RatingsTable, workers: set[str]) -> RatingsTable:
     """The table without the rows of ``workers`` (analysis labels)."""
     if not workers or len(table) == 0:
@@ -118,7 +113,7 @@ class CampaignAnalysis:
         self.abandoned = abandoned_ratings(session, campaign)  # label -> ratings left out with their HIT
         self.unconfirmed = unconfirmed_ratings(session, campaign)  # label -> ratings awaiting the provider
         options = options or AnalysisOptions()
-        self.qc: QCPolicy = options.qc_policy(qc_policy(campaign))
+        self.qc: QCPolicy = options.qc_policy(CampaignSettings.of(campaign).qc_policy)
         self.options = replace(options, qc_method=self.qc.method, qc_alpha=self.qc.alpha, qc_scope=self.qc.scope)
 
     @property

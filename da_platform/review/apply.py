@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.config.review_policy import WorkerMessages
 from da_platform.db.audit import audit
 from da_platform.db.models import Assignment, AssignmentStatus, Hit, ReviewDecision, Worker, utcnow
 from da_platform.db.rows import get_row
@@ -66,16 +67,6 @@ def apply_decision(session: Session, decision: ReviewDecision, status: DecisionS
         assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
     if decision.action == DecisionAction.block and decision.worker_id is not None:
         get_row(session, Worker, decision.worker_id).blocked = True
-
-
-@dataclass(frozen=True)
-class WorkerMessages:
-    """What the worker reads: approval feedback, and the rejection message with its category."""
-
-    approval_feedback: str
-    rejection_feedback: str
-    rejection_category: str
-    bonus_reason: str
 
 
 @dataclass

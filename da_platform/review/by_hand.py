@@ -23,6 +23,7 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.audit import audit
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
 from da_platform.db.states import DecisionAction
@@ -31,7 +32,7 @@ from da_platform.providers.money import amount_string, parse_amount
 from da_platform.rating.campaign_ratings import CONFIRMED, worker_label
 from da_platform.review.actions import ACTIONS, Action
 from da_platform.review.apply import FAILED, NO_PROVIDER
-from da_platform.review.policy import PlannedDecision, ReviewPolicy, Verdict, judge, store
+from da_platform.review.policy import PlannedDecision, Verdict, judge, store
 
 
 class DecisionError(ValueError):
@@ -63,10 +64,6 @@ def rejection_notice(source: str) -> str:
             f"`da-platform {source} review` sends the decision.")
 
 
-def policy_of(campaign: Campaign) -> ReviewPolicy:
-    return ReviewPolicy.from_dict((campaign.settings or {}).get("review"))
-
-
 def recommendation(session: Session, campaign: Campaign, worker: Worker, qc, evidence=None) -> Verdict:
     """What the campaign's review policy would decide for this worker's work (``evidence``: the
     worker's ``analysis.verdict.WorkerVerdict``, if known)."""
@@ -74,7 +71,7 @@ def recommendation(session: Session, campaign: Campaign, worker: Worker, qc, evi
         select(Rating.id).join(Assignment, Assignment.id == Rating.assignment_id)
         .join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == worker.id).limit(1))
-    return judge(policy_of(campaign), qc, 0 if given is None else 1, evidence)
+    return judge(CampaignSettings.of(campaign).review_policy, qc, 0 if given is None else 1, evidence)
 
 
 def _assignments(session: Session, campaign: Campaign, worker: Worker) -> list[Assignment]:

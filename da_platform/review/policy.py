@@ -16,15 +16,16 @@ otherwise ->
 - QC passed (or the campaign has no checks) -> approve and use, plus ``bonus`` if set;
 - anything else (failed without clear evidence, too few pairs, ...) -> approve but exclude.
 
-With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are a
-frozen dataclass stored in ``campaign.settings['review']``. Which test quality control runs is not the
-payment policy's: it is the campaign's quality-control policy (``analysis.qc_policy.QCPolicy``, in
-``campaign.settings['qc']``), read with the rest of the analysis (``da_platform.results.campaign_analysis``).
+With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are
+:class:`~da_platform.config.review_policy.ReviewPolicy`, stored with the campaign's settings
+(``CampaignSettings.review``). Which test quality control runs is not the payment policy's: it is the
+campaign's quality-control policy (``CampaignSettings.qc``), read with the rest of the analysis
+(``da_platform.results.campaign_analysis``).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -33,63 +34,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from analysis.quality import WorkerQC
 from analysis.verdict import VerdictStatus, WorkerVerdict
+from da_platform.config.campaign_settings import CampaignSettings
+from da_platform.config.review_policy import ReviewPolicy
 from da_platform.db.audit import audit
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionAction, QCStatus
 from da_platform.providers.idempotency import request_token
-from da_platform.providers.money import CostEstimate, amount_string, parse_amount
-from da_platform.review.apply import DONE, PENDING, WorkerMessages, apply_decision, carried_out_here
-
-DEFAULT_REJECTION = (
-    "Your ratings did not pass our quality checks: the answers we had deliberately damaged were scored "
-    "as highly as the originals, or the same score was given to almost every answer. We are sorry, but "
-    "we cannot accept this work."
-)
-
-
-@dataclass(frozen=True)
-class ReviewPolicy:
-    """Thresholds of the review policy (see the module docstring); money is exact."""
-
-    reject_enabled: bool = True
-    reject_min_pairs: int = 8
-    reject_min_p: float = 0.5
-    reject_identical_run: int = 50
-    block_rejected: bool = True
-    bonus: Decimal = Decimal("0.00")
-    bonus_requires_pass: bool = True
-    approval_feedback: str = "Thank you for your ratings."
-    rejection_feedback: str = DEFAULT_REJECTION
-    rejection_category: str = "FAILED_CHECK"  # Prolific's category; MTurk ignores it
-    bonus_reason: str = "Bonus for careful ratings that passed our quality checks. Thank you!"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "bonus", parse_amount(self.bonus, field="bonus"))
-        if self.reject_min_pairs < 5:
-            raise ValueError("reject_min_pairs: at least 5 (fewer pairs cannot show anything)")
-        if not 0 < self.reject_min_p < 1:
-            raise ValueError("reject_min_p: between 0 and 1")
-        if self.reject_identical_run < 0:
-            raise ValueError("reject_identical_run: 0 (off) or more")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> ReviewPolicy:
-        data = dict(data or {})
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown review setting(s): {', '.join(unknown)}")
-        return cls(**data)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "bonus": amount_string(self.bonus)}
-
-    def with_changes(self, **changes: Any) -> ReviewPolicy:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
-
-    def messages(self) -> WorkerMessages:
-        return WorkerMessages(self.approval_feedback, self.rejection_feedback, self.rejection_category,
-                              self.bonus_reason)
+from da_platform.providers.money import CostEstimate, amount_string
+from da_platform.review.apply import DONE, PENDING, apply_decision, carried_out_here
 
 
 @dataclass(frozen=True)
@@ -269,7 +222,7 @@ def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider
     with sessions.begin() as session:
         campaign = get_row(session, Campaign, campaign_id)
         store(session, campaign, planned, provider=provider)
-        campaign.settings = {**(campaign.settings or {}), "review": policy.to_dict()}
+        CampaignSettings.update(campaign, review=policy)
 
 
 def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.config.review_policy import ReviewPolicy
 from da_platform.db.models import Campaign
-from da_platform.review.policy import PlannedDecision, ReviewPolicy, plan, quality_by_worker, record_decisions
+from da_platform.review.policy import PlannedDecision, plan, quality_by_worker, record_decisions
 
 SOURCE = "pool"
 

@@ -211,9 +211,8 @@ def _cost(campaign: Campaign, places: int, reward: tuple[str, str] | None) -> Co
     own-pool or not yet launched campaign), or at ``reward`` (provider, amount) with the provider's other settings
     as stored or their defaults, as ``mturk launch`` / ``prolific launch`` would price it."""
     from da_platform.campaigns.progress import project_cost
+    from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.db.models import Campaign
-    from da_platform.providers.mturk_settings import MTurkSettings
-    from da_platform.providers.prolific import ProlificSettings
 
     if reward is None:
         return project_cost(campaign, places, places)
@@ -221,10 +220,10 @@ def _cost(campaign: Campaign, places: int, reward: tuple[str, str] | None) -> Co
     if provider not in ("mturk", "prolific"):
         raise RehearsalError(f"--reward {provider}:{amount}: the provider is mturk or prolific")
     try:
-        stored_settings = (campaign.settings or {}).get(provider)
-        stored = (MTurkSettings.from_dict(stored_settings) if provider == "mturk"
-                  else ProlificSettings.from_dict(stored_settings))
-        priced = Campaign(settings={provider: stored.with_changes(reward=amount).to_dict()})  # (never stored)
+        settings = CampaignSettings.of(campaign)
+        stored = settings.mturk_settings if provider == "mturk" else settings.prolific_settings
+        priced = Campaign(settings=CampaignSettings().replace(  # (never stored)
+            **{provider: stored.with_changes(reward=amount)}).to_json())
     except ValueError as error:
         raise RehearsalError(f"--reward {provider}:{amount}: {error}") from None
     return project_cost(priced, places, places)

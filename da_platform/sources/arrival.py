@@ -29,6 +29,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, and_, bindparam, func, literal, or_, select, update
 from sqlalchemy.orm import Session
 
+from da_platform.config.campaign_settings import TimeLimits
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, Worker, utcnow
 from da_platform.sources.base import Arrival, ArrivalRefused
 from da_platform.sources.time_limits import LIMITED_SOURCES, cutoffs
@@ -148,7 +149,8 @@ def take_assignment_id(connection: Connection, arrival: Arrival, now: datetime |
         raise ArrivalRefused("You cannot take part in this task.")
     connection.execute(_RELEASE_OVERDUE, {
         "campaign_id": arrival.campaign_id,
-        **{f"cutoff_{source}": cutoff for source, cutoff in cutoffs(_settings(campaign.settings), now).items()}})
+        **{f"cutoff_{source}": cutoff
+           for source, cutoff in cutoffs(TimeLimits.of(_settings(campaign.settings)), now).items()}})
     mine = connection.execute(_MINE, {"campaign_id": arrival.campaign_id, "worker_id": worker_id}).all()
 
     if arrival.hit_id is not None:

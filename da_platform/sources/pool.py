@@ -4,9 +4,10 @@ URL: ``{public_url}/pool/<invite token>``. Each token names the campaign and an 
 so one link is one person; following it again resumes their HIT or hands out their next one (up to
 the campaign's ``max_hits_per_worker``).
 
-A pool worker has a time limit per HIT (``Campaign.settings["pool_time_limit_minutes"]``, default
-:data:`DEFAULT_TIME_LIMIT_MINUTES`, set by ``da-platform invite --time-limit``), as MTurk and Prolific
-have theirs (:mod:`da_platform.sources.time_limits` applies all three).
+A pool worker has a time limit per HIT (``CampaignSettings.pool_time_limit_minutes``, set by
+``da-platform invite --time-limit``, default ``DEFAULT_POOL_TIME_LIMIT_MINUTES`` of
+:mod:`da_platform.config.campaign_settings`), as MTurk and Prolific have theirs
+(:mod:`da_platform.sources.time_limits` applies all three).
 """
 from __future__ import annotations
 
@@ -21,8 +22,6 @@ from da_platform.sources.base import Arrival, ArrivalRefused, Completion, Worker
 from da_platform.sources.tokens import TokenError, Tokens
 
 ARRIVAL_PATH = "/pool/{token}"
-DEFAULT_TIME_LIMIT_MINUTES = 180
-TIME_LIMIT_SETTING = "pool_time_limit_minutes"
 
 
 class PoolSource(WorkerSource):

@@ -1,11 +1,12 @@
 """How long a worker has for one HIT, whatever the source; past that, the place goes back to others.
 
-Each source's limit is its provider's own (read from the campaign's settings):
+Each source's limit is its provider's own (read from the campaign's settings,
+:class:`~da_platform.config.campaign_settings.TimeLimits`):
 
-- own pool: ``settings["pool_time_limit_minutes"]`` (``da-platform invite --time-limit``, default 180 min);
-- MTurk: the HITs' ``AssignmentDurationInSeconds`` (``settings["mturk"]["assignment_duration"]``,
+- own pool: ``CampaignSettings.pool_time_limit_minutes`` (``da-platform invite --time-limit``, default 180 min);
+- MTurk: the HITs' ``AssignmentDurationInSeconds`` (``CampaignSettings.mturk.assignment_duration``,
   stored at launch, default 3 h): MTurk takes no submission after it;
-- Prolific: the study's maximum allowed time (``settings["prolific"]["maximum_minutes"]``, default 90 min).
+- Prolific: the study's maximum allowed time (``CampaignSettings.prolific.maximum_minutes``, default 90 min).
 
 The limit runs from the worker's arrival here (``Assignment.started_at``), which comes after the
 provider's accept, so a place is never taken back before the provider itself gives up on it. An
@@ -15,42 +16,21 @@ provider never knew (a made-up MTurk ``assignmentId``): nothing on the provider'
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import ColumnElement, Float, and_, case, false, func, literal, or_
 
+from da_platform.config.campaign_settings import TIME_LIMITS, CampaignSettings, TimeLimits
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign
-from da_platform.providers.mturk_settings import MTURK_DEFAULT_ASSIGNMENT_SECONDS
-from da_platform.providers.prolific import PROLIFIC_DEFAULT_MAXIMUM_MINUTES
-from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, TIME_LIMIT_SETTING
 
-# Per source: the path of its setting in ``Campaign.settings``, its unit in seconds, its default.
-_LIMITS: dict[str, tuple[tuple[str, ...], float, float]] = {
-    "pool": ((TIME_LIMIT_SETTING,), 60.0, DEFAULT_TIME_LIMIT_MINUTES),
-    "mturk": (("mturk", "assignment_duration"), 1.0, MTURK_DEFAULT_ASSIGNMENT_SECONDS),
-    "prolific": (("prolific", "maximum_minutes"), 60.0, PROLIFIC_DEFAULT_MAXIMUM_MINUTES),
-}
-LIMITED_SOURCES = tuple(_LIMITS)
+LIMITED_SOURCES = tuple(TIME_LIMITS)
 
 
-def time_limit_seconds(source: str, settings: Mapping[str, Any] | None) -> float | None:
-    """Seconds a worker from ``source`` has for one HIT of a campaign with these settings (None: no limit,
-    a source not listed above)."""
-    if source not in _LIMITS:
-        return None
-    path, unit, default = _LIMITS[source]
-    value: Any = settings or {}
-    for key in path:
-        value = value.get(key) if isinstance(value, Mapping) else None
-    return float(default if value is None else value) * unit
-
-
-def is_overdue(source: str, status: AssignmentStatus, started_at: datetime | None,
-               settings: Mapping[str, Any] | None, now: datetime) -> bool:
+def is_overdue(source: str, status: AssignmentStatus, started_at: datetime | None, limits: TimeLimits,
+               now: datetime) -> bool:
     """Whether one assignment (a row already read) is unfinished past its time limit (naive times are UTC)."""
-    limit = time_limit_seconds(source, settings)
+    limit = limits.seconds(source)
     if limit is None or status != AssignmentStatus.in_progress or started_at is None:
         return False
     if started_at.tzinfo is None:
@@ -60,10 +40,10 @@ def is_overdue(source: str, status: AssignmentStatus, started_at: datetime | Non
     return started_at < now - timedelta(seconds=limit)
 
 
-def cutoffs(settings: Mapping[str, Any] | None, now: datetime) -> dict[str, datetime]:
+def cutoffs(limits: TimeLimits, now: datetime) -> dict[str, datetime]:
     """Per limited source: the start time before which an unfinished assignment is past its limit."""
     return {source: now - timedelta(seconds=limit)
-            for source in LIMITED_SOURCES if (limit := time_limit_seconds(source, settings)) is not None}
+            for source in LIMITED_SOURCES if (limit := limits.seconds(source)) is not None}
 
 
 def overdue(campaign: Campaign, now: datetime) -> ColumnElement[bool]:
@@ -76,16 +56,16 @@ def started_too_long_ago(campaign: Campaign, now: datetime) -> ColumnElement[boo
     """SQL condition: an assignment started longer ago than ``campaign``'s time limit for its source,
     whatever its status."""
     late = [and_(Assignment.source == source, Assignment.started_at < cutoff)
-            for source, cutoff in cutoffs(campaign.settings, now).items()]
+            for source, cutoff in cutoffs(CampaignSettings.of(campaign).time_limits, now).items()]
     return or_(false(), *late)
 
 
 def limit_seconds_sql(source: ColumnElement[str], settings: ColumnElement[Any]) -> ColumnElement[float]:
     """The time limit in seconds as a PostgreSQL expression of an assignment's ``source`` column and its
-    campaign's ``settings`` (JSON) column; NULL for a source without one."""
+    campaign's ``settings`` (JSON) column (the paths of :data:`TIME_LIMITS`); NULL for a source without one."""
     return case(
         *[(source == name, func.coalesce(settings[path if len(path) > 1 else path[0]].as_float(),
                                          literal(default, Float)) * unit)
-          for name, (path, unit, default) in _LIMITS.items()],
+          for name, (path, unit, default) in TIME_LIMITS.items()],
         else_=None,
     )

@@ -7,6 +7,7 @@ from flask import Flask
 
 from da_core.languages import DEFAULT_LANG, negotiate
 from da_platform.rating.language import WorkerLanguage, worker_language
+from hit_builder.worker_settings import WorkerPage
 
 
 def current_language() -> WorkerLanguage:
@@ -18,7 +19,7 @@ def current_language() -> WorkerLanguage:
         lang = DEFAULT_LANG
         if has_request_context():
             lang = negotiate(tag for tag, quality in request.accept_languages if quality > 0)
-        g.worker_language = worker_language({"worker": {"lang": lang}})
+        g.worker_language = worker_language(WorkerPage(lang=lang))
     return g.worker_language
 
 

@@ -23,6 +23,7 @@ from flask import Blueprint, abort, current_app, g, redirect, render_template, r
 from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException
 
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.db.rows import get_row
 from da_platform.images.variation import vary
@@ -54,6 +55,7 @@ from da_platform.web.worker_page import (
     slot_context,
     use_page,
 )
+from hit_builder.worker_settings import WorkerPage
 
 bp = Blueprint("worker", __name__)
 
@@ -110,9 +112,10 @@ def _arrive(source_name: str, path_token: str | None):
         if arrival.preview:  # MTurk preview: read-only
             campaign = get_row(session, Campaign, arrival.campaign_id)
             total = get_row(session, Hit, arrival.hit_id).slot_count
-            use_page(page_settings(campaign.settings))
+            settings = CampaignSettings.of(campaign)
+            use_page(page_settings(settings))
             return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None,
-                                   page=instructions_view(campaign.settings, None))
+                                   page=instructions_view(settings, None))
         public_id = take_assignment_id(session.connection(), arrival)
         session.commit()
     except ArrivalRefused as refusal:
@@ -197,12 +200,12 @@ def instructions(token: str):
     campaign = get_row(get_session(), Campaign, state.campaign_id)
     return render_template(
         "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token),
-        page=instructions_view(campaign.settings, token),
+        page=instructions_view(CampaignSettings.of(campaign), token),
     )
 
 
-def _worker_settings(state: AssignmentState) -> dict:
-    return (get_row(get_session(), Campaign, state.campaign_id).settings or {}).get("worker") or {}
+def _worker_page(state: AssignmentState) -> WorkerPage:
+    return CampaignSettings.of(get_row(get_session(), Campaign, state.campaign_id)).worker
 
 
 @bp.route("/a/<token>/practice/<int:number>", methods=["GET", "POST"])
@@ -211,7 +214,7 @@ def practice(token: str, number: int):
     Only before the first real item is shown; a POST goes on to the next practice item, then back to
     the instructions."""
     state = _state(token)
-    items = _worker_settings(state).get("practice") or []
+    items = _worker_page(state).practice
     if state.complete or state.next_position > 0 or state.current_shown_at is not None or not items:
         return redirect(url_for("worker.slot", token=token), 303)
     if not 1 <= number <= len(items):
@@ -230,10 +233,10 @@ def practice(token: str, number: int):
         "slot": f"practice-{number}", "number": number, "total": len(items),
         "progress": f"{number} / {len(items)}",
         "title": language.text("Practice item %(number)s of %(total)s", number=number, total=len(items)),
-        "statement": language.text(campaign.statement), "question": item["question"],
-        "reference_image": image("reference") if item.get("reference_image") else None,
+        "statement": language.text(campaign.statement), "question": item.question,
+        "reference_image": image("reference") if item.reference_image else None,
         "candidate_image": image("candidate"),
-        "caption": language.text("Answer B" if item.get("reference_image") else "Answer"), "context": None,
+        "caption": language.text("Answer B" if item.reference_image else "Answer"), "context": None,
     }
     return render_template("worker/slot.html", screen=screen, token=token, rating_url=None, practice=True,
                            form_action=url_for("worker.practice", token=token, number=number),
@@ -243,16 +246,17 @@ def practice(token: str, number: int):
 
 @bp.get("/a/<token>/practice/<int:number>/<any(reference, candidate):role>")
 def practice_image(token: str, number: int, role: str):
-    items = _worker_settings(_state(token)).get("practice") or []
+    items = _worker_page(_state(token)).practice
     if not 1 <= number <= len(items):
         abort(404)
-    return png_response(stored_png(items[number - 1].get(f"{role}_image")))
+    return png_response(stored_png(items[number - 1].image(role)))
 
 
 @bp.get("/a/<token>/example/<any(reference, good, bad):which>")
 def example_image(token: str, which: str):
-    example = _worker_settings(_state(token)).get("example") or {}
-    return png_response(stored_png((example.get("images") or {}).get(which)))
+    example = _worker_page(_state(token)).example
+    images = example.images if example is not None else None
+    return png_response(stored_png(images.image(which) if images is not None else None))
 
 
 @bp.get("/a/<token>/slot")

@@ -1,6 +1,6 @@
 """What a campaign's worker pages look like: language, context passage, image density, instructions.
 
-All of it lives in ``Campaign.settings["worker"]`` (written at build time, see
+All of it is the campaign's ``CampaignSettings.worker`` (written at build time, see
 :mod:`hit_builder.worker_settings`); nothing here changes the rating flow. The few values every
 rating's answer needs (language, whether the context is shown, the images' density) are fixed when
 the campaign is built, so they are read once per campaign and process and kept on the app.
@@ -15,9 +15,13 @@ from flask import current_app, g
 from markupsafe import Markup
 from sqlalchemy import select
 
+from da_platform.config.build_record import RenderRecord
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Assignment, Campaign, Hit, Question, Slot
+from da_platform.providers.money import amount_string
 from da_platform.rating.language import WorkerLanguage, worker_language
 from da_platform.web.database import autocommit_connection, once_more_if_disconnected
+from hit_builder.worker_settings import Example
 
 _CACHE_LIMIT = 10_000
 
@@ -32,14 +36,11 @@ class PageSettings:
     image_width: int | None  # CSS px an answer image is shown at (pixel width / image_scale); None: unknown
 
 
-def page_settings(settings: Mapping[str, Any] | None) -> PageSettings:
-    """:class:`PageSettings` from ``Campaign.settings`` (campaigns built before these settings: 1x, English)."""
-    settings = settings or {}
-    worker = settings.get("worker") or {}
-    render = settings.get("render") or {}
-    scale = int(render.get("scale") or 1)
-    return PageSettings(worker_language(settings), bool(worker.get("show_context")), scale,
-                        round(int(render["width"]) / scale) if render.get("width") else None)
+def page_settings(settings: CampaignSettings) -> PageSettings:
+    """:class:`PageSettings` of a campaign (campaigns built before these settings: 1x, English)."""
+    render = settings.render or RenderRecord({})
+    return PageSettings(worker_language(settings.worker), settings.worker.show_context, render.scale,
+                        render.css_width)
 
 
 def _cache() -> dict:
@@ -60,7 +61,7 @@ def campaign_page(campaign_id: int) -> PageSettings | None:
         row = once_more_if_disconnected(read)
         if row is None:
             return None
-        cache[key] = page_settings(row.settings)
+        cache[key] = page_settings(CampaignSettings.from_json(row.settings))
     return cache[key]
 
 
@@ -119,7 +120,7 @@ class InstructionsView:
     """What the instructions page shows beyond the standard text."""
 
     instructions_html: Markup | None
-    example: Mapping[str, str] | None
+    example: Example | None
     example_images: Mapping[str, str]
     image_scale: int
     image_width: int | None
@@ -138,42 +139,36 @@ def markdown_html(text: str) -> Markup:
     return Markup(renderer.render(text))
 
 
-def pay_line(settings: Mapping[str, Any]) -> str | None:
+def pay_line(settings: CampaignSettings) -> str | None:
     """The pay to show: the researcher's text, else the reward of the campaign's MTurk or Prolific settings."""
-    worker = settings.get("worker") or {}
-    if worker.get("pay"):
-        return str(worker["pay"])
-    if (settings.get("mturk") or {}).get("reward"):
-        return f"{settings['mturk']['reward']} USD"
-    prolific = settings.get("prolific") or {}
-    if prolific.get("reward"):
-        return f"{prolific['reward']} {prolific.get('currency', '')}".strip()
+    if settings.worker.pay:
+        return settings.worker.pay
+    if settings.mturk is not None:
+        return f"{amount_string(settings.mturk.reward)} USD"
+    if settings.prolific is not None:
+        return f"{amount_string(settings.prolific.reward)} {settings.prolific.currency}".strip()
     return None
 
 
-def minutes_line(settings: Mapping[str, Any]) -> int | None:
+def minutes_line(settings: CampaignSettings) -> int | None:
     """The expected time: the researcher's, else the Prolific study's estimate."""
-    worker = settings.get("worker") or {}
-    minutes = worker.get("minutes") or (settings.get("prolific") or {}).get("estimated_minutes")
-    return int(minutes) if minutes else None
+    if settings.worker.minutes:
+        return settings.worker.minutes
+    return settings.prolific.estimated_minutes if settings.prolific is not None else None
 
 
-def instructions_view(settings: Mapping[str, Any] | None, token: str | None) -> InstructionsView:
+def instructions_view(settings: CampaignSettings, token: str | None) -> InstructionsView:
     """The campaign's own instructions, example, time, pay, contact and practice (URLs need a token)."""
     from flask import url_for
 
-    settings = settings or {}
-    worker = settings.get("worker") or {}
-    example = worker.get("example") if token else None
+    worker, page = settings.worker, page_settings(settings)
+    example = worker.example if token else None
     images = {}
-    if example:
-        images = {which: url_for("worker.example_image", token=token, which=which)
-                  for which in example.get("images", {})}
-    practice = worker.get("practice") if token else None
+    if example is not None and example.images is not None:
+        images = {which: url_for("worker.example_image", token=token, which=which) for which in example.images.drawn()}
     return InstructionsView(
-        instructions_html=markdown_html(worker["instructions"]) if worker.get("instructions") else None,
-        example=example, example_images=images, image_scale=page_settings(settings).image_scale,
-        image_width=page_settings(settings).image_width,
-        minutes=minutes_line(settings), pay=pay_line(settings), contact=worker.get("contact"),
-        practice_url=url_for("worker.practice", token=token, number=1) if practice else None,
+        instructions_html=markdown_html(worker.instructions) if worker.instructions else None,
+        example=example, example_images=images, image_scale=page.image_scale, image_width=page.image_width,
+        minutes=minutes_line(settings), pay=pay_line(settings), contact=worker.contact,
+        practice_url=url_for("worker.practice", token=token, number=1) if worker.practice and token else None,
     )

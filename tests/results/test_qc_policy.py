@@ -113,8 +113,9 @@ def test_0009_leaves_a_campaign_without_a_stored_test_alone(database_url: str) -
 
 def test_a_campaigns_policy_is_read_from_its_settings(sessions, tmp_path):
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.db.engine import transaction
-    from da_platform.results.campaign_analysis import AnalysisOptions, CampaignAnalysis, qc_policy
+    from da_platform.results.campaign_analysis import AnalysisOptions, CampaignAnalysis
     from da_platform.simulation.sample import import_sample
     from hit_builder.storage import LocalImageStorage
 
@@ -122,7 +123,7 @@ def test_a_campaigns_policy_is_read_from_its_settings(sessions, tmp_path):
         test_set = import_sample(session, questions=12)
         campaign = build_campaign(session, BuildSpec(name="c", test_set=test_set.name, seed=1),
                                   storage=LocalImageStorage(tmp_path))
-        assert qc_policy(campaign) == DEFAULT_QC
+        assert CampaignSettings.of(campaign).qc_policy == DEFAULT_QC
         campaign.settings = {**campaign.settings, "qc": {"method": "mannwhitney", "alpha": 0.2, "scope": "group"}}
     with sessions() as session:
         from da_platform.db.models import Campaign

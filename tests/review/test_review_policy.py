@@ -7,9 +7,10 @@ from decimal import Decimal
 import pytest
 
 from analysis.quality import WorkerQC
+from da_platform.config.review_policy import ReviewPolicy
 from da_platform.providers.idempotency import request_token
 from da_platform.providers.money import mturk_cost, parse_amount, rate_cost
-from da_platform.review.policy import ReviewPolicy, judge
+from da_platform.review.policy import judge
 
 QC = WorkerQC(group="c", worker="mturk:W", passed=True, status="passed", reason="", method="wilcoxon",
               pvalue=0.001, statistic=55.0, p_method="exact", n_pairs=10, n_nonzero_pairs=10, mean_original=70.0,

@@ -13,9 +13,10 @@ import pytest
 from PIL import Image
 from sqlalchemy import select, text, update
 
+from da_platform.config.campaign_settings import DEFAULT_POOL_TIME_LIMIT_MINUTES
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType, Worker
 from da_platform.rating.campaign_ratings import load_ratings
-from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
+from da_platform.sources.pool import mint_invites
 from da_platform.sources.prolific import study_url
 from tests.worker_flow import (
     FAKE_TURK,
@@ -92,7 +93,7 @@ def test_timing_hits_out_does_not_lift_the_cap_and_their_ratings_stay_out(env):
     base = client.get(link).location
     slot, _ = current(client, base)
     assert accepted(rate(client, base, slot, 90))
-    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)  # let it time out ...
+    age_assignments(env, DEFAULT_POOL_TIME_LIMIT_MINUTES + 1)  # let it time out ...
     arrive_pool(env, env.app.test_client(), campaign.campaign_id)  # ... and someone else arrives
     before = snapshot(env)
     again = client.get(link)
@@ -157,7 +158,7 @@ def test_a_late_pool_worker_is_stopped_on_their_own_next_request(env):
     """Item 12: the time limit holds even when nobody else arrives to release the HIT (both ways of posting)."""
     campaign = env.campaign(hits=2, slots=4)
     clients, bases, slots = zip(*(_rated_the_first_item(env, campaign.campaign_id, 10, via) for via in VIAS))
-    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)
+    age_assignments(env, DEFAULT_POOL_TIME_LIMIT_MINUTES + 1)
     before = snapshot(env)
     for via, client, base, slot in zip(VIAS, clients, bases, slots):
         assert refused_as_late(client, base, slot, 11, via)

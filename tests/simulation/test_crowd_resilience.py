@@ -11,11 +11,12 @@ import pytest
 import requests
 from sqlalchemy import func, select
 
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign, Rating, Slot
 from da_platform.simulation.adversaries import OracleAgent
 from da_platform.simulation.crowd import SimulatedClock, SimulatedWorker, SlotOracle, arrive, run_crowd, send_rating
 from da_platform.simulation.profiles import WorkerProfile
-from da_platform.sources.pool import TIME_LIMIT_SETTING, mint_invites
+from da_platform.sources.pool import mint_invites
 from tests.fakes.server import serve_wsgi
 from tests.web_factories import make_web_env
 
@@ -105,7 +106,7 @@ def test_a_worker_whose_hit_runs_out_of_time_leaves_it_without_an_error(served) 
     campaign = env.campaign(slots=10)
     with env.sessions() as s:
         row = s.get(Campaign, campaign.campaign_id)
-        row.settings = {**row.settings, TIME_LIMIT_SETTING: 1}
+        CampaignSettings.update(row, pool_time_limit_minutes=1)
         slots = s.scalars(select(Slot.public_id)).all()
         s.commit()
     worker = SimulatedWorker("slow", WorkerProfile(), invite(env, campaign.campaign_id), max_hits=1,

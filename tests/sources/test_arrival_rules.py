@@ -8,8 +8,9 @@ from urllib.parse import urlsplit
 import pytest
 from sqlalchemy import select, update
 
+from da_platform.config.campaign_settings import DEFAULT_POOL_TIME_LIMIT_MINUTES
 from da_platform.db.models import Assignment, AssignmentStatus, Hit, Worker
-from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
+from da_platform.sources.pool import mint_invites
 from tests.web_factories import WebEnv, make_web_env
 from tests.worker_flow import FAKE_TURK, age_assignments, assignment_of, current, rate, snapshot, tokens
 
@@ -24,7 +25,7 @@ def test_abandoned_hits_count_against_the_per_worker_cap(env):
     link = urlsplit(mint_invites(tokens(env), "http://127.0.0.1", campaign.campaign_id, 1, 1)[0]).path
     client = env.app.test_client()
     assert client.get(link).status_code == 303
-    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)  # she let it time out
+    age_assignments(env, DEFAULT_POOL_TIME_LIMIT_MINUTES + 1)  # she let it time out
     before = snapshot(env)
     again = client.get(link)
     assert again.status_code == 409 and "as many of these tasks" in again.text

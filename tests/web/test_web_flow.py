@@ -14,9 +14,10 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.pool import NullPool
 
+from da_platform.config.campaign_settings import DEFAULT_POOL_TIME_LIMIT_MINUTES
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, SlotType, Worker
 from da_platform.sources.mturk import PREVIEW_ASSIGNMENT_ID
-from da_platform.sources.pool import DEFAULT_TIME_LIMIT_MINUTES, mint_invites
+from da_platform.sources.pool import mint_invites
 from da_platform.sources.prolific import study_url
 from tests.web_factories import CHINESE_QUESTION, WebEnv, make_web_env
 from tests.worker_flow import (
@@ -494,9 +495,9 @@ def test_a_pool_hit_past_its_time_limit_goes_to_the_next_worker(env, via):
     assert accepted(rate(alice, base, first, 20, via))
     second, _ = current(alice, base)
     bob_link = mint_invites(tokens(env), "http://127.0.0.1", campaign.campaign_id, 1, 1)[0]
-    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES - 1)
+    age_assignments(env, DEFAULT_POOL_TIME_LIMIT_MINUTES - 1)
     assert bob.get(urlsplit(bob_link).path).status_code == 409  # within the limit: Alice keeps the HIT
-    age_assignments(env, DEFAULT_TIME_LIMIT_MINUTES + 1)
+    age_assignments(env, DEFAULT_POOL_TIME_LIMIT_MINUTES + 1)
     assert bob.get(urlsplit(bob_link).path).status_code == 303  # past it: the HIT goes to Bob
     with env.sessions() as s:
         assert set(s.scalars(select(Assignment.status))) == {AssignmentStatus.in_progress,
@@ -528,7 +529,7 @@ def test_a_rating_past_the_time_limit_on_a_simulated_clock_is_refused_as_late(da
     clock.advance(token, 60_000)
     assert accepted(rate(client, base, first, 20, via))
     second, _ = current(client, base)
-    clock.advance(token, (DEFAULT_TIME_LIMIT_MINUTES + 1) * 60_000)
+    clock.advance(token, (DEFAULT_POOL_TIME_LIMIT_MINUTES + 1) * 60_000)
     before = snapshot(env)
     assert refused_as_late(client, base, second, 30, via)
     assert snapshot(env) == before

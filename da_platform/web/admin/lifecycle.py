@@ -14,6 +14,7 @@ from da_platform.campaigns.lifecycle import (
     release_assignment,
 )
 from da_platform.campaigns.preview import PreviewError, image_key, slot_preview
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Assignment, Campaign, Hit
 from da_platform.rating.language import worker_language
 from da_platform.web.admin import bp
@@ -93,7 +94,7 @@ def preview(campaign_id: int):
         return render_template("admin/message.html", title="Nothing to preview", message=str(error),
                                campaign=campaign), 404
     return render_template("admin/preview.html", campaign=campaign, shown=shown,
-                           seen=worker_language(campaign.settings))
+                           seen=worker_language(CampaignSettings.of(campaign).worker))
 
 
 @bp.get("/campaigns/<int:campaign_id>/preview/<slot_id>/<any(reference, candidate):role>.png")
@@ -109,12 +110,11 @@ def pool_review(campaign_id: int):
     review``): GET shows the decisions it would take, POST (confirmed) records and applies them."""
     from flask import current_app
 
-    from da_platform.review.by_hand import policy_of
     from da_platform.review.pool_run import plan_pool, review_pool
 
     campaign = campaign_or_404(campaign_id)
     session = get_session()
-    policy = policy_of(campaign)
+    policy = CampaignSettings.of(campaign).review_policy
     planned = plan_pool(session, campaign, policy)
     if request.method == "POST":
         if request.form.get("confirm") != "yes":

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import (
     Assignment,
     Campaign,
@@ -32,7 +33,7 @@ from da_platform.rating.campaign_ratings import (
     worker_label,
 )
 from da_platform.results.worker_plots import scatter_png, timeline_png
-from da_platform.review.by_hand import ACTIONS, DecisionError, plan, policy_of, recommendation, record
+from da_platform.review.by_hand import ACTIONS, DecisionError, plan, recommendation, record
 from da_platform.web.admin import bp
 from da_platform.web.admin.auth import logged_in_user, login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, worker_or_404
@@ -126,7 +127,7 @@ def workers(campaign_id: int):
     analysis = campaign_analysis(campaign)
     by_label = _campaign_workers(campaign)
     decisions = _decisions(campaign)
-    policy = policy_of(campaign)
+    policy = CampaignSettings.of(campaign).review_policy
     rows = [_summary(analysis, label, by_label[label], decisions.get(by_label[label].id, []), policy)
             for label in sorted(by_label, key=lambda w: (w not in analysis.worker_qc, w))]
     return render_template("admin/workers.html", campaign=campaign, rows=rows, analysis=analysis)
@@ -160,7 +161,7 @@ def worker(campaign_id: int, worker_id: int):
     person = worker_or_404(campaign, worker_id)
     analysis = campaign_analysis(campaign)
     label = worker_label(person.source, person.external_id)
-    policy = policy_of(campaign)
+    policy = CampaignSettings.of(campaign).review_policy
     decisions = _decisions(campaign).get(person.id, [])
     summary = _summary(analysis, label, person, decisions, policy)
     assignments = get_session().execute(

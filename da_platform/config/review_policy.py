@@ -1,0 +1,75 @@
+"""A campaign's review policy: the thresholds of approve / reject / bonus / block, and what the worker reads.
+
+The policy is part of the campaign's settings (``CampaignSettings.review``, written by each review run);
+applying it to an assignment is :mod:`da_platform.review.policy`'s, carrying a decision out
+:mod:`da_platform.review.apply`'s. Which ratings count is not the payment policy's: that is the quality-control
+policy (``CampaignSettings.qc``, :class:`analysis.qc_policy.QCPolicy`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from decimal import Decimal
+from typing import Any
+
+from da_platform.providers.money import amount_string, parse_amount
+
+DEFAULT_REJECTION = (
+    "Your ratings did not pass our quality checks: the answers we had deliberately damaged were scored "
+    "as highly as the originals, or the same score was given to almost every answer. We are sorry, but "
+    "we cannot accept this work."
+)
+
+
+@dataclass(frozen=True)
+class WorkerMessages:
+    """What the worker reads: approval feedback, and the rejection message with its category."""
+
+    approval_feedback: str
+    rejection_feedback: str
+    rejection_category: str
+    bonus_reason: str
+
+
+@dataclass(frozen=True)
+class ReviewPolicy:
+    """Thresholds of the review policy (see the module docstring); money is exact."""
+
+    reject_enabled: bool = True
+    reject_min_pairs: int = 8
+    reject_min_p: float = 0.5
+    reject_identical_run: int = 50
+    block_rejected: bool = True
+    bonus: Decimal = Decimal("0.00")
+    bonus_requires_pass: bool = True
+    approval_feedback: str = "Thank you for your ratings."
+    rejection_feedback: str = DEFAULT_REJECTION
+    rejection_category: str = "FAILED_CHECK"  # Prolific's category; MTurk ignores it
+    bonus_reason: str = "Bonus for careful ratings that passed our quality checks. Thank you!"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bonus", parse_amount(self.bonus, field="bonus"))
+        if self.reject_min_pairs < 5:
+            raise ValueError("reject_min_pairs: at least 5 (fewer pairs cannot show anything)")
+        if not 0 < self.reject_min_p < 1:
+            raise ValueError("reject_min_p: between 0 and 1")
+        if self.reject_identical_run < 0:
+            raise ValueError("reject_identical_run: 0 (off) or more")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> ReviewPolicy:
+        data = dict(data or {})
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown review setting(s): {', '.join(unknown)}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "bonus": amount_string(self.bonus)}
+
+    def with_changes(self, **changes: Any) -> ReviewPolicy:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def messages(self) -> WorkerMessages:
+        return WorkerMessages(self.approval_feedback, self.rejection_feedback, self.rejection_category,
+                              self.bonus_reason)
