@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_core.errors import BuildError
+from da_platform.building.crowds import stored_crowd
 from da_platform.db.models import Campaign, Hit, Question, Slot, SlotType, System
 from hit_builder.assembly import HitPlan, SlotPlan, verify_hit
 from hit_builder.layouts import CLASSIC, layout_named
@@ -79,6 +80,7 @@ class CampaignSummary:
     images: int
     degradation: str
     layout: str = CLASSIC.name
+    crowd: str | None = None  # the crowd preset it was built for (crowds.stored_crowd), None: none recorded
 
 
 def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
@@ -100,6 +102,7 @@ def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
         images=settings.get("render", {}).get("images", 0),
         degradation=settings.get("degradation", {}).get("method", "?"),
         layout=settings.get("layout", CLASSIC.name),
+        crowd=stored_crowd(settings),
     )
 
 

@@ -251,6 +251,7 @@ def launch(context: CliContext, campaign: str, reward, assignments_per_hit, titl
     where = "LIVE MTurk" if live else "the MTurk sandbox"
     click.echo(f"{plan.new_hits} HIT(s) x {settings.assignments_per_hit} assignment(s) on {where}, "
                f"reward {settings.reward} USD, URL {plan.url}")
+    _warn_crowd(row.settings, "MTurk")
     if dry_run:
         click.echo(f"cost: {plan.cost.describe()}\ndry run: nothing was sent")
         return
@@ -263,6 +264,15 @@ def launch(context: CliContext, campaign: str, reward, assignments_per_hit, titl
         created = _provider_errors(lambda: launch_mturk(context.sessions, row.id, client, settings,
                                                         public_url=context.settings.public_url, progress=bar.update))
     click.echo(f"created {len(created)} HIT(s)")
+
+
+def _warn_crowd(settings: dict | None, provider: str) -> None:
+    """Warn (on stderr) when the campaign is not built as the paid crowd preset says."""
+    from da_platform.building.crowds import launch_warning
+
+    warning = launch_warning(settings, provider)
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @mturk.command()
@@ -463,6 +473,7 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
         except (LaunchError, ValueError) as error:
             raise click.ClickException(str(error)) from None
     click.echo(f"study of {plan.assignments} place(s), reward {settings.reward} {settings.currency}, URL {plan.url}")
+    _warn_crowd(row.settings, "Prolific")
     if dry_run:
         click.echo(f"cost: {plan.cost.describe()}\ndry run: nothing was sent")
         return
