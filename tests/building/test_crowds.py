@@ -111,3 +111,29 @@ def test_build_without_options_builds_for_a_paid_crowd(run, sessions) -> None:
     assert settings["layout"] == "classic" and settings["qc"]["method"] == "pooled"
     assert settings["render"]["ocr_resistant"] is True
     assert "built for crowd: paid (layout classic, render hardened, pooled test)" in run("inspect", "default").output
+
+
+@pytest.fixture
+def mturk(database_url, tmp_path):
+    from tests.mturk_world import mturk_world
+
+    yield from mturk_world(database_url, tmp_path)
+
+
+def test_mturk_launch_warns_on_a_campaign_not_built_for_a_paid_crowd(mturk) -> None:
+    """Both databases: the warning is printed by the real command, and not once the campaign is built as the
+    paid preset says."""
+    from tests.fakes.crowd import quality_campaign
+
+    campaign_id = quality_campaign(mturk.env, hits=1, name="old")  # stored settings name no crowd preset
+    dry = mturk.cli("mturk", "launch", "old", "--reward", "2.00", "--dry-run").output
+    assert "dry run: nothing was sent" in dry
+    assert "warning: this campaign was built without a crowd preset, with render plain instead of hardened, " \
+           "qc wilcoxon instead of pooled" in dry
+    with mturk.env.sessions.begin() as session:
+        campaign = session.get(Campaign, campaign_id)
+        campaign.settings = {**campaign.settings, "layout": "classic", "render": {"ocr_resistant": True},
+                             "qc": {"method": "pooled", "alpha": 0.05, "scope": "campaign"},
+                             "crowd": {"preset": "paid", "overrides": {}}}
+    quiet = mturk.cli("mturk", "launch", "old", "--reward", "2.00", "--dry-run").output
+    assert "dry run: nothing was sent" in quiet and "warning" not in quiet
