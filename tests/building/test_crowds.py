@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
+from analysis.qc_policy import QCPolicy
 from analysis.states import QCMethod
 from da_platform.building.crowds import (
     DEFAULT_CROWD,
@@ -133,7 +134,35 @@ def test_mturk_launch_warns_on_a_campaign_not_built_for_a_paid_crowd(mturk) -> N
     with mturk.env.sessions.begin() as session:
         campaign = session.get(Campaign, campaign_id)
         campaign.settings = {**campaign.settings, "layout": "classic", "render": {"ocr_resistant": True},
-                             "qc": {"method": "pooled", "alpha": 0.05, "scope": "campaign"},
+                             "qc": QCPolicy(QCMethod.pooled).to_dict(),
                              "crowd": {"preset": "paid", "overrides": {}}}
     quiet = mturk.cli("mturk", "launch", "old", "--reward", "2.00", "--dry-run").output
     assert "dry run: nothing was sent" in quiet and "warning" not in quiet
+
+
+def test_the_campaign_page_shows_the_crowd(database_url, tmp_path) -> None:
+    """Both databases: the dashboard's campaign page says which crowd the campaign was built for."""
+    import html
+
+    from da_platform.config.accounts import create_user
+    from da_platform.db.engine import upgrade
+    from tests.admin_client import PASSWORD, login
+    from tests.fakes.crowd import quality_campaign
+    from tests.web_factories import make_web_env
+
+    upgrade(database_url)
+    env = make_web_env(database_url, tmp_path)
+    with env.sessions.begin() as session:
+        create_user(session, "ana", PASSWORD)
+    old = quality_campaign(env, hits=1, name="old")
+    paid = quality_campaign(env, hits=1, name="paid")
+    with env.sessions.begin() as session:
+        campaign = session.get(Campaign, paid)
+        campaign.settings = {**campaign.settings, "layout": "classic", "render": {"ocr_resistant": True},
+                             "qc": QCPolicy(QCMethod.pooled).to_dict(),
+                             "crowd": {"preset": "paid", "overrides": {"layout": "classic"}}}
+    client = env.app.test_client()
+    login(client)
+    shown = html.unescape(client.get(f"/admin/campaigns/{paid}").text)
+    assert '<span id="crowd">paid (layout classic (set by hand), render hardened, pooled test)</span>' in shown
+    assert "built for crowd <span id=\"crowd\">not recorded</span>" in client.get(f"/admin/campaigns/{old}").text
