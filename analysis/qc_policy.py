@@ -1,8 +1,9 @@
 """The quality-control policy: which test decides whether a worker's ratings are used, at what level.
 
-Every default of quality control is decided here, once: ``DEFAULT_QC`` (the published test: ratings files and
-campaigns that stored no policy), ``BUILD_QC`` (what ``build`` stores with a new campaign) and the WMT
-reproduction's ``WMT_QC``; the analysis, the command line, the dashboard and the payment policy read them here.
+The defaults of quality control are decided here: ``DEFAULT_QC`` (the published test: ratings files and
+campaigns that stored no policy) and the WMT reproduction's ``WMT_QC``; the analysis, the command line, the
+dashboard and the payment policy read them here. What ``build`` stores with a new campaign depends on the crowd
+it builds for (``da_platform.building.crowds``: the pooled test for paid crowds and a lab's own pool).
 A campaign stores its policy in ``Campaign.settings["qc"]`` (:meth:`QCPolicy.to_dict`); the payment
 policy (``da_platform.review.policy.ReviewPolicy``) is separate and never changes which ratings count.
 """
@@ -64,11 +65,7 @@ def _member(enum: type[QCMethod] | type[QCScope], value: object, what: str) -> A
 DEFAULT_QC = QCPolicy()
 """The platform's quality control: the published one-sided Wilcoxon signed-rank test on the BAD_REF pairs,
 p < 0.05, per campaign."""
-BUILD_QC = QCPolicy(QCMethod.pooled)
-"""What ``da-platform build`` stores with a new campaign unless told (``--qc``): the pooled check test, which
-keeps people at one HIT per worker where the published test cannot (docs/benchmarks.md, "Quality control
-at one HIT"). Ratings files and campaigns built before it keep ``DEFAULT_QC``."""
 WMT_QC = QCPolicy(QCMethod.ttest, 0.05, QCScope.worker)
 """WMT's up to 2021 (``analyze --wmt-compat``): the paired t-test, pairs pooled per worker over language pairs."""
 
-__all__ = ["BUILD_QC", "DEFAULT_QC", "QC_METHODS", "QC_SCOPES", "WMT_QC", "QCMethod", "QCPolicy", "QCScope"]
+__all__ = ["DEFAULT_QC", "QC_METHODS", "QC_SCOPES", "WMT_QC", "QCMethod", "QCPolicy", "QCScope"]

@@ -2,18 +2,20 @@
 
 Each kind turns what a slot shows into a 0-100 score; ``one_hit.py`` gives the careful kinds a person's
 behaviour record and really-waited time (they drive a real browser with trusted input and human waits:
-the behaviour signals cannot see them), so only the content tests decide. Kinds:
+the behaviour signals cannot see them), so only the content tests decide. The overlap, check-aware and judge
+kinds score with the very rules of the careful bots that rate through the real pages in Chromium
+(``da_platform.simulation.careful_rules``), here on the true texts (a perfect reading). Kinds:
 
 - ``honest``: a person, calibrated on real ratings (``HonestParams`` says how): bias, scale use, noise,
   rounding to 5 and 10, and lapses (a damaged or meaning-changed copy not noticed is scored like its original);
 - ``random``, ``constant``, ``bot`` (90-100): content-blind;
-- ``overlap+N``: 100 × ROUGE-L (every other worker: token F1) of Answer B against Answer A, plus Gaussian noise
-  of standard deviation N;
-- ``aware+N``: the same, check-aware as measured from outside: a REPEAT gets exactly the score its original
-  got, 54 % of the MEANING rewrites are spotted from Answer A alone (3 % false alarms on other slots) and
-  scored 0-20;
-- ``judge+N``: the score of an automatic judge the researcher also ran (the same judge whose scores are
-  imported) plus noise N;
+- ``overlap+N``: 100 × ROUGE-L of Answer B against Answer A, plus Gaussian noise of standard deviation N
+  (``careful_rules.overlap_noise``);
+- ``aware+N``: the same, check-aware (``careful_rules.check_aware``): a REPEAT gets exactly the score its
+  original got (the bots match them by pixels), a rewrite of A that the bots' rules spot (yes/no flip,
+  negation, a new number or name) is scored 5-25;
+- ``judge+N``: the score of the automatic judge the researcher also ran (the same scores are imported) plus
+  noise N (``careful_rules.noisy``);
 - ``competent``: each answer's true quality with a person's noise (SD 8), no lapses: the frontier.
 """
 from __future__ import annotations
@@ -22,9 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.evidence import overlaps
-
-AWARE_SPOTS, AWARE_FALSE_ALARMS = 0.54, 0.03
+from da_platform.simulation import careful_rules as rules
 
 
 @dataclass(frozen=True)
@@ -75,11 +75,9 @@ def kind_names() -> list[str]:
             + [f"aware+{n}" for n in (0, 5, 10, 20)] + [f"judge+{n}" for n in (5, 10, 20)] + ["competent"])
 
 
-def rate_hit(kind: str, shown: list[Shown], originals: list[int], rng: np.random.Generator,
-             measure: int = 1) -> list[int]:
+def rate_hit(kind: str, shown: list[Shown], originals: list[int], rng: np.random.Generator) -> list[int]:
     """Scores of one worker of ``kind`` for a HIT's slots in order (``originals``: each check's original's
-    index in the HIT, -1 for ordinary slots); ``measure``: overlap measure of the overlap kinds (1 ROUGE-L,
-    2 token F1)."""
+    index in the HIT, -1 for ordinary slots)."""
     n = len(shown)
     if kind == "honest":
         return _honest(HonestParams.draw(rng), shown, rng)
@@ -94,18 +92,14 @@ def rate_hit(kind: str, shown: list[Shown], originals: list[int], rng: np.random
     name, noise = kind.split("+")
     sd = float(noise)
     if name == "judge":
-        return _clip([s.judge + sd * rng.standard_normal() for s in shown])
-    scores = [100 * (overlaps(s.candidate, s.reference)[measure] if s.reference else 0.0) + sd * rng.standard_normal()
-              for s in shown]
-    if name == "aware":
-        for k, s in enumerate(shown):
-            spotted = rng.random() < (AWARE_SPOTS if s.slot_type == "MEANING" else AWARE_FALSE_ALARMS)
-            if spotted:
-                scores[k] = float(rng.uniform(0, 20))
-        for k, s in enumerate(shown):  # a REPEAT matched to its original (by pixels): the same score
-            if s.slot_type == "REPEAT" and originals[k] >= 0:
-                scores[k] = scores[originals[k]]
-    return _clip(scores)
+        return [rules.noisy(s.judge, sd, rng) for s in shown]
+    if name == "overlap":
+        return [rules.overlap_noise(s.candidate, s.reference or "", sd, rng) for s in shown]
+    scores = [rules.check_aware(s.candidate, s.reference or "", sd, rng)[0] for s in shown]
+    for k, s in enumerate(shown):  # a REPEAT matched to its original (by pixels): the same score
+        if s.slot_type == "REPEAT" and originals[k] >= 0:
+            scores[k] = scores[originals[k]]
+    return scores
 
 
 def _honest(p: HonestParams, shown: list[Shown], rng: np.random.Generator) -> list[int]:

@@ -47,7 +47,7 @@ BAD_SYSTEMS = ("HUMAN", "nova", "extract", "truncated", "wrong")
 class Campaign:
     name: str
     slots: list[Slot]
-    judge: dict[str, float]  # candidate text -> the judge's score
+    judge: dict[tuple[str, str | None], float]  # (candidate, reference shown) -> the judge's score
     true_order: list[str]
 
 
@@ -97,8 +97,9 @@ def truncated(text: str, share: float) -> str:
     return text[:position].rstrip(" ,;:.。，")
 
 
-def build(test_set: str, language: str, layout: str, seed: int, out: Path, judge_sd: float) -> Campaign:
-    """Build one campaign (SQLite in ``out``) and read its slots, their truth and the judge's scores."""
+def build(test_set: str, language: str, layout: str, seed: int, out: Path, judge_sd: float | None) -> Campaign:
+    """Build one campaign (SQLite in ``out``) and read its slots, their truth and the judge's scores
+    (``judge_scores``)."""
     import json
 
     from da_platform.building.build import BuildSpec, build_campaign
@@ -131,15 +132,28 @@ def build(test_set: str, language: str, layout: str, seed: int, out: Path, judge
     with sessions() as session:
         slots = read_slots(session, truth)
     engine.dispose()
-    rng = np.random.default_rng([seed, 7])
-    judge: dict[str, float] = {}
-    for slot in slots:  # one judge score per distinct text: the judge is deterministic in what it reads
-        if slot.candidate not in judge:
-            judge[slot.candidate] = float(np.clip(slot.quality + judge_sd * rng.standard_normal(), 0, 100))
+    judge = judge_scores(slots, judge_sd, np.random.default_rng([seed, 7]))
     present = {s.system for s in slots}
     means = {s: float(np.mean(list(truth[s].values()))) for s in present}
     order = sorted(present, key=lambda s: -means[s])
     return Campaign(f"{test_set}/{language}/{layout}", slots, judge, order)
+
+
+def judge_scores(slots: list[Slot], judge_sd: float | None,
+                 rng: np.random.Generator) -> dict[tuple[str, str | None], float]:
+    """The automatic judge's score of every (candidate, reference shown) of the slots, 0-100: the careful
+    bots' judge (``careful_rules.judge``: chrF of B against A), or with ``judge_sd`` a judge that knows each
+    text's true quality up to normal noise of that SD (a stand-in for a good LLM judge), drawn once per text:
+    a judge is deterministic in what it reads."""
+    from da_platform.simulation.careful_rules import judge
+
+    scores: dict[tuple[str, str | None], float] = {}
+    for slot in slots:
+        key = (slot.candidate, slot.reference)
+        if key not in scores:
+            scores[key] = (judge(slot.candidate, slot.reference or "") if judge_sd is None
+                           else float(np.clip(slot.quality + judge_sd * rng.standard_normal(), 0, 100)))
+    return scores
 
 
 def crowd(campaign: Campaign, kind: str, honest: int, per_kind: int, seed: int, judge_evidence: bool) -> RatingsTable:
@@ -162,9 +176,9 @@ def crowd(campaign: Campaign, kind: str, honest: int, per_kind: int, seed: int, 
         position = {s.id: k for k, s in enumerate(slots)}
         by_id = {s.id: s for s in slots}
         shown = [Shown(s.slot_type, s.candidate, s.reference, s.quality,
-                       by_id[s.original].quality if s.original else s.quality, campaign.judge[s.candidate])
-                 for s in slots]
-        scores = rate_hit(who, shown, [position.get(s.original, -1) for s in slots], rng, measure=1 + index % 2)
+                       by_id[s.original].quality if s.original else s.quality,
+                       campaign.judge[(s.candidate, s.reference)]) for s in slots]
+        scores = rate_hit(who, shown, [position.get(s.original, -1) for s in slots], rng)
         for slot, score in zip(slots, scores):
             content_blind = who in ("random", "constant", "bot")
             seconds = 0.2 if content_blind else float(4 + 0.1 * len(slot.candidate) * rng.lognormal(0, 0.35))
@@ -179,7 +193,8 @@ def crowd(campaign: Campaign, kind: str, honest: int, per_kind: int, seed: int, 
             records.append(record)
             candidates.append(slot.candidate)
             references.append(slot.reference)
-            judges.append(campaign.judge[slot.candidate] if slot.slot_type in ("SYSTEM", "REPEAT") else np.nan)
+            judges.append(campaign.judge[(slot.candidate, slot.reference)]
+                          if slot.slot_type in ("SYSTEM", "REPEAT") else np.nan)
     evidence = RatingEvidence.from_rows(statuses, records, candidates, references, reference_shown=True,
                                         server_seconds=columns["seconds"],
                                         judge=np.array(judges)[:, None] if judge_evidence else None)
@@ -213,7 +228,8 @@ def run(args: argparse.Namespace, out: Path) -> dict[tuple[str, str, str, str], 
 
     kinds = [HONEST, *kind_names()] if not args.kinds else args.kinds.split(",")
     print(f"one HIT per worker; seed {args.seed}; {args.honest} people + {args.per_kind} of each kind per crowd; "
-          f"judge = true quality + N(0, {args.judge_sd:g}) per text; judge scores "
+          + ("judge = chrF of B against A (the careful bots')" if args.judge_sd is None
+             else f"judge = true quality + N(0, {args.judge_sd:g}) per text") + "; judge scores "
           f"{'in' if args.judge_evidence else 'NOT in'} the evidence; beyond_automatic flags at p >= "
           f"{behaviour.MAX_AUTOMATIC_P:g}")
     tallies: dict[tuple[str, str, str, str], Tally] = {}
@@ -339,7 +355,10 @@ def main() -> None:
     parser.add_argument("--layouts", default="classic,hardened,targeted")
     parser.add_argument("--test-sets", default="sample,bad-systems")
     parser.add_argument("--kinds", help="comma-separated kinds (default: all of careful_kinds.kind_names and honest)")
-    parser.add_argument("--judge-sd", type=float, default=25.0, help="SD of the judge's error on the 0-100 scale")
+    parser.add_argument("--judge-sd", type=float,
+                        help="instead of the careful bots' judge (chrF), a judge that knows each text's true "
+                             "quality up to normal noise of this SD on the 0-100 scale (25: item-level correlation "
+                             "0.85 with the truth, a good LLM judge)")
     parser.add_argument("--no-judge-evidence", dest="judge_evidence", action="store_false",
                         help="leave the judge's scores out of the evidence (as if none were imported)")
     parser.add_argument("--out", type=Path, help="folder for the campaigns' databases (default: a temporary one)")

@@ -81,14 +81,8 @@ TARGETED = Layout("targeted", 6, (SlotType.BAD_REF, SlotType.MEANING, SlotType.R
                   targeted=True)
 LAYOUTS = {layout.name: layout for layout in (CLASSIC, HARDENED, TARGETED)}
 DEFAULT_LAYOUT = CLASSIC.name
-"""The library's default (``build_campaign``): the published method, which reproduces WMT's releases."""
-BUILD_LAYOUT = CLASSIC.name
-"""What ``da-platform build`` uses unless told (``--layout``), for paid crowds and a lab's own pool alike:
-classic. Measured with one HIT per worker (docs/benchmarks.md, "Quality control at one HIT"): with the
-pooled check test and the ``beyond_automatic`` signal, targeted and hardened keep no more people and catch no
-more automated raters than classic, which gives 70 instead of 60 ordinary ratings a HIT; targeted's checks
-are easier to tell by their look (AUC 0.70 against 0.61). Targeted pays only with the published test alone
-(its damaged copies are of good answers, so they carry information)."""
+"""The library's default (``build_campaign``): the published method, which reproduces WMT's releases. What
+``da-platform build`` uses depends on the crowd it builds for (``da_platform.building.crowds``)."""
 
 
 def layout_named(name: str) -> Layout:

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from analysis.qc_policy import QCPolicy
 from da_core.errors import BuildError
+from da_platform.building.crowds import CrowdChoice
 from da_platform.building.inspection import verify_campaign
 from da_platform.config.build_record import (
     AssemblyRecord,
@@ -45,6 +46,7 @@ from hit_builder.layouts import DEFAULT_LAYOUT, Layout, layout_named
 from hit_builder.meaning import EntityPool, change_meaning
 from hit_builder.meaning import method_description as meaning_description
 from hit_builder.merging import MergePlan
+from hit_builder.ocr_resistant import HardenedStyle
 from hit_builder.reading import LongAnswers, long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
@@ -173,7 +175,9 @@ class BuildSpec:
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``CampaignSettings.worker``). ``id_salt``: the salt of the public ids (default: random, stored).
     ``qc``: the quality-control policy stored with the campaign (``CampaignSettings.qc``; None: none stored, the
-    analysis uses ``analysis.qc_policy.DEFAULT_QC``).
+    analysis uses ``analysis.qc_policy.DEFAULT_QC``). ``crowd``: the crowd preset the layout, render and test
+    were chosen by (:mod:`da_platform.building.crowds`; stored as ``CampaignSettings.crowd``), which must agree
+    with them; None: none stored.
     """
 
     name: str
@@ -193,6 +197,7 @@ class BuildSpec:
     allow_missing: bool = False
     worker: WorkerPageOptions = WorkerPageOptions()
     qc: QCPolicy | None = None
+    crowd: CrowdChoice | None = None
 
 
 def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, progress: Progress | None = None,
@@ -213,6 +218,9 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
     salt = spec.id_salt or secrets.token_hex(32)
     settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, style=spec.style,
                          chain=chain, renderer=renderer, salt=salt, qc=spec.qc)
+    if spec.crowd is not None:
+        _check_crowd(spec)
+        settings = settings.replace(crowd=spec.crowd.record())
     campaign = _store(session, request, imported.systems, assembled, images, settings, salt, criterion=spec.criterion,
                       seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back
@@ -434,6 +442,17 @@ def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, cha
                              progress=(lambda done, total: progress("render", done, total)) if progress else None)
     image_of = {(text, role): key for (text, role, _), key in zip(job_list, image_keys)}
     return _Images(image_of, len(job_list), worker_page, reading)
+
+
+def _check_crowd(spec: BuildSpec) -> None:
+    """A crowd preset stored with a campaign says what the campaign was built with: refuse a spec whose layout,
+    render or test is another (a caller's mistake, never a user's)."""
+    assert spec.crowd is not None
+    render = "hardened" if isinstance(spec.style, HardenedStyle) else "plain"
+    used = {"layout": spec.layout, "render": render, "qc": spec.qc.method.value if spec.qc else None}
+    chosen = {"layout": spec.crowd.layout, "render": spec.crowd.render, "qc": spec.crowd.qc.value}
+    if used != chosen:
+        raise ValueError(f"the build specification ({used}) is not what its crowd choice says ({chosen})")
 
 
 def _settings(request: _Request, imported: _Imported, assembled: _Assembled, images: _Images, *, seed: int,

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_core.errors import BuildError
+from da_platform.building.crowds import stored_crowd
 from da_platform.config.campaign_settings import CampaignSettings, CampaignSettingsError
 from da_platform.db.models import Campaign, Hit, Question, Slot, SlotType, System
 from hit_builder.assembly import HitPlan, SlotPlan, verify_hit
@@ -80,6 +81,7 @@ class CampaignSummary:
     images: int
     degradation: str
     layout: str = CLASSIC.name
+    crowd: str | None = None  # the crowd preset it was built for (crowds.stored_crowd), None: none recorded
 
 
 def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
@@ -101,6 +103,7 @@ def campaign_summary(session: Session, campaign: Campaign) -> CampaignSummary:
         images=settings.render.images if settings.render else 0,
         degradation=settings.degradation.method if settings.degradation else "?",
         layout=settings.hit_layout.name,
+        crowd=stored_crowd(settings),
     )
 
 

@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from analysis.qc_policy import BUILD_QC, QC_METHODS
+from analysis.qc_policy import QC_METHODS
+from da_platform.building.crowds import DEFAULT_CROWD, PRESETS, Crowd
 from da_platform.cli import CliContext, pass_context
 from da_platform.cli.imports import find_test_set
-from hit_builder.layouts import BUILD_LAYOUT, LAYOUTS
+from hit_builder.layouts import LAYOUTS
+from hit_builder.ocr_resistant import RENDER_STYLES
 
 if TYPE_CHECKING:
     from da_platform.config.campaign_settings import CampaignSettings
@@ -64,20 +66,24 @@ if TYPE_CHECKING:
               help="Let workers open each question's context passage (collapsed by default).")
 @click.option("--allow-missing", is_flag=True, help="Leave out the items of systems that abstain on a question "
                                                     "(imported with --allow-missing) instead of refusing to build.")
-@click.option("--layout", type=click.Choice(list(LAYOUTS)), default=BUILD_LAYOUT, show_default=True,
-              help="HIT layout. classic (the default, for paid crowds and a lab's own pool alike: measured in "
-                   "docs/benchmarks.md) = the published 70 SYSTEM + 10 each of BAD_REF, REPEAT, REF "
-                   "(reproduces WMT); targeted = 60 SYSTEM + 10 each of BAD_REF, MEANING, REF, REPEAT, the "
-                   "damaged copies made of the answers closest to the reference and the reference shown "
-                   "beside the furthest (for the published test alone at one HIT); hardened = targeted's "
+@click.option("--crowd", type=click.Choice([c.value for c in Crowd]), default=DEFAULT_CROWD.value, show_default=True,
+              help="Who will rate it, which sets the layout, render and quality-control test (each overridable "
+                   "below): " + "; ".join(f"{p.crowd.value} = {p.description} ({p.layout} layout, {p.render} render, "
+                                          f"{p.qc.value} test)" for p in PRESETS.values())
+                   + ". Measured in docs/quality-control.md, 'The defaults, and why'.")
+@click.option("--layout", type=click.Choice(list(LAYOUTS)),
+              help="HIT layout [default: the crowd's]. classic = the published 70 SYSTEM + 10 each of BAD_REF, "
+                   "REPEAT, REF (reproduces WMT); targeted = 60 SYSTEM + 10 each of BAD_REF, MEANING, REF, "
+                   "REPEAT, the damaged copies made of the answers closest to the reference and the reference "
+                   "shown beside the furthest (for the published test alone at one HIT); hardened = targeted's "
                    "composition with checks on random answers.")
-@click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=BUILD_QC.method.value, show_default=True,
-              help="Quality-control test stored with the campaign (analyze --qc overrides it per run): pooled "
-                   "= every check family of a HIT in one test, for one HIT per worker; wilcoxon = the "
-                   "published BAD_REF test.")
-@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
-              show_default=True, help="Answer images: plain, or hardened = drawn to resist OCR bots (jittered "
-                                      "glyphs, mixed fonts, light texture; same size and AA contrast).")
+@click.option("--qc", "qc_method", type=click.Choice(QC_METHODS),
+              help="Quality-control test stored with the campaign [default: the crowd's] (analyze --qc overrides "
+                   "it per run): pooled = every check family of a HIT in one test, for one HIT per worker; "
+                   "wilcoxon = the published BAD_REF test.")
+@click.option("--render", "render_name", type=click.Choice(list(RENDER_STYLES)),
+              help="Answer images [default: the crowd's]: plain, or hardened = drawn to resist OCR bots (set on "
+                   "one gentle wave, a font per word, light texture; never smaller, AA contrast).")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
@@ -85,15 +91,16 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                   id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
                   messages_file: Path | None, instructions_file: Path | None, contact: str | None,
                   pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
-                  show_context: bool, layout: str, qc_method: str, render_name: str, allow_missing: bool) -> None:
+                  show_context: bool, crowd: str, layout: str | None, qc_method: str | None, render_name: str | None,
+                  allow_missing: bool) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
     """
     from analysis.qc_policy import QCPolicy
-    from analysis.states import QCMethod
     from da_core.errors import BuildError, InputError
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import choose
     from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.config.settings import ImageStore
     from da_platform.db.engine import transaction
@@ -118,6 +125,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
         bar.update(done - bar.pos)
 
     warnings: list[str] = []
+    chosen = choose(crowd, layout=layout, render=render_name, qc=qc_method)
     try:
         worker = WorkerPageOptions(
             lang=lang, instructions=_read_text(instructions_file) if instructions_file else None,
@@ -130,8 +138,8 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 show_reference=show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
                 font_paths=list(fonts or context.settings.font_paths), id_salt=id_salt, merge_identical=merge_identical,
-                worker=worker, layout=layout, allow_missing=allow_missing, style=render_style(render_name),
-                qc=QCPolicy(QCMethod(qc_method)))
+                worker=worker, layout=chosen.layout, allow_missing=allow_missing, style=render_style(chosen.render),
+                qc=QCPolicy(chosen.qc), crowd=chosen)
             campaign = build_campaign(session, spec, storage=storage, progress=progress, processes=processes,
                                       warn=warnings.append)
             settings = CampaignSettings.of(campaign)
@@ -141,6 +149,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
         if bar is not None:
             bar.__exit__(None, None, None)
     _summary(name, settings, storage)
+    click.echo(f"built for crowd {chosen.describe()}")
     for warning in warnings:
         click.echo(warning, err=True)
     click.echo(f"see its composition with: da-platform inspect {name!r} --hit 0")

@@ -28,6 +28,7 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
         click.echo(f"seed {summary.seed}, {summary.passes} pass(es): {summary.hits} HITs, {summary.items} items; "
                    "ordinary ratings per item: "
                    + ", ".join(f"{n}×{count}" for n, count in summary.ratings_per_item.items()))
+        click.echo(f"built for crowd: {summary.crowd or 'not recorded (built before crowd presets)'}")
         click.echo(f"layout: {summary.layout}")
         click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items() if n or t != "MEANING")
                    + f"; {summary.images} distinct images; degradation: {summary.degradation}")

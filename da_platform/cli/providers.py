@@ -21,6 +21,7 @@ from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionStatus
 
 if TYPE_CHECKING:
+    from da_platform.db.models import Campaign
     from da_platform.operations.sync import SyncResult
 
 ENDPOINT_HELP = "MTurk requester endpoint (default: the sandbox, or live with --live); $DA_MTURK_ENDPOINT_URL."
@@ -257,6 +258,7 @@ def launch(context: CliContext, campaign: str, reward, assignments_per_hit, titl
     where = "LIVE MTurk" if live else "the MTurk sandbox"
     click.echo(f"{plan.new_hits} HIT(s) x {settings.assignments_per_hit} assignment(s) on {where}, "
                f"reward {settings.reward} USD, URL {plan.url}")
+    _warn_crowd(row, "MTurk")
     if dry_run:
         click.echo(f"cost: {plan.cost.describe()}\ndry run: nothing was sent")
         return
@@ -269,6 +271,16 @@ def launch(context: CliContext, campaign: str, reward, assignments_per_hit, titl
         created = _provider_errors(lambda: launch_mturk(context.sessions, row.id, client, settings,
                                                         public_url=context.settings.public_url, progress=bar.update))
     click.echo(f"created {len(created)} HIT(s)")
+
+
+def _warn_crowd(campaign: Campaign, provider: str) -> None:
+    """Warn (on stderr) when the campaign is not built as the paid crowd preset says."""
+    from da_platform.building.crowds import launch_warning
+    from da_platform.config.campaign_settings import CampaignSettings
+
+    warning = launch_warning(CampaignSettings.of(campaign), provider)
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @mturk.command()
@@ -476,6 +488,7 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
         except (LaunchError, ValueError) as error:
             raise click.ClickException(str(error)) from None
     click.echo(f"study of {plan.assignments} place(s), reward {settings.reward} {settings.currency}, URL {plan.url}")
+    _warn_crowd(row, "Prolific")
     if dry_run:
         click.echo(f"cost: {plan.cost.describe()}\ndry run: nothing was sent")
         return

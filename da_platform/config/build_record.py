@@ -116,6 +116,11 @@ class RenderRecord(_Record):
         return cls(data, whole(data, "images", 0), whole(data, "scale", 1) or 1, whole(data, "width", None) or None)
 
     @property
+    def ocr_resistant(self) -> bool:
+        """Drawn with the OCR-resistant (hardened) render."""
+        return bool(self.record.get("ocr_resistant"))
+
+    @property
     def css_width(self) -> int | None:
         """The CSS pixels an answer image is shown at (its pixel width / scale); None: unknown."""
         return round(self.width / self.scale) if self.width else None
@@ -166,3 +171,23 @@ class LongAnswersRecord(_Record):
     def from_json(cls, data: object) -> LongAnswersRecord:
         data = json_object(data, "the long answers record")
         return cls(data, whole(data, "count", 0))
+
+
+@dataclass(frozen=True)
+class CrowdRecord:
+    """The crowd preset a campaign was built for (``build --crowd``: ``da_platform.building.crowds``) and the
+    parts (layout, render, qc) an explicit option set otherwise, with the value used."""
+
+    preset: str
+    overrides: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"preset": self.preset, "overrides": dict(self.overrides)}
+
+    @classmethod
+    def from_json(cls, data: object) -> CrowdRecord:
+        data = json_object(data, "the crowd record")
+        overrides = data.get("overrides") or {}
+        if not isinstance(overrides, Mapping) or not all(isinstance(v, str) for v in overrides.values()):
+            raise ValueError(f"'overrides' must map parts to the values used, not {overrides!r}")
+        return cls(text(data, "preset"), dict(overrides))

@@ -6,7 +6,8 @@ The settings are one JSON object per campaign. Its keys, in the order a build wr
   (layouts with meaning-change checks), ``check_originals`` (the targeted layout), ``render``, ``systems``,
   ``abstentions`` (with ``--allow-missing``), ``identical_answers`` (when merging), ``worker`` (the worker
   pages), ``long_answers``, ``id_salt``, ``ids`` (how the build was made: :mod:`.build_record`), and ``qc``
-  (the quality-control policy, ``build --qc``; migration 0009 moved it out of older review policies);
+  (the quality-control policy, ``build --qc``; migration 0009 moved it out of older review policies), ``crowd``
+  (the crowd preset, ``build --crowd``, and the parts set by hand);
 - ``review``: the review policy, written by each review run (``mturk|prolific|pool review``);
 - ``mturk`` and ``mturk_launch`` (``mturk launch``; ``mturk expire --delete`` adds the deleted HITs),
   ``prolific`` (``prolific launch``), ``pool_time_limit_minutes`` (``invite --time-limit``).
@@ -31,6 +32,7 @@ from analysis.qc_policy import DEFAULT_QC, QCPolicy
 from da_platform.config.build_record import (
     AssemblyRecord,
     CheckOriginals,
+    CrowdRecord,
     LayoutRecord,
     LongAnswersRecord,
     MergeRecord,
@@ -160,7 +162,7 @@ _READERS: dict[str, Any] = {
     "check_originals": CheckOriginals.from_json, "render": RenderRecord.from_json, "systems": _names,
     "abstentions": _abstentions, "identical_answers": MergeRecord.from_json, "worker": WorkerPage.from_json,
     "long_answers": LongAnswersRecord.from_json, "id_salt": _text, "ids": _text,
-    "qc": _policy(QCPolicy, "the quality-control policy"), "review": _review,
+    "qc": _policy(QCPolicy, "the quality-control policy"), "crowd": CrowdRecord.from_json, "review": _review,
     "mturk": _policy(MTurkSettings, "the MTurk settings"), "mturk_launch": MTurkLaunch.from_json,
     "prolific": _policy(ProlificSettings, "the Prolific settings"),
     "pool_time_limit_minutes": lambda value: number(value, "pool_time_limit_minutes"),
@@ -209,6 +211,7 @@ class CampaignSettings:
     id_salt: str | None = None
     ids: str | None = None
     qc: QCPolicy | None = None
+    crowd: CrowdRecord | None = None  # None: built without a crowd preset (before presets, or by the library)
     review: ReviewPolicy | None = None
     mturk: MTurkSettings | None = None
     mturk_launch: MTurkLaunch | None = None

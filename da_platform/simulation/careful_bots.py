@@ -40,7 +40,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -98,21 +98,23 @@ class Kind:
     automated: bool = True  # False: a simulated person
 
 
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (
+_BOTS = (
     Kind("overlap-noise-5", "OCR; 100 x ROUGE-L overlap of B with A, + N(0, 5)", "ocr", "overlap", 5),
     Kind("overlap-noise-10", "OCR; 100 x ROUGE-L overlap of B with A, + N(0, 10)", "ocr", "overlap", 10),
     Kind("overlap-noise-20", "OCR; 100 x ROUGE-L overlap of B with A, + N(0, 20)", "ocr", "overlap", 20),
     Kind("check-aware", "OCR; REPEATs matched by pixels, rewrites spotted by rules, else overlap + N(0, 10)",
          "ocr", "check-aware"),
-    Kind("check-aware-evading", "check-aware, in a browser that hides the automation traces", "ocr", "check-aware",
-         evading=True),
     Kind("judge-noise", "the automatic judge (chrF of B against A, true texts) + N(0, 10)", "truth", "judge"),
     Kind("competent", "true quality with a person's bias, scale and noise; bot pace", "truth", "quality"),
-    Kind("competent-evading", "competent, in a browser that hides the automation traces", "truth", "quality",
-         evading=True),
+)
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (
+    *(variant for bot in _BOTS for variant in (
+        bot, replace(bot, name=f"{bot.name}-evading", evading=True,
+                     description=f"{bot.name}, in a browser that hides the automation traces"))),
     Kind("honest", "a simulated person: true quality with bias, scale and noise; reading pace", "truth", "quality",
          pace="person", evading=True, automated=False),
 )}
+"""Every bot kind in the stock browser and as ``<kind>-evading`` (the automation traces hidden), and ``honest``."""
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,7 @@ def test_build_and_inspect_commands(tmp_path, monkeypatch) -> None:
     runner = CliRunner()
 
     built = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "pilot", "--seed", "3",
-                                 "--systems", "alpha,beta,gamma", "--layout", "classic"])
+                                 "--systems", "alpha,beta,gamma", "--crowd", "pool"])
     assert built.exit_code == 0, built.output
     assert "built campaign 'pilot': 2 HITs of 100 slots over 90 items" in built.output
     assert "layout classic (the published method" in built.output

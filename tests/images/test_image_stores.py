@@ -180,8 +180,8 @@ def test_build_command_writes_through_the_configured_store(s3_endpoint: str, tmp
            "DA_S3_BUCKET": BUCKET, "DA_S3_ENDPOINT_URL": s3_endpoint, "DA_S3_PREFIX": "cli/"}
     runner = CliRunner()
     assert runner.invoke(main, ["import", "sample"], env=env, catch_exceptions=False).exit_code == 0
-    result = runner.invoke(main, ["build", "--test-set", "sample", "--name", "c", "--processes", "1"], env=env,
-                           catch_exceptions=False)
+    result = runner.invoke(main, ["build", "--test-set", "sample", "--name", "c", "--processes", "1",
+                                  "--crowd", "pool"], env=env, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert f"s3://{BUCKET}/cli/" in result.output
     engine = make_engine(url)

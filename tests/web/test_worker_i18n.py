@@ -194,8 +194,8 @@ def test_build_command_sets_the_language_and_prints_the_warning(database_url: st
     assert runner.invoke(main, ["import", "sample", "--name", "s"], env=env, catch_exceptions=False).exit_code == 0
     result = runner.invoke(main, ["build", "--test-set", "s", "--name", "fr", "--lang", "fr"], env=env)
     assert result.exit_code == 1 and "give a catalogue" in result.output and "nothing was built" in result.output
-    result = runner.invoke(main, ["build", "--test-set", "s", "--name", "zh", "--lang", "zh-Hans", "--practice",
-                                  "--show-context", "--minutes", "15", "--contact", "x@example.org"],
+    result = runner.invoke(main, ["build", "--test-set", "s", "--name", "zh", "--crowd", "pool", "--lang", "zh-Hans",
+                                  "--practice", "--show-context", "--minutes", "15", "--contact", "x@example.org"],
                            env=env, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     from da_platform.db.engine import make_engine, session_factory

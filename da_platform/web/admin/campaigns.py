@@ -8,7 +8,9 @@ from pathlib import Path
 from flask import Response, g, render_template, request, send_file
 from sqlalchemy import select
 
+from da_platform.building.crowds import stored_crowd
 from da_platform.campaigns.progress import campaign_progress
+from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign
 from da_platform.exports import files as exports
 from da_platform.web.admin import bp, prepared
@@ -58,7 +60,8 @@ def campaign(campaign_id: int):
         except ValueError as error:  # a numerical failure of the planner: show it, keep the page
             planning_error = str(error)
     return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
-                           planning=planning, planning_error=planning_error, formats=exports.RANKING_FORMATS,
+                           crowd=stored_crowd(CampaignSettings.of(item)), planning=planning,
+                           planning_error=planning_error, formats=exports.RANKING_FORMATS,
                            large_exports=prepared.is_large(g.analysis_state.latest))
 
 
