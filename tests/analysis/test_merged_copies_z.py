@@ -8,10 +8,11 @@ import pytest
 
 from analysis.scores import ScoreSettings, compute_scores
 from analysis.table import RatingsTable
+from da_platform.config.build_record import MergeRecord
 from da_platform.rating.merged import expand
 
 # q1: systems A and B gave the same answer, rated once as A's (the build's identical_answers record).
-MERGED = {"identical_answers": {"groups": [{"question": "q1", "rated_as": "A", "also": ["B"]}]}}
+MERGED = MergeRecord.from_json({"groups": [{"question": "q1", "rated_as": "A", "also": ["B"]}]})
 # (worker, system, item, score): what each worker gave. w1: 80, 40, 60; w2: 50, 50, 20.
 GIVEN = [("w1", "A", "q1", 80), ("w1", "A", "q2", 40), ("w1", "B", "q2", 60),
          ("w2", "A", "q1", 50), ("w2", "A", "q2", 50), ("w2", "B", "q2", 20)]
