@@ -11,7 +11,7 @@ A preset names the HIT layout, the answer images' render and the quality-control
   reproduce WMT's or the published QA study's numbers.
 
 An explicit ``--layout``, ``--render`` or ``--qc`` overrides its part of the preset; the campaign stores the
-preset and what was overridden (``settings["crowd"]``), and ``build``, ``inspect``, the dashboard and the
+preset and what was overridden (``CampaignSettings.crowd``), and ``build``, ``inspect``, the dashboard and the
 launch commands show it.
 """
 from __future__ import annotations
