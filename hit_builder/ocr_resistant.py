@@ -283,6 +283,16 @@ class _Placer:
         return lines
 
 
+def check_drawable(text: str, where: str) -> None:
+    """Refuse text that needs shaping (Arabic, Hebrew, Indic scripts): it cannot be drawn a character at a
+    time. ``build`` checks every text with it before drawing anything."""
+    script = complex_script(text)
+    if script:
+        raise BuildError(f"{where}: text in {script} needs shaping and cannot be drawn as OCR-resistant "
+                         "images (the hardened render, the paid crowd's default); build this campaign with "
+                         "--render plain")
+
+
 def lay_out(renderer: Renderer, text: str, role: Role | str, where: str = "text") -> tuple[Layout, random.Random]:
     """Where each glyph of ``text`` goes (see the module docstring), and the random generator the
     texture continues with; refuses text the chain lacks glyphs for or that needs shaping."""
@@ -290,10 +300,7 @@ def lay_out(renderer: Renderer, text: str, role: Role | str, where: str = "text"
     if style.font_change not in FONT_CHANGES:
         raise BuildError(f"font_change must be one of {', '.join(FONT_CHANGES)}, not {style.font_change!r}")
     renderer.chain.check(text, where)
-    script = complex_script(text)
-    if script:
-        raise BuildError(f"{where}: text in {script} needs shaping and cannot be drawn as OCR-resistant "
-                         "images; build this campaign with --render plain")
+    check_drawable(text, where)
     seed = hashlib.sha256(f"{Role(role).value}\x1f{style!r}\x1f{text}".encode()).hexdigest()
     rng = random.Random(seed)
     lines = _Placer(renderer, rng).lines(text)

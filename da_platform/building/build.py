@@ -46,7 +46,7 @@ from hit_builder.layouts import DEFAULT_LAYOUT, Layout, layout_named
 from hit_builder.meaning import EntityPool, change_meaning
 from hit_builder.meaning import method_description as meaning_description
 from hit_builder.merging import MergePlan
-from hit_builder.ocr_resistant import HardenedStyle
+from hit_builder.ocr_resistant import HardenedStyle, check_drawable
 from hit_builder.reading import LongAnswers, long_answers
 from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
@@ -420,6 +420,8 @@ def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, cha
     chain.check_all((text, where) for (text, _role), where in jobs.items())
     for (text, _role), where in jobs.items():
         check_shaping(text, where, available=renderer.shaping)
+        if isinstance(renderer.style, HardenedStyle):
+            check_drawable(text, where)
 
     def render_one(text: str, role: str, where: str) -> str:
         chain.check(text, where)

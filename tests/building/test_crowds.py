@@ -169,3 +169,36 @@ def test_the_campaign_page_shows_the_crowd(database_url, tmp_path) -> None:
     shown = html.unescape(client.get(f"/admin/campaigns/{paid}").text)
     assert '<span id="crowd">paid (layout classic (set by hand), render hardened, pooled test)</span>' in shown
     assert "built for crowd <span id=\"crowd\">not recorded</span>" in client.get(f"/admin/campaigns/{old}").text
+
+
+def test_the_paid_default_refuses_a_shaped_script_before_drawing_and_names_the_way_out(tmp_path, monkeypatch) -> None:
+    """Arabic, Hebrew and Indic text cannot be drawn as OCR-resistant images: a default build refuses it at its
+    checks, naming the answer and --render plain, and builds nothing; --render plain builds it."""
+    from da_platform.cli import main
+    from da_platform.db.engine import make_engine, session_factory
+    from da_platform.db.models import Answer, Question, System
+
+    url = cli_database(tmp_path, monkeypatch, questions=30)
+    engine = make_engine(url)
+    with session_factory(engine)() as session:
+        answer = session.scalar(select(Answer).join(System).join(Question)
+                                .where(System.name == "beta", Question.external_id == "q0007"))
+        answer.text = "عاصمة أستراليا كانبرا"
+        for external_id, text in (("q0007", "كانبرا هي عاصمة أستراليا"), ("q0008", "مدينة سيدني هي الأكبر في البلاد")):
+            session.scalar(select(Question).where(Question.external_id == external_id)).references[0].text = text
+        session.commit()
+    runner = CliRunner()
+    refused = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "ar", "--systems", "alpha,beta,gamma",
+                                   "--processes", "1"])
+    assert refused.exit_code == 1, refused.output
+    assert "reference of question 'q0007': text in Arabic" in refused.output
+    assert "text in Arabic needs shaping and cannot be drawn as OCR-resistant images" in refused.output
+    assert "build this campaign with --render plain" in refused.output and "nothing was built" in refused.output
+    assert not list(tmp_path.rglob("*.png"))  # refused at the checks, before any image was drawn
+    with session_factory(engine)() as session:
+        assert session.scalar(select(Campaign)) is None
+    engine.dispose()
+    plain = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "ar", "--systems", "alpha,beta,gamma",
+                                 "--processes", "1", "--render", "plain"])
+    assert plain.exit_code == 0, plain.output
+    assert "built for crowd paid (layout classic, render plain (set by hand), pooled test)" in plain.output
