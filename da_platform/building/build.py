@@ -205,6 +205,8 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
     """Assemble, degrade, render, persist and verify the campaign ``spec`` describes; returns it with status
     ``built``. ``storage`` receives the images (drawn in ``processes`` processes, ``progress`` told how far);
     ``warn`` receives warnings (answers too long to read, no example)."""
+    if spec.crowd is not None:
+        _check_crowd(spec)  # a specification at odds with its crowd preset: refused before any work
     request = _checked_request(session, name=spec.name, test_set=spec.test_set,
                                max_hits_per_worker=spec.max_hits_per_worker, layout=spec.layout,
                                criterion=spec.criterion, statement=spec.statement, show_reference=spec.show_reference)
@@ -219,7 +221,6 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
     settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, style=spec.style,
                          chain=chain, renderer=renderer, salt=salt, qc=spec.qc)
     if spec.crowd is not None:
-        _check_crowd(spec)
         settings = settings.replace(crowd=spec.crowd.record())
     campaign = _store(session, request, imported.systems, assembled, images, settings, salt, criterion=spec.criterion,
                       seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
