@@ -221,8 +221,8 @@ def _run_file(table, options, worker_stats):
     from analysis.report import analyze as run_analysis
 
     qc = options.qc_policy()
-    return run_analysis(table, qc_method=qc.method, alpha=options.alpha, qc_alpha=options.qc_alpha,
-                        qc_scope=qc.scope, scores=options.scores, worker_stats=worker_stats)
+    return run_analysis(table, qc_method=qc.method, alpha=options.alpha, qc_alpha=qc.alpha, qc_scope=qc.scope,
+                        scores=options.scores, worker_stats=worker_stats)
 
 
 def _print_exclusions(result) -> None:
