@@ -117,6 +117,7 @@ def rate(kind: str, rater: Rater, slot: Slot, rng: np.random.Generator,
 def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path) -> list[Slot]:
     """Build the sample campaign of one language in one layout (SQLite in ``out``) and read its slots."""
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
     from da_platform.simulation.sample import import_sample
     from da_platform.simulation.sample_data import load_truth
@@ -130,7 +131,8 @@ def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path
     sessions = session_factory(engine)
     with transaction(sessions) as session:
         test_set = import_sample(session, only=LANGUAGES[language])
-        build_campaign(session, BuildSpec(name=layout, test_set=test_set.name, seed=seed, passes=passes, layout=layout),
+        build_campaign(session, BuildSpec(name=layout, test_set=test_set.name, seed=seed, passes=passes,
+                                          crowd=CrowdChoice(layout)),
                        storage=LocalImageStorage(out / "images"))
     quality = load_truth()["quality"]
     with sessions() as session:

@@ -124,10 +124,10 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
     if len(table) == 0:
         raise click.ClickException(f"no ratings in {name}")
     if table.given_z is not None:  # z-scores only (a good-stnd table without its trk-mean-sd files)
-        if qc_method not in (None, "none"):
+        if qc_method is not None and QCMethod(qc_method) is not QCMethod.none:
             raise click.UsageError(f"{ratings_file} holds z-scores only: quality control cannot run "
                                    "(use --qc none, or give the trk-mean-sd files with --mean-sd)")
-        options = replace(options, qc_method=QCMethod.none)
+        options = replace(options, qc=replace(options.qc, method=QCMethod.none))
         click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
                    "no quality control (the table is already filtered)", err=True)
     return name, options, lambda: _run_file(table, options, worker_stats)
@@ -178,7 +178,7 @@ def _print_groups(result: AnalysisResult) -> None:
         report = group_result.qc
         summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(report.summary().items()))
         qc = result.settings.qc
-        click.echo(f"QC ({qc.method}, {qc.pass_rule} with alpha {qc.alpha}, scope {qc.scope}): "
+        click.echo(f"QC ({qc.policy.method}, {qc.pass_rule} with alpha {qc.policy.alpha}, scope {qc.policy.scope}): "
                    f"{len(report.workers)} workers: {summary}")
         _print_verdicts(group_result.verdicts)
 
@@ -199,30 +199,32 @@ def _print_verdicts(verdicts) -> None:
 
 
 def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: str | None, alpha: float,
-                     z_digits: int | None, wmt_compat: bool, sd_zero: str | None):
-    """The command line's choices as ``AnalysisOptions`` (None = the campaign's policy or the default;
-    with ``wmt_compat``, WMT's: ``analysis.qc_policy.WMT_QC``)."""
-    from analysis.qc_policy import WMT_QC
+                     z_digits: int | None, wmt_compat: bool, sd_zero: str | None) -> AnalysisOptions:
+    """The command line's choices as ``AnalysisOptions``: the quality-control options as overrides of the
+    stored policy (None: the campaign's or the file's; with ``wmt_compat``, WMT's test and scope,
+    ``analysis.qc_policy.WMT_QC``), ``alpha`` the ranking's level only."""
+    from analysis.qc_policy import WMT_QC, QCOverrides
     from analysis.scores import ScoreSettings
     from analysis.states import QCMethod, QCScope
     from da_platform.results.campaign_analysis import AnalysisOptions
 
+    method, scope = QCMethod(qc_method) if qc_method else None, QCScope(qc_scope) if qc_scope else None
     if wmt_compat:
         scores = ScoreSettings.wmt(sd_zero or "raw-only")
-        qc_method, qc_scope = qc_method or WMT_QC.method, qc_scope or WMT_QC.scope
+        method, scope = method or WMT_QC.method, scope or WMT_QC.scope
     else:
         scores = ScoreSettings(z_digits=z_digits, sd_zero=sd_zero or "exclude")
-    return AnalysisOptions(QCMethod(qc_method) if qc_method else None, qc_alpha,
-                           QCScope(qc_scope) if qc_scope else None, alpha, scores)
+    return AnalysisOptions(QCOverrides(method, qc_alpha, scope), alpha, scores)
 
 
-def _run_file(table, options, worker_stats):
-    """A ratings file's analysis: ``options`` over the default quality-control policy."""
+def _run_file(table, options: AnalysisOptions, worker_stats) -> AnalysisResult:
+    """A ratings file's analysis: the default quality-control policy with what ``options`` ask, resolved as a
+    campaign's is (``analysis.qc_policy.resolve_policy``)."""
+    from analysis.qc_policy import resolve_policy
     from analysis.report import analyze as run_analysis
 
-    qc = options.qc_policy()
-    return run_analysis(table, qc_method=qc.method, alpha=options.alpha, qc_alpha=qc.alpha, qc_scope=qc.scope,
-                        scores=options.scores, worker_stats=worker_stats)
+    return run_analysis(table, qc=resolve_policy(None, options.qc), alpha=options.alpha, scores=options.scores,
+                        worker_stats=worker_stats)
 
 
 def _print_exclusions(result) -> None:

@@ -24,7 +24,7 @@ import platform
 import tempfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -266,7 +266,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
     analysis = ctx.analysis
     settings = CampaignSettings.of(campaign)
     excluded_rows = [(e.worker, e.excluded_by, e.reason) for e in analysis.exclusions]  # the analysis' own list
-    qc_settings = asdict(analysis.result.settings) if analysis.result is not None else {
+    qc_settings = analysis.result.settings.to_dict() if analysis.result is not None else {
         "qc": analysis.qc.to_dict()}
     files: dict[str, bytes] = {
         "campaign.json": _json({

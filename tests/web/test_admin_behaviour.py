@@ -78,6 +78,7 @@ def test_the_workers_table_says_why_a_worker_who_failed_the_meaning_check_is_exc
     """The QC column is the BAD_REF check: a worker who passes it but scores meaning-changed answers
     above their originals is excluded, and the Flags column says why."""
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.models import SlotType
     from tests.factories import make_test_set
 
@@ -86,7 +87,8 @@ def test_the_workers_table_says_why_a_worker_who_failed_the_meaning_check_is_exc
 
     with admin_env.sessions() as session:
         test_set = make_test_set(session, name="meaning set", questions=35, systems=tuple(factories.QUALITY))
-        campaign = build_campaign(session, BuildSpec(name="meaning", test_set=test_set, seed=1, layout="hardened"),
+        spec = BuildSpec(name="meaning", test_set=test_set, seed=1, crowd=CrowdChoice("hardened"))
+        campaign = build_campaign(session, spec,
                                   storage=admin_env.storage)
         session.commit()
         factories.rate_hit(session, campaign, 0, "blind", blind_to_meaning, seed=1)
