@@ -14,7 +14,7 @@ from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores
 from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
-from analysis.verdict import WorkerVerdict, kept_workers, worker_verdicts
+from analysis.verdict import VerdictStatus, WorkerVerdict, kept_workers, worker_verdicts
 
 RANKING_TEST = ("one-sided Mann-Whitney U on item-level z-scores, normal approximation with continuity "
                 "and tie correction (R wilcox.test exact=FALSE correct=TRUE)")
@@ -38,14 +38,15 @@ class AnalysisSettings:
         return {**asdict(self), "qc": self.qc.to_dict()}
 
 
-EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD = (ExcludedBy.decision, ExcludedBy.quality_control,
-                                                        ExcludedBy.standard_deviation_0)
+EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, FLAGGED_FOR_REVIEW, EXCLUDED_BY_SD = (
+    ExcludedBy.decision, ExcludedBy.quality_control, ExcludedBy.flagged, ExcludedBy.standard_deviation_0)
 
 
 @dataclass(frozen=True)
 class Exclusion:
-    """A worker whose ratings do not count in a group, and why: by a review decision, by quality
-    control, or because their scores do not vary (no z-score)."""
+    """A worker whose ratings do not count in a group, and why: by a review decision, by quality control (the
+    verdict ``excluded``), flagged for review by a signal (the verdict ``flagged``), or because their scores do
+    not vary (no z-score)."""
 
     group: str
     worker: str
@@ -209,15 +210,16 @@ def _without_excluded(table: RatingsTable, excluded: Mapping[str, str]
 
 def _group_exclusions(group: str, report: QCReport, verdicts: Mapping[str, WorkerVerdict],
                       scores: GroupScores) -> list[Exclusion]:
-    """The group's workers left out by quality control (their checks or the combined verdict) or sd 0."""
+    """The group's workers left out by quality control (their checks, or the combined verdict: ``excluded`` by a
+    check, ``flagged`` for review by a signal) or sd 0."""
     exclusions: list[Exclusion] = []
     for qc in report.workers:
         verdict = verdicts.get(qc.worker)
         if not qc.passed:
             exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC, qc.reason))
         elif verdict is not None and not verdict.kept:
-            exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC,
-                                        f"{verdict.status.value}: {'; '.join(verdict.reasons)}"))
+            by = FLAGGED_FOR_REVIEW if verdict.status is VerdictStatus.flagged else EXCLUDED_BY_QC
+            exclusions.append(Exclusion(group, qc.worker, by, f"{verdict.status.value}: {'; '.join(verdict.reasons)}"))
     for standardised in scores.workers:
         if standardised.reason.startswith("standard deviation 0") and not standardised.included:
             exclusions.append(Exclusion(group, standardised.worker, EXCLUDED_BY_SD, standardised.reason))

@@ -192,7 +192,7 @@ def _print_verdicts(verdicts) -> None:
         return
     counts = summary(verdicts)
     click.echo(f"Verdict (checks and behaviour signals): {counts['kept']} kept, {counts['flagged']} flagged for "
-               f"review, {counts['excluded']} excluded; only kept workers are scored")
+               f"review, {counts['excluded']} excluded by quality control; only kept workers are scored")
     for verdict in verdicts.values():
         if verdict.status == VerdictStatus.flagged:
             click.echo(f"  {verdict.worker}: {'; '.join(verdict.reasons)}")
@@ -228,14 +228,13 @@ def _run_file(table, options: AnalysisOptions, worker_stats) -> AnalysisResult:
 
 
 def _print_exclusions(result) -> None:
-    """Which workers were left out, by a review decision and by quality control (sd 0 too), per group."""
-    from analysis.report import EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD
+    """Which workers were left out, per group and cause (``analysis.states.ExcludedBy``, in the verdict's words:
+    excluded by a review decision, excluded by quality control, flagged for review, sd 0)."""
+    from analysis.states import ExcludedBy
 
-    for by, label in ((EXCLUDED_BY_DECISION, "excluded by a review decision"),
-                      (EXCLUDED_BY_QC, "excluded by quality control"),
-                      (EXCLUDED_BY_SD, "excluded for standard deviation 0")):
+    for by in ExcludedBy:
         for group, workers in result.excluded(by).items():
-            click.echo(f"{group}: {len(workers)} {label}: {', '.join(sorted(workers))}")
+            click.echo(f"{group}: {len(workers)} {by.describe}: {', '.join(sorted(workers))}")
 
 
 def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, options) -> None:
