@@ -13,6 +13,7 @@ from analysis.qc_policy import QC_METHODS, QC_SCOPES
 from da_platform.cli import CliContext, find_campaign, pass_context
 
 if TYPE_CHECKING:
+    from analysis.readers import RatingsFile
     from analysis.report import AnalysisResult
     from da_platform.results.campaign_analysis import AnalysisOptions
 
@@ -36,14 +37,14 @@ FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
                                    "default: those beside the table).")
 @click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=None,
               help="Quality-control test on the BAD_REF pairs (docs/method.md §6); 'none' = the ratings are "
-                   "already filtered, everyone counts. Default: the campaign's quality-control policy, else "
-                   "wilcoxon (ttest with --wmt-compat).")
+                   "already filtered, everyone counts. Default: the campaign's quality-control policy (or the "
+                   "one a campaign's exported ratings carry), else wilcoxon (ttest with --wmt-compat).")
 @click.option("--qc-scope", type=click.Choice(QC_SCOPES), default=None,
               help="Pool a worker's check pairs per campaign / language pair (group, default) or over all of "
                    "them (worker, as WMT did; the default with --wmt-compat).")
 @click.option("--qc-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
-              help="Significance level of quality control (default: the campaign's quality-control policy, "
-                   "else 0.05).")
+              help="Significance level of quality control (default: the campaign's or the file's quality-control "
+                   "policy, else 0.05; never --alpha).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Significance level of the ranking.")
 @click.option("--z-digits", type=click.IntRange(1, 17), default=None,
@@ -115,14 +116,16 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
                    ) -> tuple[str, AnalysisOptions, Callable[[], AnalysisResult | None]]:
     """Read a ratings file: its name, the options (no QC for z-scores only) and the analysis to run;
     ``qc_method`` is the one asked for on the command line (None: not asked)."""
-    from analysis.readers import read_ratings_with_stats
+    from analysis.readers import read_ratings_file
     from analysis.states import QCMethod
 
-    table, worker_stats = read_ratings_with_stats(ratings_file, file_format, mturk_spec=mturk_spec,
-                                                  mean_sd=list(mean_sd_files) or None)
+    ratings = read_ratings_file(ratings_file, file_format, mturk_spec=mturk_spec, mean_sd=list(mean_sd_files) or None)
+    table = ratings.table
     name = ratings_file.stem
     if len(table) == 0:
         raise click.ClickException(f"no ratings in {name}")
+    for note in _file_notes(ratings_file, ratings, options):
+        click.echo(f"note: {note}", err=True)
     if table.given_z is not None:  # z-scores only (a good-stnd table without its trk-mean-sd files)
         if qc_method is not None and QCMethod(qc_method) is not QCMethod.none:
             raise click.UsageError(f"{ratings_file} holds z-scores only: quality control cannot run "
@@ -130,7 +133,7 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
         options = replace(options, qc=replace(options.qc, method=QCMethod.none))
         click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
                    "no quality control (the table is already filtered)", err=True)
-    return name, options, lambda: _run_file(table, options, worker_stats)
+    return name, options, lambda: _run_file(ratings, options)
 
 
 def _campaign_analysis(context: CliContext, campaign_name: str, options: AnalysisOptions
@@ -217,14 +220,38 @@ def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: st
     return AnalysisOptions(QCOverrides(method, qc_alpha, scope), alpha, scores)
 
 
-def _run_file(table, options: AnalysisOptions, worker_stats) -> AnalysisResult:
-    """A ratings file's analysis: the default quality-control policy with what ``options`` ask, resolved as a
-    campaign's is (``analysis.qc_policy.resolve_policy``)."""
+def _run_file(ratings: RatingsFile, options: AnalysisOptions) -> AnalysisResult:
+    """A ratings file's analysis as a campaign's: the policy the file carries (else the default) with what
+    ``options`` ask, resolved by ``analysis.qc_policy.resolve_policy``; the workers the file says a review decision
+    excluded left out."""
     from analysis.qc_policy import resolve_policy
     from analysis.report import analyze as run_analysis
 
-    return run_analysis(table, qc=resolve_policy(None, options.qc), alpha=options.alpha, scores=options.scores,
-                        worker_stats=worker_stats)
+    return run_analysis(ratings.table, qc=resolve_policy(ratings.qc, options.qc), alpha=options.alpha,
+                        scores=options.scores, worker_stats=ratings.worker_stats, excluded=ratings.excluded)
+
+
+def _file_notes(path: Path, ratings: RatingsFile, options: AnalysisOptions) -> list[str]:
+    """What the analysis of a ratings file takes from it, and what it cannot compute without (by name)."""
+    from analysis.behaviour import SIGNALS
+    from analysis.qc_policy import resolve_policy
+
+    notes = []
+    policy = resolve_policy(ratings.qc, options.qc)
+    if ratings.qc is not None:
+        asked = "" if policy == ratings.qc else f"; this run: {policy.method} test, alpha {policy.alpha:g}, " \
+                                                  f"scope {policy.scope}"
+        notes.append(f"{path}: quality control by the policy the file carries ({ratings.qc.method} test, alpha "
+                     f"{ratings.qc.alpha:g}, scope {ratings.qc.scope}){asked}")
+    if ratings.excluded:
+        notes.append(f"{path}: {len(ratings.excluded)} worker(s) excluded by a review decision, as the file says")
+    if ratings.table.evidence is None and ratings.table.given_z is None and not policy.off:
+        notes.append(f"{path} carries no behaviour records, reading units or automatic scores: the signals "
+                     f"{', '.join(SIGNALS)} cannot be computed, so the verdicts rest on the {policy.method} test "
+                     "alone (a campaign's 'export ratings' carries them)")
+    elif ratings.table.evidence is not None and ratings.table.evidence.judge.shape[1] == 0 and not policy.off:
+        notes.append(f"{path} carries no judge's scores: beyond_automatic controls for text overlap alone")
+    return notes
 
 
 def _print_exclusions(result) -> None:
