@@ -497,8 +497,3 @@ def _longest_runs(table: RatingsTable, workers: Grouping) -> np.ndarray:
     run_id = np.cumsum(new_run) - 1
     run_length = np.bincount(run_id)
     return np.maximum.reduceat(run_length[run_id], workers.starts)
-
-
-def passed_workers(reports: Mapping[str, QCReport]) -> dict[str, frozenset[str]]:
-    """Per group, the workers whose data are used."""
-    return {g: r.passed_workers for g, r in reports.items()}
