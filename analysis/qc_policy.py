@@ -15,23 +15,24 @@ The ranking's significance level is not part of it.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from analysis.states import QCMethod, QCScope
+from da_core.stored_record import StoredRecord
 
 QC_METHODS: tuple[str, ...] = tuple(m.value for m in QCMethod)
 QC_SCOPES: tuple[str, ...] = tuple(s.value for s in QCScope)
 
 
 @dataclass(frozen=True)
-class QCPolicy:
+class QCPolicy(StoredRecord):
     """Quality control of one analysis: the test (``method``), its level (``alpha``) and the pooling ``scope``.
 
     Strings are accepted for the enums (``QCPolicy("ttest")``); an unknown one is a ``ValueError`` that
-    lists the known ones."""
+    lists the known ones. Stored as :meth:`to_dict` writes it (``da_core.stored_record``)."""
 
+    what: ClassVar[str] = "quality-control setting"
     method: QCMethod = QCMethod.wilcoxon
     alpha: float = 0.05
     scope: QCScope = QCScope.group
@@ -43,21 +44,8 @@ class QCPolicy:
             raise ValueError(f"quality-control alpha must be a number between 0 and 1, not {self.alpha!r}")
         object.__setattr__(self, "alpha", float(self.alpha))
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> QCPolicy:
-        """The policy stored as ``to_dict`` wrote it (missing keys: the defaults)."""
-        data = dict(data or {})
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown quality-control setting(s): {', '.join(unknown)}")
-        return cls(**data)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method.value, "alpha": self.alpha, "scope": self.scope.value}
-
-    def with_changes(self, **changes: Any) -> QCPolicy:
-        """This policy with the given fields changed (None: unchanged)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+    def stored_values(self) -> dict[str, Any]:
+        return {"method": self.method.value, "scope": self.scope.value}
 
     @property
     def pools_every_check(self) -> bool:
