@@ -35,6 +35,7 @@ import numpy as np
 from analysis.evidence import RatingEvidence, reading_units
 from analysis.quality import quality_control
 from analysis.report import analyze
+from analysis.states import QCMethod
 from analysis.table import RatingsTable
 from analysis.verdict import MEANING_MARGIN_SHARE, WorkerVerdict, worker_verdicts
 from da_platform.simulation.adversaries import (
@@ -199,7 +200,7 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
 
 def caught_by(verdict: WorkerVerdict) -> list[str]:
     """The checks and signals that fired on a worker (the pooled test is called ``checks``)."""
-    fired = [] if verdict.qc.passed else ["checks" if verdict.qc.method == "pooled" else "BAD_REF"]
+    fired = [] if verdict.qc.passed else ["checks" if verdict.qc.method is QCMethod.pooled else "BAD_REF"]
     if verdict.meaning is not None and verdict.meaning.status == "failed":
         fired.append("MEANING")
     return fired + [s.name for s in verdict.flags]
