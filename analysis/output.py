@@ -127,7 +127,7 @@ def result_as_dict(result: AnalysisResult) -> dict:
                         "clusters": [list(c) for c in r.clusters], "alpha": r.alpha},
             "standardisation": [asdict(w) for w in a.scores.workers],
         }
-    return clean({"settings": asdict(result.settings), "warnings": list(result.warnings),
+    return clean({"settings": result.settings.to_dict(), "warnings": list(result.warnings),
                   "exclusions": [asdict(e) for e in result.exclusions], "groups": groups})
 
 

@@ -102,45 +102,54 @@ class WorkerQC:
 
 
 @dataclass(frozen=True)
+class QCTest:
+    """A quality-control test in words: what it tests, how, and when a worker passes."""
+
+    alternative: str
+    zero_method: str
+    distribution: str
+    pass_rule: str
+    min_pairs: str
+
+
+QC_TESTS: dict[QCMethod, QCTest] = {
+    QCMethod.wilcoxon: QCTest(
+        "original > degraded (one-sided)", "wilcox (zero differences dropped)",
+        f"exact permutation distribution with mid-ranks for ties (<= {EXACT_MAX_PAIRS} non-zero pairs), else "
+        "normal approximation with tie and continuity correction", "p < alpha", f"{MIN_NONZERO_PAIRS} non-zero pairs"),
+    QCMethod.ttest: QCTest("degraded < original (paired t-test, alternative='less')", "zero differences kept",
+                           "Student's t with n - 1 df", "p <= alpha", "2 pairs"),
+    QCMethod.mannwhitney: QCTest("degraded < original (unpaired Mann-Whitney, alternative='less')",
+                                 "not applicable (unpaired)", "scipy.stats.mannwhitneyu method='auto'", "p < alpha",
+                                 "1 pair"),
+    QCMethod.pooled: QCTest(
+        "original > BAD_REF and MEANING copies, REF > original, REPEAT close to its original (one-sided, pooled)",
+        "wilcox (zero differences dropped)", "exact signed-rank on the directional pairs, exact repeat-consistency "
+        "test, Fisher's combination (chi-square, 4 df)", "p < alpha", "5 non-zero directional pairs"),
+    QCMethod.none: QCTest("none: quality control off", "not applicable", "not applicable",
+                          "every worker counts (ratings already filtered)", "none"),
+}
+"""Each method's test in words (every ``QCMethod`` has one)."""
+
+
+@dataclass(frozen=True)
 class QCSettings:
-    """What was run, recorded with every result."""
+    """What was run, recorded with every result: the policy, and its test in words (:data:`QC_TESTS`)."""
 
-    method: QCMethod = DEFAULT_QC.method
-    alpha: float = DEFAULT_QC.alpha
-    alternative: str = "original > degraded (one-sided)"
-    zero_method: str = "wilcox (zero differences dropped)"
-    distribution: str = (f"exact permutation distribution with mid-ranks for ties (<= {EXACT_MAX_PAIRS} "
-                         "non-zero pairs), else normal approximation with tie and continuity correction")
-    pass_rule: str = "p < alpha"
-    min_pairs: str = f"{MIN_NONZERO_PAIRS} non-zero pairs"
-    scope: QCScope = DEFAULT_QC.scope
+    policy: QCPolicy = DEFAULT_QC
 
-    @classmethod
-    def for_method(cls, method: str, alpha: float = DEFAULT_QC.alpha, scope: str = DEFAULT_QC.scope) -> QCSettings:
-        return cls.of(QCPolicy(method, alpha, scope))  # type: ignore[arg-type]  # (strings become members)
+    @property
+    def test(self) -> QCTest:
+        return QC_TESTS[self.policy.method]
 
-    @classmethod
-    def of(cls, policy: QCPolicy) -> QCSettings:
-        """What ``policy`` runs, in words."""
-        method, alpha, scope = policy.method, policy.alpha, policy.scope
-        if method == "wilcoxon":
-            return cls(method, alpha, scope=scope)
-        if method == "ttest":
-            return cls(method, alpha, "degraded < original (paired t-test, alternative='less')",
-                       "zero differences kept", "Student's t with n - 1 df", "p <= alpha", "2 pairs", scope)
-        if method == "mannwhitney":
-            return cls(method, alpha, "degraded < original (unpaired Mann-Whitney, alternative='less')",
-                       "not applicable (unpaired)", "scipy.stats.mannwhitneyu method='auto'", "p < alpha",
-                       "1 pair", scope)
-        if method == "pooled":
-            return cls(method, alpha, "original > BAD_REF and MEANING copies, REF > original, REPEAT close to "
-                       "its original (one-sided, pooled)", "wilcox (zero differences dropped)",
-                       "exact signed-rank on the directional pairs, exact repeat-consistency test, Fisher's "
-                       "combination (chi-square, 4 df)", "p < alpha", "5 non-zero directional pairs", scope)
-        if method == "none":
-            return cls(method, alpha, "none: quality control off", "not applicable", "not applicable",
-                       "every worker counts (ratings already filtered)", "none", scope)
-        raise AssertionError(f"no description of {method!r}")  # (every QCMethod is described above)
+    @property
+    def pass_rule(self) -> str:
+        return self.test.pass_rule
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as written to ``analysis.json`` and the bundle: the policy's parts and the test's words."""
+        policy = self.policy
+        return {"method": policy.method.value, "alpha": policy.alpha, **asdict(self.test), "scope": policy.scope.value}
 
 
 @dataclass(frozen=True)
@@ -227,31 +236,30 @@ def rank_sum_test(original: np.ndarray, degraded: np.ndarray) -> TestResult:
     return TestResult(float(result.statistic), float(result.pvalue), "mannwhitneyu auto")
 
 
-def quality_control(table: RatingsTable, *, method: str = DEFAULT_QC.method, alpha: float = DEFAULT_QC.alpha,
-                    scope: str = DEFAULT_QC.scope, check: int = BAD_REF,
+def quality_control(table: RatingsTable, policy: QCPolicy = DEFAULT_QC, *, check: int = BAD_REF,
                     margin: int | Mapping[str, int] = 0) -> dict[str, QCReport]:
-    """Quality control of every worker of every group of the table (``scope``: see the module docstring),
-    on the pairs of ``check`` slots (an ``analysis.table`` slot-type code: BAD_REF by default, or MEANING)
-    with their originals. ``margin``: the test asks that the check scores lower than its original by more
-    than this many points (0 for BAD_REF, as published), one number or one per worker label (missing: 0);
-    ``analysis.verdict`` sets it for meaning-change checks."""
-    settings = QCSettings.for_method(method, alpha, scope)
-    method, scope = settings.method, settings.scope
+    """Quality control of every worker of every group of the table by ``policy`` (its test, level and scope:
+    see the module docstring), on the pairs of ``check`` slots (an ``analysis.table`` slot-type code: BAD_REF by
+    default, or MEANING) with their originals. ``margin``: the test asks that the check scores lower than its
+    original by more than this many points (0 for BAD_REF, as published), one number or one per worker label
+    (missing: 0); ``analysis.verdict`` sets it for meaning-change checks."""
+    settings = QCSettings(policy)
     workers = group_by(table.group.codes, table.worker.codes)
     _, sd = _spread(workers, table.score.astype(np.float64))
     n_ratings = _given(table, workers)
     checks = _Pairs.of_type(table, workers, check)
-    families = _Families.build(table, workers) if method == QCMethod.pooled else None
+    families = _Families.build(table, workers) if policy.pools_every_check else None
     groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
-    pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check, margin) if scope == "worker" else {}
+    pooled = (_pooled_verdicts(table, policy, groups_with_checks, check, margin)
+              if policy.scope is QCScope.worker else {})
 
     reports: dict[str, list[WorkerQC]] = {}
-    for w, diagnostics in enumerate(_diagnostics(table, workers, method, checks, n_ratings, sd)):
+    for w, diagnostics in enumerate(_diagnostics(table, workers, policy.method, checks, n_ratings, sd)):
         group_code = int(table.group.codes[workers.first[w]])
         original, degraded = checks.of(w)
         extra = _margin_of(margin, diagnostics["worker"])
         verdict = pooled.get(diagnostics["worker"]) or _with_margin(_verdict(
-            method, alpha, original, degraded + extra, float(sd[w]), int(n_ratings[w]),
+            policy, original, degraded + extra, float(sd[w]), int(n_ratings[w]),
             group_code in groups_with_checks, SLOT_TYPES[check], families.of(w) if families else None),
             SLOT_TYPES[check], extra)
         reports.setdefault(diagnostics["group"], []).append(WorkerQC(**verdict, **diagnostics))
@@ -317,7 +325,7 @@ class _Families:
         return self.meaning.of(w), self.ref.of(w), self.repeat.of(w), self.ordinary.of(w)
 
 
-def _diagnostics(table: RatingsTable, workers: Grouping, method: str, checks: _Pairs, n_ratings: np.ndarray,
+def _diagnostics(table: RatingsTable, workers: Grouping, method: QCMethod, checks: _Pairs, n_ratings: np.ndarray,
                  sd: np.ndarray) -> Iterator[dict[str, Any]]:
     """What quality control reports of each worker besides the verdict (``WorkerQC``), in worker order."""
     w_index = workers.index
@@ -348,20 +356,20 @@ def _diagnostics(table: RatingsTable, workers: Grouping, method: str, checks: _P
         )
 
 
-def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with_checks: set[int],
+def _pooled_verdicts(table: RatingsTable, policy: QCPolicy, groups_with_checks: set[int],
                      check: int = BAD_REF, margin: int | Mapping[str, int] = 0) -> dict:
     """Scope ``worker``: one verdict per worker from their pairs in every group (and their sd over all)."""
     by_worker = group_by(table.worker.codes)
     _, sd = _spread(by_worker, table.score.astype(np.float64))
     n = _given(table, by_worker)
     checks = _Pairs.of_type(table, by_worker, check)
-    families = _Families.build(table, by_worker) if method == QCMethod.pooled else None
+    families = _Families.build(table, by_worker) if policy.pools_every_check else None
     verdicts = {}
     for w in range(by_worker.n):
         original, degraded = checks.of(w)
         own_groups = set(table.group.codes[by_worker.rows(w)].tolist())
         extra = _margin_of(margin, table.worker.labels[table.worker.codes[by_worker.first[w]]])
-        verdict = _with_margin(_verdict(method, alpha, original, degraded + extra, float(sd[w]), int(n[w]),
+        verdict = _with_margin(_verdict(policy, original, degraded + extra, float(sd[w]), int(n[w]),
                                         bool(own_groups & groups_with_checks), SLOT_TYPES[check],
                                         families.of(w) if families else None),
                                SLOT_TYPES[check], extra)
@@ -382,13 +390,14 @@ def _with_margin(verdict: dict, check: str, margin: int) -> dict:
     return verdict
 
 
-def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarray, sd: float,
+def _verdict(policy: QCPolicy, original: np.ndarray, degraded: np.ndarray, sd: float,
              n_ratings: int, group_has_checks: bool, check: str = "BAD_REF",
              families: tuple[tuple[np.ndarray, np.ndarray], ...] | None = None) -> dict:
-    """passed / status / reason / p-value for one worker (``check``: the slot type tested; ``families``: the
-    worker's MEANING, REF, REPEAT pairs and ordinary scores, for the pooled test)."""
+    """passed / status / reason / p-value for one worker by ``policy`` (``check``: the slot type tested;
+    ``families``: the worker's MEANING, REF, REPEAT pairs and ordinary scores, for the pooled test)."""
+    method, alpha = policy.method, policy.alpha
     none = dict(pvalue=math.nan, statistic=math.nan, p_method="")
-    if method == "none":
+    if policy.off:
         return dict(passed=True, status=NOT_CONTROLLED, reason="quality control off (--qc none): the ratings "
                     "are taken as already filtered, all are kept", **none)
     if not group_has_checks:
@@ -398,11 +407,11 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
         reason = (f"all {n_ratings} ratings are identical: no variance (also excluded from z-scores)"
                   if n_ratings > 1 else "only one rating: no variance (also excluded from z-scores)")
         return dict(passed=False, status=ZERO_VARIANCE, reason=reason, **none)
-    if method == QCMethod.pooled:
+    if policy.pools_every_check:
         assert families is not None
         return _pooled_check_verdict(alpha, original, degraded, families)
     nonzero = int(np.count_nonzero(original - degraded))
-    if method == "wilcoxon":
+    if method is QCMethod.wilcoxon:
         if nonzero < MIN_NONZERO_PAIRS:
             return dict(passed=False, status=TOO_FEW_PAIRS, reason=(
                 f"{nonzero} non-zero {check} pair(s) of {len(original)}: a one-sided signed-rank test "
@@ -410,7 +419,7 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
         result = signed_rank_test(original - degraded)
         passed = result.pvalue < alpha
         rule = f"p {'<' if passed else '>='} {alpha}"
-    elif method == "ttest":
+    elif method is QCMethod.ttest:
         if len(original) < 2:
             return dict(passed=False, status=TOO_FEW_PAIRS,
                         reason=f"{len(original)} {check} pair(s): the t-test needs at least 2", **none)
@@ -488,8 +497,3 @@ def _longest_runs(table: RatingsTable, workers: Grouping) -> np.ndarray:
     run_id = np.cumsum(new_run) - 1
     run_length = np.bincount(run_id)
     return np.maximum.reduceat(run_length[run_id], workers.starts)
-
-
-def passed_workers(reports: Mapping[str, QCReport]) -> dict[str, frozenset[str]]:
-    """Per group, the workers whose data are used."""
-    return {g: r.passed_workers for g, r in reports.items()}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from analysis.evidence import RatingEvidence
 from analysis.table import RatingsTable
 from da_core.errors import InputError
 
@@ -37,14 +38,16 @@ def wmt_links(worker: Sequence[str], hit: Sequence[str], group: Sequence[str], s
 
 
 def table_from_text_columns(columns: Mapping[str, Sequence[Any]], source: str, *, first_line: int,
-                            lines: list[int] | None = None, field_names: dict[str, str] | None = None) -> RatingsTable:
-    """Build the table; re-locate any error to the file's own line numbers and field names."""
+                            lines: list[int] | None = None, field_names: dict[str, str] | None = None,
+                            evidence: RatingEvidence | None = None) -> RatingsTable:
+    """Build the table (with the ``evidence`` the file carries, if any); re-locate any error to the file's own
+    line numbers and field names."""
     try:
         return RatingsTable.from_columns(
             group=columns["group"], worker=columns["worker"], hit=columns["hit"], system=columns["system"],
             item=columns["item"], slot_type=columns["slot_type"], slot=columns["slot"],
             original_slot=columns["original_slot"], score=columns["score"],
-            seconds=columns.get("seconds"), source=source, first_line=0,
+            seconds=columns.get("seconds"), source=source, first_line=0, evidence=evidence,
         )
     except InputError as error:
         row = error.line or 0

@@ -9,17 +9,26 @@ Formats (documented in docs/ratings-format.md):
 - ``mturk``: an MTurk batch-results CSV (``analysis.mturk_batch``).
 
 Every error is an ``InputError`` naming the file, the line and the field.
+
+A campaign's export (``da-platform export ratings``, the bundle's ``ratings.csv``) is a long CSV that also
+carries what its analysis needs (:func:`write_long_csv`): each rating's evidence (``analysis.evidence_columns``),
+the campaign's quality-control policy (``qc_method``, ``qc_alpha``, ``qc_scope``) and the workers a review
+decision excluded (``excluded_by_decision``: the reason). :func:`read_ratings_file` reads them back into a
+:class:`RatingsFile`, so that the file's analysis is the campaign's.
 """
 from __future__ import annotations
 
 import csv
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from analysis import csv_safety
+from analysis.evidence_columns import evidence_header, evidence_rows, has_evidence, read_evidence
+from analysis.qc_policy import QCPolicy
 from analysis.rating_columns import table_from_text_columns, wmt_links
 from analysis.table import RatingRecord, RatingsTable, paused_gc
 from da_core.errors import InputError
@@ -30,34 +39,60 @@ OPTIONAL_COLUMNS = frozenset({"seconds"})
 WMT_COLUMNS: tuple[str, ...] = ("HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id",
                                 "rid", "type", "sid", "score", "time")
 FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
+QC_COLUMNS = ("qc_method", "qc_alpha", "qc_scope")
+"""The quality-control policy a campaign's export carries (the same on every row)."""
+EXCLUDED_COLUMN = "excluded_by_decision"
+"""Per row of a campaign's export: why a review decision excluded the worker's data ("" if none did)."""
+
+
+@dataclass(frozen=True)
+class RatingsFile:
+    """A ratings file as read: the table (with the evidence the file carries, if any) and what else the file
+    says about its analysis."""
+
+    table: RatingsTable
+    worker_stats: dict[tuple[str, str], tuple[float, float]] | None = None  # wmt-stnd: published (mean, sd)
+    qc: QCPolicy | None = None  # the quality-control policy the file carries (a campaign's export), else None
+    excluded: Mapping[str, str] = field(default_factory=dict)  # workers a review decision excluded -> reason
 
 
 def read_ratings(path: str | Path, format: str | None = None) -> RatingsTable:
     """Read a ratings file in one of ``FORMATS`` (guessed when None)."""
-    return read_ratings_with_stats(path, format)[0]
+    return read_ratings_file(path, format).table
 
 
 def read_ratings_with_stats(path: str | Path, format: str | None = None, *, mturk_spec: str | Path | None = None,
                             mean_sd: list[Path] | None = None
                             ) -> tuple[RatingsTable, dict[tuple[str, str], tuple[float, float]] | None]:
     """The table and, for ``wmt-stnd``, the published (mean, sd) per (group, worker) to standardise with."""
+    ratings = read_ratings_file(path, format, mturk_spec=mturk_spec, mean_sd=mean_sd)
+    return ratings.table, ratings.worker_stats
+
+
+def read_ratings_file(path: str | Path, format: str | None = None, *, mturk_spec: str | Path | None = None,
+                      mean_sd: list[Path] | None = None) -> RatingsFile:
+    """Read a ratings file in one of ``FORMATS`` (guessed when None), with what it says about its analysis: the
+    published (mean, sd) of a ``wmt-stnd`` table; the evidence, policy and decisions of a campaign's export."""
     path = Path(path)
     format = format or guess_format(path)
     if format == "wmt-stnd":
         from analysis.wmt_formats import read_wmt_stnd
 
-        return read_wmt_stnd(path, mean_sd)
+        table, stats = read_wmt_stnd(path, mean_sd)
+        return RatingsFile(table, stats)
     if format == "mturk":
         from analysis.mturk_batch import ColumnSpec, read_mturk_batch
 
-        return read_mturk_batch(path, ColumnSpec.from_json(mturk_spec) if mturk_spec else None), None
+        return RatingsFile(read_mturk_batch(path, ColumnSpec.from_json(mturk_spec) if mturk_spec else None))
     if format == "wmt15":
         from analysis.wmt_formats import read_wmt15
 
-        return read_wmt15(path), None
-    readers = {"csv": read_long_csv, "jsonl": read_jsonl, "wmt": read_wmt}
+        return RatingsFile(read_wmt15(path))
+    if format == "csv":
+        return _read_long_csv_file(path)
+    readers = {"jsonl": read_jsonl, "wmt": read_wmt}
     if format in readers:
-        return readers[format](path), None
+        return RatingsFile(readers[format](path))
     raise ValueError(f"unknown ratings format {format!r}; expected one of {', '.join(FORMATS)}")
 
 
@@ -95,10 +130,18 @@ def _open(path: Path) -> TextIO:
         raise InputError(f"cannot open: {error.strerror}", file=str(path)) from None
 
 
-@_without_gc
 def read_long_csv(path: str | Path) -> RatingsTable:
-    """Read the platform's long CSV (comma separated, UTF-8, header line first)."""
-    path = Path(path)
+    """Read the platform's long CSV (comma separated, UTF-8, header line first), with the evidence it carries."""
+    return _read_long_csv_file(path).table
+
+
+def _read_long_csv_file(path: str | Path) -> RatingsFile:
+    """The long CSV with the evidence, policy and decisions a campaign's export carries (module docstring)."""
+    with paused_gc():
+        return _read_long_csv(Path(path))
+
+
+def _read_long_csv(path: Path) -> RatingsFile:
     with _open(path) as f:
         try:
             rows = list(csv.reader(f))
@@ -117,7 +160,57 @@ def read_long_csv(path: str | Path) -> RatingsTable:
         raise InputError(f"expected {width} fields, found {len(row)}", file=str(path), line=i + 1)
     columns = dict(zip(header, zip(*rows[1:]))) if len(rows) > 1 else {h: () for h in header}
     del rows  # the row lists are no longer needed; the columns hold the strings
-    return table_from_text_columns(columns, str(path), first_line=2)
+    lines = list(range(2, 2 + len(columns["score"])))
+    evidence = read_evidence(columns, header, str(path), lines) if has_evidence(header) else None
+    table = table_from_text_columns(columns, str(path), first_line=2, evidence=evidence)
+    return RatingsFile(table, qc=_qc_policy(columns, header, str(path)),
+                       excluded=_excluded(columns, header, str(path)))
+
+
+def _qc_policy(columns: Mapping[str, Sequence[str]], header: Sequence[str], source: str) -> QCPolicy | None:
+    """The policy the ``QC_COLUMNS`` carry (None without them or without rows); one policy for every row."""
+    present = [c for c in QC_COLUMNS if c in header]
+    if not present or not columns[present[0]]:
+        return None
+    if len(present) < len(QC_COLUMNS):
+        missing = [c for c in QC_COLUMNS if c not in header]
+        raise InputError(f"missing column(s) {', '.join(missing)}: the quality-control policy is "
+                         f"{', '.join(QC_COLUMNS)} together", file=source, line=1, field=missing[0])
+    for name in QC_COLUMNS:
+        values = columns[name]
+        other = next((row for row, value in enumerate(values) if value != values[0]), None)
+        if other is not None:
+            raise InputError(f"{values[other]!r} differs from the first row's {values[0]!r}: one quality-control "
+                             "policy per file", file=source, line=2 + other, field=name)
+    method, alpha, scope = (columns[name][0] for name in QC_COLUMNS)
+    try:
+        level = float(alpha)
+    except ValueError:
+        raise InputError(f"{alpha!r} is not a number", file=source, line=2, field="qc_alpha") from None
+    parts = {"method": method, "alpha": level, "scope": scope}
+    for (part, value), name in zip(parts.items(), QC_COLUMNS):
+        try:
+            QCPolicy.from_dict({part: value})
+        except ValueError as error:
+            raise InputError(str(error), file=source, line=2, field=name) from None
+    return QCPolicy.from_dict(parts)
+
+
+def _excluded(columns: Mapping[str, Sequence[str]], header: Sequence[str], source: str) -> dict[str, str]:
+    """Worker -> the reason a review decision excluded their data (``EXCLUDED_COLUMN``; the same on every row
+    of the worker)."""
+    if EXCLUDED_COLUMN not in header:
+        return {}
+    excluded: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for row, (worker, reason) in enumerate(zip(columns["worker"], columns[EXCLUDED_COLUMN])):
+        if seen.setdefault(worker, reason) != reason:
+            raise InputError(f"{reason!r} differs from the worker's first row ({seen[worker]!r}): a decision "
+                             "excludes all of a worker's ratings or none", file=source, line=2 + row,
+                             field=EXCLUDED_COLUMN)
+        if reason:
+            excluded[worker] = reason
+    return excluded
 
 
 @_without_gc
@@ -206,13 +299,32 @@ def read_wmt(path: str | Path) -> RatingsTable:
                                     field_names={"slot_type": "type", "item": "sid", "seconds": "time"})
 
 
-def write_long_csv(table: RatingsTable, path: str | Path) -> Path:
-    """Write the table as the platform's long CSV (readable by ``read_long_csv``)."""
+def write_long_csv(table: RatingsTable, path: str | Path, *, judges: Sequence[str] | None = None,
+                   qc: QCPolicy | None = None, excluded: Mapping[str, str] | None = None) -> Path:
+    """Write the table as the platform's long CSV (readable by ``read_long_csv``). A table with evidence (a
+    campaign's) gets its evidence columns (``judges``: the names of its judge columns, in order; default
+    ``1``, ``2``, ...); ``qc`` adds the policy's columns, ``excluded`` (worker -> reason) the decisions' column:
+    what a campaign's export carries for its analysis (module docstring)."""
     path = Path(path)
+    header: tuple[str, ...] = LONG_CSV_COLUMNS
+    rows: Iterable[tuple] = _printable(table.records())
+    if table.evidence is not None:
+        names = tuple(judges) if judges is not None else tuple(str(k + 1) for k in range(table.evidence.judge.shape[1]))
+        if len(names) != table.evidence.judge.shape[1]:
+            raise ValueError(f"{len(names)} judge name(s) for {table.evidence.judge.shape[1]} judge column(s)")
+        header += evidence_header(names)
+        rows = (row + cells for row, cells in zip(rows, evidence_rows(table.evidence)))
+    if qc is not None:
+        header += QC_COLUMNS
+        policy = (qc.method.value, repr(qc.alpha), qc.scope.value)
+        rows = (row + policy for row in rows)
+    if excluded is not None:
+        header += (EXCLUDED_COLUMN,)
+        rows = (row + (excluded.get(worker, ""),) for row, worker in zip(rows, table.worker.values()))
     with open(path, "w", encoding="utf-8", newline="") as f:
         writer = csv_safety.writer(f)
-        writer.writerow(LONG_CSV_COLUMNS)
-        writer.writerows(_printable(table.records()))
+        writer.writerow(header)
+        writer.writerows(rows)
     return path
 
 
@@ -232,6 +344,6 @@ def _printable(records: Iterable[RatingRecord]) -> Iterable[tuple]:
         yield (*r[:-1], "" if math.isnan(r.seconds) else repr(r.seconds))
 
 
-__all__ = ["FORMATS", "LONG_CSV_COLUMNS", "WMT_COLUMNS", "read_ratings", "read_ratings_with_stats",
-           "read_long_csv", "read_jsonl",
+__all__ = ["EXCLUDED_COLUMN", "FORMATS", "LONG_CSV_COLUMNS", "QC_COLUMNS", "WMT_COLUMNS", "RatingsFile",
+           "read_ratings", "read_ratings_file", "read_ratings_with_stats", "read_long_csv", "read_jsonl",
            "read_wmt", "write_long_csv", "write_jsonl", "guess_format"]

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores
 from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
-from analysis.verdict import WorkerVerdict, kept_workers, worker_verdicts
+from analysis.verdict import VerdictStatus, WorkerVerdict, kept_workers, worker_verdicts
 
 RANKING_TEST = ("one-sided Mann-Whitney U on item-level z-scores, normal approximation with continuity "
                 "and tie correction (R wilcox.test exact=FALSE correct=TRUE)")
@@ -31,15 +32,21 @@ class AnalysisSettings:
     z_scope: str = "per worker per group over all of the worker's ratings, sample sd (n - 1); sd 0 excluded"
     ranking_test: str = RANKING_TEST
 
+    def to_dict(self) -> dict[str, Any]:
+        """The record written with the numbers (``analysis.json``, the bundle): quality control as
+        ``QCSettings.to_dict`` writes it."""
+        return {**asdict(self), "qc": self.qc.to_dict()}
 
-EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD = (ExcludedBy.decision, ExcludedBy.quality_control,
-                                                        ExcludedBy.standard_deviation_0)
+
+EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, FLAGGED_FOR_REVIEW, EXCLUDED_BY_SD = (
+    ExcludedBy.decision, ExcludedBy.quality_control, ExcludedBy.flagged, ExcludedBy.standard_deviation_0)
 
 
 @dataclass(frozen=True)
 class Exclusion:
-    """A worker whose ratings do not count in a group, and why: by a review decision, by quality
-    control, or because their scores do not vary (no z-score)."""
+    """A worker whose ratings do not count in a group, and why: by a review decision, by quality control (the
+    verdict ``excluded``), flagged for review by a signal (the verdict ``flagged``), or because their scores do
+    not vary (no z-score)."""
 
     group: str
     worker: str
@@ -119,33 +126,30 @@ class AnalysisResult:
         return {g: a.ranking.clusters for g, a in self.groups.items()}
 
 
-def analyze(table: RatingsTable, *, qc_method: str = DEFAULT_QC.method, alpha: float = 0.05,
-            qc_alpha: float | None = None, z_digits: int | None = None, qc_scope: str = DEFAULT_QC.scope,
+def analyze(table: RatingsTable, *, qc: QCPolicy = DEFAULT_QC, alpha: float = 0.05, z_digits: int | None = None,
             scores: ScoreSettings | None = None,
             worker_stats: Mapping[tuple[str, str], tuple[float, float]] | None = None,
             excluded: Mapping[str, str] | None = None) -> AnalysisResult:
     """Analyse every group of the table (docs/method.md §6–§8): the one path for every number.
     Only workers whose combined verdict (``analysis.verdict``: BAD_REF and MEANING checks, behaviour
-    signals) is ``kept`` are scored; with ``qc_method='none'`` every worker is.
+    signals) is ``kept`` are scored; with quality control off (method ``none``) every worker is.
 
-    qc_method: ``wilcoxon`` (default), ``ttest``, ``mannwhitney`` or ``none`` (see ``analysis.quality``);
-    alpha: significance level of the ranking; qc_alpha: of quality control (default: ``alpha``);
-    qc_scope: ``group`` or ``worker`` (pool each worker's pairs over all groups, as WMT);
-    z_digits: round each worker's mean and sd to that many significant digits before standardising
+    qc: the quality-control policy, whole (test, its level and scope: ``analysis.qc_policy``; a campaign's or a
+    file's is resolved by ``analysis.qc_policy.resolve_policy``); alpha: the significance level of the ranking
+    only; z_digits: round each worker's mean and sd to that many significant digits before standardising
     (7 reproduces WMT's R scripts; None = full precision); scores: the numeric path and the rule for
     raters with sd 0 (``ScoreSettings``; overrides ``z_digits``); worker_stats: published (mean, sd)
     per (group, worker); excluded: workers whose data a review decision excluded (label -> reason),
     left out before anything is computed and listed in ``exclusions`` (their own quality control and verdicts,
     judged on all ratings, are in ``decided``).
     """
-    policy = QCPolicy(qc_method, alpha if qc_alpha is None else qc_alpha, qc_scope)  # type: ignore[arg-type]
-    if table.given_z is not None and policy.method != "none":
+    if table.given_z is not None and not qc.off:
         raise ValueError("the ratings are given as z-scores only (no raw scores): quality control cannot run on "
                          "them; they are normally already filtered (use --qc none)")
     score_settings = scores or ScoreSettings(z_digits=z_digits)
-    decided = _decided(table, policy, excluded or {})
+    decided = _decided(table, qc, excluded or {})
     table, exclusions, gone = _without_excluded(table, excluded or {})
-    reports, verdicts = _judged(table, policy)
+    reports, verdicts = _judged(table, qc)
     kept = kept_workers(verdicts) if verdicts else {g: r.passed_workers for g, r in reports.items()}
     group_scores_all = compute_scores(table, kept, settings=score_settings, worker_stats=worker_stats)
     warnings: list[str] = [f"{g}: every worker was excluded by a review decision; nothing to rank" for g in gone]
@@ -153,24 +157,24 @@ def analyze(table: RatingsTable, *, qc_method: str = DEFAULT_QC.method, alpha: f
     for group in table.groups():
         report, group_scores = reports[group], group_scores_all[group]
         if not report.applicable:
-            why = "quality control off" if policy.method == "none" else "no BAD_REF checks, so no quality control"
+            why = "quality control off" if qc.off else "no BAD_REF checks, so no quality control"
             warnings.append(f"{group}: {why}; all {len(report.workers)} workers' ratings are used")
         exclusions += _group_exclusions(group, report, verdicts.get(group, {}), group_scores)
         if not group_scores.systems:
             warnings.append(f"{group}: no ratings left after quality control; nothing to rank")
         ranking = _rank(group_scores, alpha)
         groups[group] = GroupAnalysis(group, report, group_scores, ranking, verdicts.get(group, {}))
-    settings = AnalysisSettings(QCSettings.of(policy), alpha, score_settings.z_digits, score_settings)
+    settings = AnalysisSettings(QCSettings(qc), alpha, score_settings.z_digits, score_settings)
     return AnalysisResult(settings, groups, tuple(warnings), tuple(exclusions), decided)
 
 
 def _judged(table: RatingsTable, policy: QCPolicy) -> tuple[dict[str, QCReport], dict[str, dict[str, WorkerVerdict]]]:
     """Quality control of every worker and, unless it is off (the ratings are already filtered: no checks,
     no behaviour signals), their combined verdicts."""
-    reports = quality_control(table, method=policy.method, alpha=policy.alpha, scope=policy.scope)
-    if policy.method == "none":
+    reports = quality_control(table, policy)
+    if policy.off:
         return reports, {}
-    return reports, worker_verdicts(table, reports, method=policy.method, alpha=policy.alpha, scope=policy.scope)
+    return reports, worker_verdicts(table, reports, policy)
 
 
 def _decided(table: RatingsTable, policy: QCPolicy, excluded: Mapping[str, str]) -> dict[str, DecidedWorkers]:
@@ -206,15 +210,16 @@ def _without_excluded(table: RatingsTable, excluded: Mapping[str, str]
 
 def _group_exclusions(group: str, report: QCReport, verdicts: Mapping[str, WorkerVerdict],
                       scores: GroupScores) -> list[Exclusion]:
-    """The group's workers left out by quality control (their checks or the combined verdict) or sd 0."""
+    """The group's workers left out by quality control (their checks, or the combined verdict: ``excluded`` by a
+    check, ``flagged`` for review by a signal) or sd 0."""
     exclusions: list[Exclusion] = []
     for qc in report.workers:
         verdict = verdicts.get(qc.worker)
         if not qc.passed:
             exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC, qc.reason))
         elif verdict is not None and not verdict.kept:
-            exclusions.append(Exclusion(group, qc.worker, EXCLUDED_BY_QC,
-                                        f"{verdict.status.value}: {'; '.join(verdict.reasons)}"))
+            by = FLAGGED_FOR_REVIEW if verdict.status is VerdictStatus.flagged else EXCLUDED_BY_QC
+            exclusions.append(Exclusion(group, qc.worker, by, f"{verdict.status.value}: {'; '.join(verdict.reasons)}"))
     for standardised in scores.workers:
         if standardised.reason.startswith("standard deviation 0") and not standardised.included:
             exclusions.append(Exclusion(group, standardised.worker, EXCLUDED_BY_SD, standardised.reason))

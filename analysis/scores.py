@@ -336,10 +336,3 @@ def _scores_of_given_z(table: RatingsTable, passed: Mapping[str, frozenset[str]]
                        np.full(int(mask.sum()), np.nan), item_z[mask], item_n[mask]),
             tuple(standardisation.get(g, [])))
     return result
-
-
-def _significant(value: float, digits: int) -> float:
-    """Round to ``digits`` significant digits, as R prints numbers."""
-    if not math.isfinite(value) or value == 0:
-        return value
-    return float(f"{value:.{digits}g}")

@@ -29,11 +29,21 @@ class QCStatus(StrState):
 
 
 class ExcludedBy(StrState):
-    """Why a worker's ratings do not count in a group (``Exclusion.excluded_by``), as printed and exported."""
+    """Why a worker's ratings do not count in a group (``Exclusion.excluded_by``), as exported; ``describe`` is how
+    every report says it (the verdict's words: a worker a signal flags is *flagged for review*, not excluded)."""
 
     decision = "decision"
-    quality_control = "quality control"
+    quality_control = "quality control"  # the verdict ``excluded``: a quality check failed
+    flagged = "flagged for review"  # the verdict ``flagged``: the checks pass, a behaviour or content signal flags
     standard_deviation_0 = "standard deviation 0"
+
+    @property
+    def describe(self) -> str:
+        """E.g. ``excluded by quality control``, ``flagged for review`` (the CLI, the dashboard)."""
+        return {ExcludedBy.decision: "excluded by a review decision",
+                ExcludedBy.quality_control: "excluded by quality control",
+                ExcludedBy.flagged: "flagged for review (not scored)",
+                ExcludedBy.standard_deviation_0: "excluded for standard deviation 0"}[self]
 
 
 class QCMethod(StrState):

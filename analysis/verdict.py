@@ -20,9 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from analysis.behaviour import SIGNALS, Signal, behaviour_signals
-from analysis.qc_policy import DEFAULT_QC
+from analysis.qc_policy import DEFAULT_QC, QCPolicy
 from analysis.quality import FAILED, QCReport, WorkerQC, quality_control
-from analysis.states import QCMethod
 from analysis.table import MEANING, RatingsTable
 
 
@@ -123,13 +122,13 @@ def meaning_margins(reports: Mapping[str, QCReport], share: float = MEANING_MARG
     return margins
 
 
-def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, method: str = DEFAULT_QC.method,
-                    alpha: float = DEFAULT_QC.alpha, scope: str = DEFAULT_QC.scope,
+def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], policy: QCPolicy = DEFAULT_QC, *,
                     margin_share: float = MEANING_MARGIN_SHARE) -> dict[str, dict[str, WorkerVerdict]]:
-    """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``);
-    ``margin_share``: the MEANING test's margin as a share of each worker's BAD_REF drop (for trade-off studies)."""
-    meaning_reports = {} if method == QCMethod.pooled else quality_control(  # (pooled: MEANING pairs included)
-        table, method=method, alpha=alpha, scope=scope, check=MEANING, margin=meaning_margins(reports, margin_share))
+    """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table`` by
+    ``policy``); ``margin_share``: the MEANING test's margin as a share of each worker's BAD_REF drop (for
+    trade-off studies)."""
+    meaning_reports = {} if policy.pools_every_check else quality_control(  # (pooled: MEANING pairs included)
+        table, policy, check=MEANING, margin=meaning_margins(reports, margin_share))
     signals = behaviour_signals(table)
     result: dict[str, dict[str, WorkerVerdict]] = {}
     for group, report in reports.items():

@@ -151,6 +151,7 @@ def offline_overlap(args: argparse.Namespace, out: Path) -> None:
 
     from analysis.table import RatingsTable
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
     from da_platform.db.models import Hit, Question, Slot, System
     from da_platform.simulation.adversaries import overlap_score
@@ -167,7 +168,8 @@ def offline_overlap(args: argparse.Namespace, out: Path) -> None:
         test_set = import_sample(session, questions=args.questions if args.questions < 300 else None)
         for layout in ("classic", "hardened"):
             build_campaign(session,
-                           BuildSpec(name=layout, test_set=test_set, seed=args.seed, passes=args.passes, layout=layout),
+                           BuildSpec(name=layout, test_set=test_set, seed=args.seed, passes=args.passes,
+                                     crowd=CrowdChoice(layout)),
                            storage=LocalImageStorage(out / "images"))
     print("| layout | metric | bots (one HIT each) | pass BAD_REF test | pass BAD_REF and MEANING tests | "
           "mean drop BAD_REF | mean drop MEANING |")

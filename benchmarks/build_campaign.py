@@ -25,6 +25,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 
 from da_platform.building.build import BuildSpec, build_campaign
+from da_platform.building.crowds import CrowdChoice
 from da_platform.db.engine import make_engine, session_factory, upgrade
 from da_platform.db.models import Answer, Hit, Question, Reference, Slot, SlotType, System, TestSet
 from hit_builder.fonts import FontChain
@@ -175,7 +176,8 @@ def main() -> None:
     own_before, children_before = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with sessions() as session:
-        campaign = build_campaign(session, BuildSpec(name="bench", test_set="bench", seed=1, style=style),
+        spec = BuildSpec(name="bench", test_set="bench", seed=1, crowd=CrowdChoice(render=style))
+        campaign = build_campaign(session, spec,
                                   storage=storage, progress=progress, processes=args.processes)
         session.commit()
         build_seconds = time.perf_counter() - started

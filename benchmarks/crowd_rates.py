@@ -35,6 +35,7 @@ import numpy as np
 from analysis.evidence import RatingEvidence, reading_units
 from analysis.quality import quality_control
 from analysis.report import analyze
+from analysis.states import QCMethod
 from analysis.table import RatingsTable
 from analysis.verdict import MEANING_MARGIN_SHARE, WorkerVerdict, worker_verdicts
 from da_platform.simulation.adversaries import (
@@ -117,6 +118,7 @@ def rate(kind: str, rater: Rater, slot: Slot, rng: np.random.Generator,
 def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path) -> list[Slot]:
     """Build the sample campaign of one language in one layout (SQLite in ``out``) and read its slots."""
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
     from da_platform.simulation.sample import import_sample
     from da_platform.simulation.sample_data import load_truth
@@ -130,7 +132,8 @@ def campaign_slots(language: str, layout: str, seed: int, passes: int, out: Path
     sessions = session_factory(engine)
     with transaction(sessions) as session:
         test_set = import_sample(session, only=LANGUAGES[language])
-        build_campaign(session, BuildSpec(name=layout, test_set=test_set.name, seed=seed, passes=passes, layout=layout),
+        build_campaign(session, BuildSpec(name=layout, test_set=test_set.name, seed=seed, passes=passes,
+                                          crowd=CrowdChoice(layout)),
                        storage=LocalImageStorage(out / "images"))
     quality = load_truth()["quality"]
     with sessions() as session:
@@ -197,7 +200,7 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
 
 def caught_by(verdict: WorkerVerdict) -> list[str]:
     """The checks and signals that fired on a worker (the pooled test is called ``checks``)."""
-    fired = [] if verdict.qc.passed else ["checks" if verdict.qc.method == "pooled" else "BAD_REF"]
+    fired = [] if verdict.qc.passed else ["checks" if verdict.qc.method is QCMethod.pooled else "BAD_REF"]
     if verdict.meaning is not None and verdict.meaning.status == "failed":
         fired.append("MEANING")
     return fired + [s.name for s in verdict.flags]

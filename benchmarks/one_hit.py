@@ -33,13 +33,15 @@ import numpy as np
 
 from analysis import behaviour
 from analysis.evidence import RatingEvidence
+from analysis.qc_policy import QCPolicy
 from analysis.report import analyze
+from analysis.states import QCMethod
 from analysis.table import RatingsTable
 from benchmarks.careful_kinds import Shown, kind_names, rate_hit
 from benchmarks.crowd_rates import LANGUAGES, Slot, caught_by, read_slots
 
 HONEST = "honest"
-QC_METHODS = ("wilcoxon", "pooled")
+QC_METHODS = (QCMethod.wilcoxon, QCMethod.pooled)
 BAD_SYSTEMS = ("HUMAN", "nova", "extract", "truncated", "wrong")
 
 
@@ -103,6 +105,7 @@ def build(test_set: str, language: str, layout: str, seed: int, out: Path, judge
     import json
 
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.building.importers import import_system_answers
     from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
     from da_platform.simulation.sample import import_sample
@@ -127,7 +130,7 @@ def build(test_set: str, language: str, layout: str, seed: int, out: Path, judge
                 import_system_answers(session, imported, file, system=name)
             truth.update(quality)
             systems = list(BAD_SYSTEMS)
-        spec = BuildSpec(name=layout, test_set=imported.name, seed=seed, layout=layout, systems=systems)
+        spec = BuildSpec(name=layout, test_set=imported.name, seed=seed, crowd=CrowdChoice(layout), systems=systems)
         build_campaign(session, spec, storage=LocalImageStorage(out / "images"))
     with sessions() as session:
         slots = read_slots(session, truth)
@@ -246,7 +249,7 @@ def run(args: argparse.Namespace, out: Path) -> dict[tuple[str, str, str, str], 
                 for kind in kinds:
                     table = crowd(campaign, kind, args.honest, args.per_kind, args.seed, args.judge_evidence)
                     for method in QC_METHODS:
-                        group = analyze(table, qc_method=method).groups[campaign.name]
+                        group = analyze(table, qc=QCPolicy(method)).groups[campaign.name]
                         people = [v for w, v in group.verdicts.items() if w.startswith("honest-")]
                         bad = [v for w, v in group.verdicts.items() if not w.startswith("honest-")]
                         fact = order_fact([s.system for s in group.system_scores], group.ranking.clusters,
@@ -342,7 +345,7 @@ def size(args: argparse.Namespace, out: Path) -> None:
                                               ("score", int(score))):
                             columns[column].append(value)
                 table = RatingsTable.from_columns(**columns)  # type: ignore[arg-type]
-                pooled = np.mean([w.passed for w in quality_control(table, method="pooled")["g"].workers])
+                pooled = np.mean([w.passed for w in quality_control(table, QCPolicy(QCMethod.pooled))["g"].workers])
                 published = np.mean([w.passed for w in quality_control(table)["g"].workers])
                 print(f"| {language} {layout} | {kind} | {pooled:.1%} | {published:.1%} |", flush=True)
 

@@ -25,6 +25,7 @@ SCREENS = {  # name: (viewport, device scale factor)
 
 def build(sessions, storage, *, name: str, lang: str, long: bool, render: str = "plain") -> int:
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.models import CampaignStatus
     from da_platform.simulation.showcase import make_showcase
     from hit_builder.ocr_resistant import render_style
@@ -40,7 +41,7 @@ def build(sessions, storage, *, name: str, lang: str, long: bool, render: str = 
         test_set = make_showcase(session, name=name, lang=lang, long=long)
         campaign = build_campaign(session,
                                   BuildSpec(name=name, test_set=test_set, seed=7, passes=len(SCREENS), worker=options,
-                                            id_salt="screenshots", style=render_style(render)),
+                                            id_salt="screenshots", crowd=CrowdChoice(render=render_style(render))),
                                   storage=storage, processes=1)
         campaign.status = CampaignStatus.running
         session.commit()

@@ -24,7 +24,6 @@ from typing import cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
-from analysis.qc_policy import QCPolicy
 from da_core.errors import BuildError
 from da_platform.building.crowds import CrowdChoice
 from da_platform.building.inspection import verify_campaign
@@ -42,13 +41,13 @@ from da_platform.db.models import Answer, Campaign, CampaignStatus, Hit, Questio
 from hit_builder.assembly import ASSEMBLY_VERSION, Assembly, HitPlan, SlotPlan, assemble
 from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
 from hit_builder.fonts import FontChain
-from hit_builder.layouts import DEFAULT_LAYOUT, Layout, layout_named
+from hit_builder.layouts import Layout, layout_named
 from hit_builder.meaning import EntityPool, change_meaning
 from hit_builder.meaning import method_description as meaning_description
 from hit_builder.merging import MergePlan
 from hit_builder.ocr_resistant import HardenedStyle, check_drawable
 from hit_builder.reading import LongAnswers, long_answers
-from hit_builder.render import Renderer, RenderStyle, Role, check_shaping, render_many
+from hit_builder.render import Renderer, Role, check_shaping, render_many
 from hit_builder.storage import ImageStorage
 from hit_builder.worker_settings import WorkerPage, WorkerPageOptions, worker_settings
 
@@ -168,16 +167,14 @@ class BuildSpec:
     """What to build: the campaign's name and test set, what workers judge, how the HITs are assembled and
     drawn. The CLI's ``build``, the demo and the tests make one; :func:`build_campaign` builds it.
 
-    ``layout`` names the HIT layout (:mod:`hit_builder.layouts`): ``classic`` or ``hardened``.
+    ``crowd``: the HIT layout (:mod:`hit_builder.layouts`), the answer images' render and the quality-control
+    policy, with the crowd preset they were chosen by (:class:`~da_platform.building.crowds.CrowdChoice`: the one
+    source of all three; stored as ``CampaignSettings.layout``, ``render``, ``qc`` and ``crowd``).
     ``allow_missing``: a system without an answer to a question abstains there (imported with
     ``import answers --allow-missing``): the item is left out and listed in ``CampaignSettings.abstentions``.
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``CampaignSettings.worker``). ``id_salt``: the salt of the public ids (default: random, stored).
-    ``qc``: the quality-control policy stored with the campaign (``CampaignSettings.qc``; None: none stored, the
-    analysis uses ``analysis.qc_policy.DEFAULT_QC``). ``crowd``: the crowd preset the layout, render and test
-    were chosen by (:mod:`da_platform.building.crowds`; stored as ``CampaignSettings.crowd``), which must agree
-    with them; None: none stored.
     """
 
     name: str
@@ -191,13 +188,10 @@ class BuildSpec:
     max_hits_per_worker: int = 1
     font_paths: Sequence[str] | None = None
     id_salt: str | None = None
-    style: RenderStyle = RenderStyle()
     merge_identical: bool = False
-    layout: str = DEFAULT_LAYOUT
     allow_missing: bool = False
     worker: WorkerPageOptions = WorkerPageOptions()
-    qc: QCPolicy | None = None
-    crowd: CrowdChoice | None = None
+    crowd: CrowdChoice = CrowdChoice()
 
 
 def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, progress: Progress | None = None,
@@ -205,23 +199,19 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
     """Assemble, degrade, render, persist and verify the campaign ``spec`` describes; returns it with status
     ``built``. ``storage`` receives the images (drawn in ``processes`` processes, ``progress`` told how far);
     ``warn`` receives warnings (answers too long to read, no example)."""
-    if spec.crowd is not None:
-        _check_crowd(spec)  # a specification at odds with its crowd preset: refused before any work
     request = _checked_request(session, name=spec.name, test_set=spec.test_set,
-                               max_hits_per_worker=spec.max_hits_per_worker, layout=spec.layout,
+                               max_hits_per_worker=spec.max_hits_per_worker, layout=spec.crowd.layout,
                                criterion=spec.criterion, statement=spec.statement, show_reference=spec.show_reference)
     imported = _import_items(session, request.test_set, spec.systems, allow_missing=spec.allow_missing,
                              merge_identical=spec.merge_identical)
     chain = FontChain.load(spec.font_paths)
-    renderer = Renderer(chain, spec.style)
+    renderer = Renderer(chain, spec.crowd.render)
     assembled = _assemble(imported, request, seed=spec.seed, passes=spec.passes)
     images = _render(assembled, imported.items, request, chain=chain, renderer=renderer, storage=storage,
                      worker=spec.worker, criterion=spec.criterion, processes=processes, progress=progress, warn=warn)
     salt = spec.id_salt or secrets.token_hex(32)
-    settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, style=spec.style,
-                         chain=chain, renderer=renderer, salt=salt, qc=spec.qc)
-    if spec.crowd is not None:
-        settings = settings.replace(crowd=spec.crowd.record())
+    settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, chain=chain,
+                         renderer=renderer, salt=salt, crowd=spec.crowd)
     campaign = _store(session, request, imported.systems, assembled, images, settings, salt, criterion=spec.criterion,
                       seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back
@@ -447,20 +437,8 @@ def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, cha
     return _Images(image_of, len(job_list), worker_page, reading)
 
 
-def _check_crowd(spec: BuildSpec) -> None:
-    """A crowd preset stored with a campaign says what the campaign was built with: refuse a spec whose layout,
-    render or test is another (a caller's mistake, never a user's)."""
-    assert spec.crowd is not None
-    render = "hardened" if isinstance(spec.style, HardenedStyle) else "plain"
-    used = {"layout": spec.layout, "render": render, "qc": spec.qc.method.value if spec.qc else None}
-    chosen = {"layout": spec.crowd.layout, "render": spec.crowd.render, "qc": spec.crowd.qc.value}
-    if used != chosen:
-        raise ValueError(f"the build specification ({used}) is not what its crowd choice says ({chosen})")
-
-
 def _settings(request: _Request, imported: _Imported, assembled: _Assembled, images: _Images, *, seed: int,
-              passes: int, style: RenderStyle, chain: FontChain, renderer: Renderer, salt: str,
-              qc: QCPolicy | None) -> CampaignSettings:
+              passes: int, chain: FontChain, renderer: Renderer, salt: str, crowd: CrowdChoice) -> CampaignSettings:
     """The campaign's settings: how it was built, enough to reproduce and report it."""
     import PIL
 
@@ -475,7 +453,7 @@ def _settings(request: _Request, imported: _Imported, assembled: _Assembled, ima
                  if SlotType.MEANING in hit_layout.check_types else None),
         check_originals=(CheckOriginals(ORIGINAL_SCORE, hit_layout.describe()["originals_by_score"])
                          if hit_layout.targeted else None),
-        render=RenderRecord.described(style.describe(), fonts=chain.describe(), pillow=PIL.__version__,
+        render=RenderRecord.described(crowd.render.describe(), fonts=chain.describe(), pillow=PIL.__version__,
                                       raqm=renderer.shaping, images=images.count),
         systems=tuple(s.name for s in imported.systems),
         abstentions={name: tuple(questions) for name, questions in (imported.abstentions or {}).items()} or None,
@@ -484,7 +462,8 @@ def _settings(request: _Request, imported: _Imported, assembled: _Assembled, ima
         long_answers=LongAnswersRecord.from_json(images.reading.record()),
         id_salt=salt,
         ids=f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
-        qc=qc,
+        qc=crowd.qc,
+        crowd=crowd.record(),
     )
 
 

@@ -13,6 +13,11 @@ A preset names the HIT layout, the answer images' render and the quality-control
 An explicit ``--layout``, ``--render`` or ``--qc`` overrides its part of the preset; the campaign stores the
 preset and what was overridden (``CampaignSettings.crowd``), and ``build``, ``inspect``, the dashboard and the
 launch commands show it.
+
+The :class:`CrowdChoice` (:func:`choose`: a preset and the overrides) is the one source of a build's layout,
+render and quality-control policy (``da_platform.building.build.BuildSpec.crowd``). A library caller that builds
+without a preset (the demo, tests, benchmarks) gives the parts alone (``CrowdChoice(layout=...)``): no crowd is
+recorded then, and no policy unless given.
 """
 from __future__ import annotations
 
@@ -20,9 +25,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from analysis.qc_policy import DEFAULT_QC, QCPolicy
 from analysis.states import QCMethod
 from da_platform.config.build_record import CrowdRecord
 from da_platform.config.campaign_settings import CampaignSettings
+from hit_builder.layouts import DEFAULT_LAYOUT
+from hit_builder.ocr_resistant import HardenedStyle, render_style
+from hit_builder.render import RenderStyle
 
 
 class Crowd(str, Enum):
@@ -33,24 +42,30 @@ class Crowd(str, Enum):
     reproduce = "reproduce"
 
 
+def render_name(style: RenderStyle) -> str:
+    """``hardened`` for the OCR-resistant render, else ``plain`` (``hit_builder.ocr_resistant.RENDER_STYLES``)."""
+    return "hardened" if isinstance(style, HardenedStyle) else "plain"
+
+
 @dataclass(frozen=True)
 class CrowdPreset:
-    """The layout, render and quality-control test a campaign for ``crowd`` gets unless told otherwise."""
+    """The layout, render and quality-control policy a campaign for ``crowd`` gets unless told otherwise."""
 
     crowd: Crowd
     layout: str
-    render: str  # "plain" | "hardened" (hit_builder.ocr_resistant.render_style)
-    qc: QCMethod
+    render: RenderStyle
+    qc: QCPolicy
     description: str
 
     def parts(self) -> dict[str, str]:
-        return {"layout": self.layout, "render": self.render, "qc": self.qc.value}
+        return {"layout": self.layout, "render": render_name(self.render), "qc": self.qc.method.value}
 
 
 PRESETS: dict[Crowd, CrowdPreset] = {preset.crowd: preset for preset in (
-    CrowdPreset(Crowd.paid, "classic", "hardened", QCMethod.pooled, "strangers paid per task (MTurk, Prolific)"),
-    CrowdPreset(Crowd.pool, "classic", "plain", QCMethod.pooled, "a lab's own pool of known people"),
-    CrowdPreset(Crowd.reproduce, "classic", "plain", QCMethod.wilcoxon,
+    CrowdPreset(Crowd.paid, "classic", HardenedStyle(), QCPolicy(QCMethod.pooled),
+                "strangers paid per task (MTurk, Prolific)"),
+    CrowdPreset(Crowd.pool, "classic", RenderStyle(), QCPolicy(QCMethod.pooled), "a lab's own pool of known people"),
+    CrowdPreset(Crowd.reproduce, "classic", RenderStyle(), QCPolicy(QCMethod.wilcoxon),
                 "the published method, to reproduce WMT's or the published study's numbers"),
 )}
 DEFAULT_CROWD = Crowd.paid
@@ -59,27 +74,36 @@ DEFAULT_CROWD = Crowd.paid
 
 @dataclass(frozen=True)
 class CrowdChoice:
-    """A preset with the parts an explicit option overrode: what a campaign is built with."""
+    """What a campaign is built with: the HIT layout, the answer images' render, the quality-control policy
+    stored with it, and the preset they were chosen by with the parts an explicit option overrode
+    (:func:`choose`). Without a preset (a library caller's own choice) nothing about a crowd is recorded, and
+    ``qc`` None stores no policy (the analysis then applies ``analysis.qc_policy.DEFAULT_QC``)."""
 
-    preset: CrowdPreset
-    layout: str
-    render: str
-    qc: QCMethod
+    layout: str = DEFAULT_LAYOUT
+    render: RenderStyle = RenderStyle()
+    qc: QCPolicy | None = None
+    preset: CrowdPreset | None = None
+
+    def parts(self) -> dict[str, str]:
+        """Layout, render and test by name."""
+        return {"layout": self.layout, "render": render_name(self.render), "qc": (self.qc or DEFAULT_QC).method.value}
 
     @property
     def overrides(self) -> dict[str, str]:
-        """The parts that differ from the preset: part -> the value used."""
-        used = {"layout": self.layout, "render": self.render, "qc": self.qc.value}
-        return {part: value for part, value in used.items() if self.preset.parts()[part] != value}
+        """The parts that differ from the preset: part -> the value used (none without a preset)."""
+        if self.preset is None:
+            return {}
+        preset = self.preset.parts()
+        return {part: value for part, value in self.parts().items() if preset[part] != value}
 
-    def record(self) -> CrowdRecord:
-        """What the campaign stores (``CampaignSettings.crowd``)."""
-        return CrowdRecord(self.preset.crowd.value, self.overrides)
+    def record(self) -> CrowdRecord | None:
+        """What the campaign stores (``CampaignSettings.crowd``; None without a preset)."""
+        return None if self.preset is None else CrowdRecord(self.preset.crowd.value, self.overrides)
 
     def describe(self) -> str:
         """E.g. ``paid (layout classic, render hardened, pooled test)``, overrides marked."""
-        return describe_parts(self.preset.crowd.value, {"layout": self.layout, "render": self.render,
-                                                        "qc": self.qc.value}, self.overrides)
+        name = "no crowd preset" if self.preset is None else self.preset.crowd.value
+        return describe_parts(name, self.parts(), self.overrides)
 
 
 def choose(crowd: Crowd | str = DEFAULT_CROWD, *, layout: str | None = None, render: str | None = None,
@@ -89,8 +113,8 @@ def choose(crowd: Crowd | str = DEFAULT_CROWD, *, layout: str | None = None, ren
         preset = PRESETS[Crowd(crowd)]
     except ValueError:
         raise ValueError(f"unknown crowd {crowd!r}; expected one of {', '.join(c.value for c in Crowd)}") from None
-    return CrowdChoice(preset, layout or preset.layout, render or preset.render,
-                       QCMethod(qc) if qc is not None else preset.qc)
+    return CrowdChoice(layout or preset.layout, render_style(render) if render else preset.render,
+                       QCPolicy(QCMethod(qc)) if qc is not None else preset.qc, preset)
 
 
 def describe_parts(preset: str, parts: Mapping[str, str], overrides: Mapping[str, str]) -> str:

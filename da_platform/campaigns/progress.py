@@ -66,10 +66,6 @@ class CampaignProgress:
     def complete(self) -> bool:
         return self.hits_total > 0 and self.hits_done == self.hits_total
 
-    @property
-    def remaining_assignments(self) -> int:
-        return max(0, self.assignments_needed - self.assignments_finished)
-
     def ratings_line(self) -> str:
         """``817`` or ``817 (14 ratings, abandoned, not analysed)``: the count every list shows (and the ratings
         awaiting the provider's confirmation, if any)."""

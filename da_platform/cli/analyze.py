@@ -13,6 +13,7 @@ from analysis.qc_policy import QC_METHODS, QC_SCOPES
 from da_platform.cli import CliContext, find_campaign, pass_context
 
 if TYPE_CHECKING:
+    from analysis.readers import RatingsFile
     from analysis.report import AnalysisResult
     from da_platform.results.campaign_analysis import AnalysisOptions
 
@@ -36,14 +37,14 @@ FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
                                    "default: those beside the table).")
 @click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=None,
               help="Quality-control test on the BAD_REF pairs (docs/method.md §6); 'none' = the ratings are "
-                   "already filtered, everyone counts. Default: the campaign's quality-control policy, else "
-                   "wilcoxon (ttest with --wmt-compat).")
+                   "already filtered, everyone counts. Default: the campaign's quality-control policy (or the "
+                   "one a campaign's exported ratings carry), else wilcoxon (ttest with --wmt-compat).")
 @click.option("--qc-scope", type=click.Choice(QC_SCOPES), default=None,
               help="Pool a worker's check pairs per campaign / language pair (group, default) or over all of "
                    "them (worker, as WMT did; the default with --wmt-compat).")
 @click.option("--qc-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
-              help="Significance level of quality control (default: the campaign's quality-control policy, "
-                   "else 0.05).")
+              help="Significance level of quality control (default: the campaign's or the file's quality-control "
+                   "policy, else 0.05; never --alpha).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Significance level of the ranking.")
 @click.option("--z-digits", type=click.IntRange(1, 17), default=None,
@@ -115,22 +116,24 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
                    ) -> tuple[str, AnalysisOptions, Callable[[], AnalysisResult | None]]:
     """Read a ratings file: its name, the options (no QC for z-scores only) and the analysis to run;
     ``qc_method`` is the one asked for on the command line (None: not asked)."""
-    from analysis.readers import read_ratings_with_stats
+    from analysis.readers import read_ratings_file
     from analysis.states import QCMethod
 
-    table, worker_stats = read_ratings_with_stats(ratings_file, file_format, mturk_spec=mturk_spec,
-                                                  mean_sd=list(mean_sd_files) or None)
+    ratings = read_ratings_file(ratings_file, file_format, mturk_spec=mturk_spec, mean_sd=list(mean_sd_files) or None)
+    table = ratings.table
     name = ratings_file.stem
     if len(table) == 0:
         raise click.ClickException(f"no ratings in {name}")
+    for note in _file_notes(ratings_file, ratings, options):
+        click.echo(f"note: {note}", err=True)
     if table.given_z is not None:  # z-scores only (a good-stnd table without its trk-mean-sd files)
-        if qc_method not in (None, "none"):
+        if qc_method is not None and QCMethod(qc_method) is not QCMethod.none:
             raise click.UsageError(f"{ratings_file} holds z-scores only: quality control cannot run "
                                    "(use --qc none, or give the trk-mean-sd files with --mean-sd)")
-        options = replace(options, qc_method=QCMethod.none)
+        options = replace(options, qc=replace(options.qc, method=QCMethod.none))
         click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
                    "no quality control (the table is already filtered)", err=True)
-    return name, options, lambda: _run_file(table, options, worker_stats)
+    return name, options, lambda: _run_file(ratings, options)
 
 
 def _campaign_analysis(context: CliContext, campaign_name: str, options: AnalysisOptions
@@ -178,7 +181,7 @@ def _print_groups(result: AnalysisResult) -> None:
         report = group_result.qc
         summary = ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in sorted(report.summary().items()))
         qc = result.settings.qc
-        click.echo(f"QC ({qc.method}, {qc.pass_rule} with alpha {qc.alpha}, scope {qc.scope}): "
+        click.echo(f"QC ({qc.policy.method}, {qc.pass_rule} with alpha {qc.policy.alpha}, scope {qc.policy.scope}): "
                    f"{len(report.workers)} workers: {summary}")
         _print_verdicts(group_result.verdicts)
 
@@ -192,48 +195,73 @@ def _print_verdicts(verdicts) -> None:
         return
     counts = summary(verdicts)
     click.echo(f"Verdict (checks and behaviour signals): {counts['kept']} kept, {counts['flagged']} flagged for "
-               f"review, {counts['excluded']} excluded; only kept workers are scored")
+               f"review, {counts['excluded']} excluded by quality control; only kept workers are scored")
     for verdict in verdicts.values():
         if verdict.status == VerdictStatus.flagged:
             click.echo(f"  {verdict.worker}: {'; '.join(verdict.reasons)}")
 
 
 def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: str | None, alpha: float,
-                     z_digits: int | None, wmt_compat: bool, sd_zero: str | None):
-    """The command line's choices as ``AnalysisOptions`` (None = the campaign's policy or the default;
-    with ``wmt_compat``, WMT's: ``analysis.qc_policy.WMT_QC``)."""
-    from analysis.qc_policy import WMT_QC
+                     z_digits: int | None, wmt_compat: bool, sd_zero: str | None) -> AnalysisOptions:
+    """The command line's choices as ``AnalysisOptions``: the quality-control options as overrides of the
+    stored policy (None: the campaign's or the file's; with ``wmt_compat``, WMT's test and scope,
+    ``analysis.qc_policy.WMT_QC``), ``alpha`` the ranking's level only."""
+    from analysis.qc_policy import WMT_QC, QCOverrides
     from analysis.scores import ScoreSettings
     from analysis.states import QCMethod, QCScope
     from da_platform.results.campaign_analysis import AnalysisOptions
 
+    method, scope = QCMethod(qc_method) if qc_method else None, QCScope(qc_scope) if qc_scope else None
     if wmt_compat:
         scores = ScoreSettings.wmt(sd_zero or "raw-only")
-        qc_method, qc_scope = qc_method or WMT_QC.method, qc_scope or WMT_QC.scope
+        method, scope = method or WMT_QC.method, scope or WMT_QC.scope
     else:
         scores = ScoreSettings(z_digits=z_digits, sd_zero=sd_zero or "exclude")
-    return AnalysisOptions(QCMethod(qc_method) if qc_method else None, qc_alpha,
-                           QCScope(qc_scope) if qc_scope else None, alpha, scores)
+    return AnalysisOptions(QCOverrides(method, qc_alpha, scope), alpha, scores)
 
 
-def _run_file(table, options, worker_stats):
-    """A ratings file's analysis: ``options`` over the default quality-control policy."""
+def _run_file(ratings: RatingsFile, options: AnalysisOptions) -> AnalysisResult:
+    """A ratings file's analysis as a campaign's: the policy the file carries (else the default) with what
+    ``options`` ask, resolved by ``analysis.qc_policy.resolve_policy``; the workers the file says a review decision
+    excluded left out."""
+    from analysis.qc_policy import resolve_policy
     from analysis.report import analyze as run_analysis
 
-    qc = options.qc_policy()
-    return run_analysis(table, qc_method=qc.method, alpha=options.alpha, qc_alpha=options.qc_alpha,
-                        qc_scope=qc.scope, scores=options.scores, worker_stats=worker_stats)
+    return run_analysis(ratings.table, qc=resolve_policy(ratings.qc, options.qc), alpha=options.alpha,
+                        scores=options.scores, worker_stats=ratings.worker_stats, excluded=ratings.excluded)
+
+
+def _file_notes(path: Path, ratings: RatingsFile, options: AnalysisOptions) -> list[str]:
+    """What the analysis of a ratings file takes from it, and what it cannot compute without (by name)."""
+    from analysis.behaviour import SIGNALS
+    from analysis.qc_policy import resolve_policy
+
+    notes = []
+    policy = resolve_policy(ratings.qc, options.qc)
+    if ratings.qc is not None:
+        asked = "" if policy == ratings.qc else f"; this run: {policy.method} test, alpha {policy.alpha:g}, " \
+                                                  f"scope {policy.scope}"
+        notes.append(f"{path}: quality control by the policy the file carries ({ratings.qc.method} test, alpha "
+                     f"{ratings.qc.alpha:g}, scope {ratings.qc.scope}){asked}")
+    if ratings.excluded:
+        notes.append(f"{path}: {len(ratings.excluded)} worker(s) excluded by a review decision, as the file says")
+    if ratings.table.evidence is None and ratings.table.given_z is None and not policy.off:
+        notes.append(f"{path} carries no behaviour records, reading units or automatic scores: the signals "
+                     f"{', '.join(SIGNALS)} cannot be computed, so the verdicts rest on the {policy.method} test "
+                     "alone (a campaign's 'export ratings' carries them)")
+    elif ratings.table.evidence is not None and ratings.table.evidence.judge.shape[1] == 0 and not policy.off:
+        notes.append(f"{path} carries no judge's scores: beyond_automatic controls for text overlap alone")
+    return notes
 
 
 def _print_exclusions(result) -> None:
-    """Which workers were left out, by a review decision and by quality control (sd 0 too), per group."""
-    from analysis.report import EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD
+    """Which workers were left out, per group and cause (``analysis.states.ExcludedBy``, in the verdict's words:
+    excluded by a review decision, excluded by quality control, flagged for review, sd 0)."""
+    from analysis.states import ExcludedBy
 
-    for by, label in ((EXCLUDED_BY_DECISION, "excluded by a review decision"),
-                      (EXCLUDED_BY_QC, "excluded by quality control"),
-                      (EXCLUDED_BY_SD, "excluded for standard deviation 0")):
+    for by in ExcludedBy:
         for group, workers in result.excluded(by).items():
-            click.echo(f"{group}: {len(workers)} {label}: {', '.join(sorted(workers))}")
+            click.echo(f"{group}: {len(workers)} {by.describe}: {', '.join(sorted(workers))}")
 
 
 def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, options) -> None:

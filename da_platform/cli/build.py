@@ -68,8 +68,8 @@ if TYPE_CHECKING:
                                                     "(imported with --allow-missing) instead of refusing to build.")
 @click.option("--crowd", type=click.Choice([c.value for c in Crowd]), default=DEFAULT_CROWD.value, show_default=True,
               help="Who will rate it, which sets the layout, render and quality-control test (each overridable "
-                   "below): " + "; ".join(f"{p.crowd.value} = {p.description} ({p.layout} layout, {p.render} render, "
-                                          f"{p.qc.value} test)" for p in PRESETS.values())
+                   "below): " + "; ".join("{} = {} ({layout} layout, {render} render, {qc} test)".format(
+                       p.crowd.value, p.description, **p.parts()) for p in PRESETS.values())
                    + ". Measured in docs/quality-control.md, 'The defaults, and why'.")
 @click.option("--layout", type=click.Choice(list(LAYOUTS)),
               help="HIT layout [default: the crowd's]. classic = the published 70 SYSTEM + 10 each of BAD_REF, "
@@ -97,7 +97,6 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
 
     Everything is checked before anything is stored: on any error nothing is built.
     """
-    from analysis.qc_policy import QCPolicy
     from da_core.errors import BuildError, InputError
     from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.building.crowds import choose
@@ -105,7 +104,6 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     from da_platform.config.settings import ImageStore
     from da_platform.db.engine import transaction
     from da_platform.images.store import ImageStoreError, open_image_storage
-    from hit_builder.ocr_resistant import render_style
     from hit_builder.storage import StoreUnavailable
     from hit_builder.worker_settings import WorkerPageOptions, read_example
 
@@ -138,8 +136,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 show_reference=show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
                 font_paths=list(fonts or context.settings.font_paths), id_salt=id_salt, merge_identical=merge_identical,
-                worker=worker, layout=chosen.layout, allow_missing=allow_missing, style=render_style(chosen.render),
-                qc=QCPolicy(chosen.qc), crowd=chosen)
+                worker=worker, allow_missing=allow_missing, crowd=chosen)
             campaign = build_campaign(session, spec, storage=storage, progress=progress, processes=processes,
                                       warn=warnings.append)
             settings = CampaignSettings.of(campaign)

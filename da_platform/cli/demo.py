@@ -87,8 +87,8 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     group = outcome.group
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
     click.echo(text_table(group), nl=False)
-    click.echo(f"\nQuality control ({outcome.result.settings.qc.method}, pass when p < "
-               f"{outcome.result.settings.qc.alpha}):")
+    click.echo(f"\nQuality control ({outcome.result.settings.qc.policy.method}, pass when p < "
+               f"{outcome.result.settings.qc.policy.alpha}):")
     verdicts = {w.worker: w for w in group.qc.workers}
     for kind, description in CROWD_KIND_DESCRIPTIONS.items():
         names = [w for w, k in outcome.workers.items() if k == kind and w in verdicts]

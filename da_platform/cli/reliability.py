@@ -113,13 +113,13 @@ def _analyse(context: CliContext, kind: str, source: str, file_format: str | Non
     """One run's analysis: a campaign's one analysis, or a file through the same options."""
     if kind == "campaign":
         return _load_campaign_analysis(context, source, options).result
-    from analysis.readers import read_ratings_with_stats
+    from analysis.readers import read_ratings_file
     from da_platform.cli.analyze import _run_file
 
-    table, stats = read_ratings_with_stats(Path(source), file_format)
-    if len(table) == 0:
+    ratings = read_ratings_file(Path(source), file_format)
+    if len(ratings.table) == 0:
         raise click.ClickException(f"no ratings in {source}")
-    return _run_file(table, options, stats)
+    return _run_file(ratings, options)
 
 
 def _num(x: float) -> float | None:

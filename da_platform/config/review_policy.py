@@ -7,11 +7,11 @@ policy (``CampaignSettings.qc``, :class:`analysis.qc_policy.QCPolicy`).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
+from da_core.stored_record import StoredRecord
 from da_platform.providers.money import amount_string, parse_amount
 
 DEFAULT_REJECTION = (
@@ -32,9 +32,11 @@ class WorkerMessages:
 
 
 @dataclass(frozen=True)
-class ReviewPolicy:
-    """Thresholds of the review policy (see the module docstring); money is exact."""
+class ReviewPolicy(StoredRecord):
+    """Thresholds of the review policy (see the module docstring); money is exact. Stored as :meth:`to_dict`
+    writes it (``da_core.stored_record``)."""
 
+    what: ClassVar[str] = "review setting"
     reject_enabled: bool = True
     reject_min_pairs: int = 8
     reject_min_p: float = 0.5
@@ -56,19 +58,8 @@ class ReviewPolicy:
         if self.reject_identical_run < 0:
             raise ValueError("reject_identical_run: 0 (off) or more")
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> ReviewPolicy:
-        data = dict(data or {})
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown review setting(s): {', '.join(unknown)}")
-        return cls(**data)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "bonus": amount_string(self.bonus)}
-
-    def with_changes(self, **changes: Any) -> ReviewPolicy:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+    def stored_values(self) -> dict[str, Any]:
+        return {"bonus": amount_string(self.bonus)}
 
     def messages(self) -> WorkerMessages:
         return WorkerMessages(self.approval_feedback, self.rejection_feedback, self.rejection_category,

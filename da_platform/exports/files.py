@@ -1,7 +1,11 @@
 """Exports of a campaign, shared by the dashboard and ``da-platform export``.
 
 - ``ranking``: the human ranking (System | raw | z | N | n with clusters) as CSV, JSON or LaTeX;
-- ``ratings``: every rating in the platform's long CSV (``analysis.readers.write_long_csv``);
+- ``ratings``: every rating in the platform's long CSV (``analysis.readers.write_long_csv``), with what its
+  analysis needs: each rating's evidence (behaviour record, reading units, text-overlap measures, each imported
+  judge's score: ``analysis.evidence_columns``), the campaign's quality-control policy and the review decisions
+  that exclude a worker's data, so that ``analyze --ratings`` of the file gives the campaign's verdicts and
+  scores (:func:`ratings_csv`);
 - ``wmt``: the WMT release files (``analysis.output.write_wmt_files``), zipped;
 - ``bundle``: a reproducibility zip (settings, seed, HIT composition, degradation parameters, QC
   method and thresholds, excluded workers with reasons, software versions, results), self-contained:
@@ -24,7 +28,7 @@ import platform
 import tempfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -131,17 +135,53 @@ def ranking(session: Session, campaign: Campaign, fmt: str = "csv", *, partial: 
 
 def ratings(session: Session, campaign: Campaign, *, partial: bool = False, with_texts: bool = False,
             analysis: CampaignAnalysis | None = None) -> ExportFile:
-    """Every rating of the campaign (excluded workers too) as the platform's long CSV; ``with_texts``
-    adds the question, reference, candidate and check type of each row (``da_platform.exports.texts``)."""
-    from analysis.readers import write_long_csv
+    """Every rating of the campaign (excluded workers too) as the platform's long CSV with what its analysis
+    needs (:func:`ratings_csv`); ``with_texts`` adds the question, reference, candidate and check type of each
+    row (``da_platform.exports.texts``)."""
     from da_platform.exports.texts import with_texts as add_texts
 
     ctx = _context(session, campaign, partial=partial, need_ranking=False, analysis=analysis)
-    content = _written(lambda p: write_long_csv(ctx.analysis.table, p), "ratings.csv")
+    content, notes = ratings_csv(session, campaign, ctx.analysis)
     if with_texts:
         content = add_texts(session, campaign, content)
     content = _marked(ctx, content)
-    return ExportFile(f"{ctx.stem}-ratings{'-with-texts' if with_texts else ''}.csv", content, "text/csv", ctx.notes)
+    return ExportFile(f"{ctx.stem}-ratings{'-with-texts' if with_texts else ''}.csv", content, "text/csv",
+                      ctx.notes + notes)
+
+
+def ratings_csv(session: Session, campaign: Campaign, analysis: CampaignAnalysis) -> tuple[bytes, tuple[str, ...]]:
+    """The campaign's ratings as the long CSV its analysis can be repeated from (``analyze --ratings``): every
+    rating with its evidence, the quality-control policy the analysis applies and the data decisions; and a
+    note when no judge's scores were imported (the file then has no ``judge:`` column, and the content signal
+    controls for text overlap alone, as the campaign's analysis does)."""
+    from analysis.readers import write_long_csv
+
+    table = analysis.table
+    count = table.evidence.judge.shape[1] if table.evidence is not None else 0
+    judges = _judge_names(session, campaign, count)
+    content = _written(lambda p: write_long_csv(table, p, judges=judges, qc=analysis.qc, excluded=analysis.excluded),
+                       "ratings.csv")
+    note = () if count else ("no judge's scores were imported for these answers: the file has no judge: column "
+                             "(the content signal controls for text overlap alone)",)
+    return content, note
+
+
+def _judge_names(session: Session, campaign: Campaign, count: int) -> tuple[str, ...] | None:
+    """The judges of the evidence's judge columns (``da_platform.rating.campaign_ratings.judge_columns``: those
+    with a score for an answer the counted ratings show, by name), or None to number them if they are not
+    ``count`` (a rating of that answer left out since)."""
+    from da_platform.db.models import Answer, Assignment, JudgeScore, Rating
+    from da_platform.rating.campaign_ratings import counted_assignment
+
+    if count == 0:
+        return ()
+    names = sorted(set(session.scalars(
+        select(JudgeScore.judge).join(Answer, Answer.id == JudgeScore.answer_id)
+        .join(Slot, (Slot.system_id == Answer.system_id) & (Slot.question_id == Answer.question_id))
+        .join(Hit, Hit.id == Slot.hit_id).join(Rating, Rating.slot_id == Slot.id)
+        .join(Assignment, Assignment.id == Rating.assignment_id)
+        .where(Hit.campaign_id == campaign.id, counted_assignment()).distinct())))
+    return tuple(names) if len(names) == count else None
 
 
 def _marked(ctx: _Context, content: bytes) -> bytes:
@@ -257,7 +297,6 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
     """The reproducibility bundle (see the module docstring) as a zip with a ``manifest.json``;
     ``progress(step)`` is called before each of :data:`BUNDLE_STEPS`."""
     from analysis.output import write_report
-    from analysis.readers import write_long_csv
 
     step = progress or (lambda _name: None)
     step(BUNDLE_STEPS[0])
@@ -266,7 +305,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
     analysis = ctx.analysis
     settings = CampaignSettings.of(campaign)
     excluded_rows = [(e.worker, e.excluded_by, e.reason) for e in analysis.exclusions]  # the analysis' own list
-    qc_settings = asdict(analysis.result.settings) if analysis.result is not None else {
+    qc_settings = analysis.result.settings.to_dict() if analysis.result is not None else {
         "qc": analysis.qc.to_dict()}
     files: dict[str, bytes] = {
         "campaign.json": _json({
@@ -283,7 +322,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
         "decisions.csv": decisions_csv(session, campaign),
     }
     step(BUNDLE_STEPS[2])
-    files["ratings.csv"] = _written(lambda p: write_long_csv(analysis.table, p), "ratings.csv")
+    files["ratings.csv"], ratings_notes = ratings_csv(session, campaign, analysis)
     from da_platform.exports.texts import test_set_files, with_texts
 
     step(BUNDLE_STEPS[3])
@@ -305,7 +344,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
         "rating_copies": copies,  # rows of ratings.csv copying a rating for another system with the same answer
         "ratings_abandoned": sum(analysis.abandoned.values()),  # stored, left out of ratings.csv and results/
         "ratings_unconfirmed": sum(analysis.unconfirmed.values()),  # awaiting the provider's confirmation: left out
-        "notes": list(ctx.notes),
+        "notes": list(ctx.notes + ratings_notes),
         "ranked": analysis.ranked,
         "warnings": list(analysis.result.warnings) if analysis.result is not None else [],
         "software": _versions(),

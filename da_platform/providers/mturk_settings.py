@@ -3,12 +3,12 @@ in the API: the HIT type parameters, the qualification requirements, the Externa
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 from xml.sax.saxutils import escape
 
+from da_core.stored_record import StoredRecord
 from da_platform.providers.money import amount_string, parse_amount
 from da_platform.providers.public_url import require_public_https
 
@@ -33,9 +33,11 @@ _LIMITS = {  # seconds, from the MTurk API reference
 
 
 @dataclass(frozen=True)
-class MTurkSettings:
-    """Everything a campaign's HITs are created with. Money is exact (``Decimal``)."""
+class MTurkSettings(StoredRecord):
+    """Everything a campaign's HITs are created with. Money is exact (``Decimal``). Stored as :meth:`to_dict`
+    writes it (``da_core.stored_record``)."""
 
+    what: ClassVar[str] = "MTurk setting"
     title: str = "Rate answers to questions (100 short judgements)"
     description: str = "Read a question and an answer, and rate how well the answer answers it."
     keywords: str = "rating, evaluation, question answering, text"
@@ -75,23 +77,8 @@ class MTurkSettings:
             if len(country) != 2 or not country.isalpha() or (subdivision and len(subdivision) != 2):
                 raise ValueError(f"locales: {locale!r} is not a country code such as 'US' or 'US-NY'")
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> MTurkSettings:
-        data = dict(data or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown MTurk setting(s): {', '.join(unknown)}")
-        return cls(**data)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["reward"] = amount_string(self.reward)
-        data["locales"] = list(self.locales)
-        return data
-
-    def with_changes(self, **changes: Any) -> MTurkSettings:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+    def stored_values(self) -> dict[str, Any]:
+        return {"reward": amount_string(self.reward), "locales": list(self.locales)}
 
     def qualification_requirements(self, *, live: bool) -> list[dict[str, Any]]:
         """The HIT type's requirements: locale, approval rate, approvals, Masters, exclusion."""

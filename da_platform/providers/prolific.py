@@ -11,12 +11,13 @@ reached Prolific; reconciliation reads the submission's ``bonus_payments`` inste
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlencode, urljoin
 
+from da_core.stored_record import StoredRecord
 from da_platform.providers.base import OutcomeUnknown, ProviderAssignment, ProviderError, ProviderStatus
 from da_platform.providers.money import amount_string, from_cents, parse_amount, to_cents
 from da_platform.providers.retry import Backoff, call_with_retry
@@ -49,9 +50,11 @@ def validate_rejection(category: str | None, message: str) -> None:
 
 
 @dataclass(frozen=True)
-class ProlificSettings:
-    """A campaign's Prolific study settings (stored with its settings, ``CampaignSettings.prolific``)."""
+class ProlificSettings(StoredRecord):
+    """A campaign's Prolific study settings (stored with its settings, ``CampaignSettings.prolific``, as
+    :meth:`to_dict` writes them: ``da_core.stored_record``)."""
 
+    what: ClassVar[str] = "Prolific setting"
     title: str = "Rate answers to questions (100 short judgements)"
     description: str = "Read a question and an answer, and rate how well the answer answers it."
     reward: Decimal = Decimal("3.00")  # per participant, in ``currency``
@@ -72,22 +75,9 @@ class ProlificSettings:
         if self.places_per_hit < 1 or self.estimated_minutes < 1 or self.maximum_minutes < self.estimated_minutes:
             raise ValueError("places_per_hit >= 1 and 1 <= estimated_minutes <= maximum_minutes")
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> ProlificSettings:
-        data = dict(data or {})
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown Prolific setting(s): {', '.join(unknown)}")
-        return cls(**data)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.update(reward=amount_string(self.reward), fee_rate=str(self.fee_rate),
-                    device_compatibility=list(self.device_compatibility))
-        return data
-
-    def with_changes(self, **changes: Any) -> ProlificSettings:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+    def stored_values(self) -> dict[str, Any]:
+        return {"reward": amount_string(self.reward), "fee_rate": str(self.fee_rate),
+                "device_compatibility": list(self.device_compatibility)}
 
     def study_body(self, *, entry_url: str, completion_code: str, places: int, internal_name: str) -> dict[str, Any]:
         """The body of POST /api/v1/studies/ (a draft; publishing is a separate transition).

@@ -3,8 +3,9 @@
 ``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export, the bundle and the
 payment policy all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded,
 and ``analysis.analyze`` with the campaign's quality-control policy (``CampaignSettings.qc``, an
-``analysis.qc_policy.QCPolicy``; or options the command line overrides), which leaves out the
-decision-excluded workers, lists every exclusion with its cause, and judges the excluded workers too.
+``analysis.qc_policy.QCPolicy``, with what a command line overrides laid over it by
+``analysis.qc_policy.resolve_policy``), which leaves out the decision-excluded workers, lists every exclusion
+with its cause, and judges the excluded workers too.
 
 Payment is separate from data use (docs/method.md §6). A worker's data use is what their most recent data
 decision in the campaign says (``approve`` with or without ``use_data``, ``reject`` = excluded, or a
@@ -16,7 +17,7 @@ Everything is computed from the database on each call (no cache across requests)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
@@ -24,11 +25,11 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from analysis.qc_policy import DEFAULT_QC, QCPolicy
+from analysis.qc_policy import QCOverrides, QCPolicy, resolve_policy
 from analysis.quality import WorkerQC
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
 from analysis.scores import ScoreSettings
-from analysis.states import ExcludedBy, QCMethod, QCScope
+from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
 from analysis.verdict import WorkerVerdict
 from da_core.errors import InputError
@@ -85,17 +86,12 @@ def without_workers(table: RatingsTable, workers: set[str]) -> RatingsTable:
 
 @dataclass(frozen=True)
 class AnalysisOptions:
-    """Settings of a campaign's analysis; None = the campaign's quality-control policy or the default."""
+    """What one run asks of an analysis: quality control over the stored policy (``qc``: nothing asked keeps the
+    campaign's or the file's policy), the ranking's significance level and the numeric path of the scores."""
 
-    qc_method: QCMethod | None = None
-    qc_alpha: float | None = None
-    qc_scope: QCScope | None = None
+    qc: QCOverrides = field(default_factory=QCOverrides)
     alpha: float = 0.05
     scores: ScoreSettings | None = None
-
-    def qc_policy(self, stored: QCPolicy = DEFAULT_QC) -> QCPolicy:
-        """``stored`` (a campaign's policy) with these options' choices."""
-        return stored.with_changes(method=self.qc_method, alpha=self.qc_alpha, scope=self.qc_scope)
 
 
 class CampaignAnalysis:
@@ -113,16 +109,8 @@ class CampaignAnalysis:
         self.abandoned = abandoned_ratings(session, campaign)  # label -> ratings left out with their HIT
         self.unconfirmed = unconfirmed_ratings(session, campaign)  # label -> ratings awaiting the provider
         options = options or AnalysisOptions()
-        self.qc: QCPolicy = options.qc_policy(CampaignSettings.of(campaign).qc_policy)
-        self.options = replace(options, qc_method=self.qc.method, qc_alpha=self.qc.alpha, qc_scope=self.qc.scope)
-
-    @property
-    def qc_method(self) -> QCMethod:
-        return self.qc.method
-
-    @property
-    def qc_alpha(self) -> float:
-        return self.qc.alpha
+        self.qc: QCPolicy = resolve_policy(CampaignSettings.of(campaign).qc, options.qc)  # what this analysis applies
+        self.alpha, self.scores = options.alpha, options.scores  # the ranking's level; the numeric path
 
     @property
     def excluded(self) -> dict[str, str]:
@@ -139,9 +127,7 @@ class CampaignAnalysis:
         """``analysis.analyze`` of every rating with the decisions' exclusions (None without ratings)."""
         if len(self.table) == 0:
             return None
-        qc, o = self.qc, self.options
-        return analyze(self.table, qc_method=qc.method, alpha=o.alpha, qc_alpha=qc.alpha, qc_scope=qc.scope,
-                       scores=o.scores, excluded=self.excluded)
+        return analyze(self.table, qc=self.qc, alpha=self.alpha, scores=self.scores, excluded=self.excluded)
 
     @property
     def result(self) -> AnalysisResult | None:

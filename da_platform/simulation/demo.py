@@ -148,6 +148,7 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
                       steps: DemoSteps) -> tuple[int, int]:
     """Import the bundled sample and build the demo campaign, running; returns (campaign id, HITs)."""
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.engine import transaction
     from da_platform.db.models import CampaignStatus
     from da_platform.simulation.sample import import_sample
@@ -165,7 +166,7 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
                                   BuildSpec(name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
                                             seed=options.seed, passes=options.passes,
                                             max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
-                                            layout=options.layout, style=render_style(options.render),
+                                            crowd=CrowdChoice(options.layout, render_style(options.render)),
                                             font_paths=list(options.font_paths)),
                                   storage=LocalImageStorage(images), progress=steps.stage_bars())
         steps.done()

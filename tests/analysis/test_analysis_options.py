@@ -8,9 +8,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from analysis.qc_policy import QCPolicy
 from analysis.quality import quality_control
 from analysis.report import analyze
 from analysis.scores import ScoreSettings, compute_scores
+from analysis.states import QCMethod, QCScope
 from analysis.summation import canonical_means, r_means, significant
 from analysis.table import RatingRecord, RatingsTable
 
@@ -157,7 +159,7 @@ def test_qc_scope_worker_pools_pairs_over_groups():
     assert {(g, w.worker): w.status for g, r in per_group.items() for w in r.workers} == {
         ("en-de", "w"): "too_few_pairs", ("en-de", "x"): "too_few_pairs",
         ("en-fr", "w"): "too_few_pairs", ("en-fr", "x"): "too_few_pairs"}
-    pooled = quality_control(table, scope="worker")
+    pooled = quality_control(table, QCPolicy(scope=QCScope.worker))
     statuses = {(g, w.worker): w.status for g, r in pooled.items() for w in r.workers}
     assert statuses[("en-de", "w")] == statuses[("en-fr", "w")] == "passed"
     assert statuses[("en-de", "x")] == "failed"
@@ -168,12 +170,13 @@ def test_qc_scope_worker_pools_pairs_over_groups():
 
 def test_qc_none_keeps_everyone_and_qc_alpha_is_separate_from_alpha():
     table = RatingsTable.from_records(_qc_rows(("g",), 6))
-    off = analyze(table, qc_method="none")
+    off = analyze(table, qc=QCPolicy(QCMethod.none))
     assert all(w.passed and w.status == "not_quality_controlled" for w in off.groups["g"].qc.workers)
     assert not off.exclusions and "quality control off" in off.warnings[0]
-    assert off.settings.qc.method == "none"
-    strict = analyze(table, qc_alpha=0.01, alpha=0.2)
-    assert (strict.settings.qc.alpha, strict.settings.alpha, strict.groups["g"].ranking.alpha) == (0.01, 0.2, 0.2)
+    assert off.settings.qc.policy.method is QCMethod.none
+    strict = analyze(table, qc=QCPolicy(alpha=0.01), alpha=0.2)
+    assert strict.settings.qc.policy.alpha == 0.01
+    assert (strict.settings.alpha, strict.groups["g"].ranking.alpha) == (0.2, 0.2)
     # w's exact p is 1/64 = 0.0156: passes at 0.05, fails at 0.01
     assert analyze(table).groups["g"].qc.passed_workers == frozenset({"w"})
     assert strict.groups["g"].qc.passed_workers == frozenset()
@@ -182,7 +185,7 @@ def test_qc_none_keeps_everyone_and_qc_alpha_is_separate_from_alpha():
 
 def test_decision_exclusions_are_applied_and_reported():
     table = RatingsTable.from_records(_qc_rows(("g",), 6))
-    result = analyze(table, qc_method="none", excluded={"x": "asked to withdraw"})
+    result = analyze(table, qc=QCPolicy(QCMethod.none), excluded={"x": "asked to withdraw"})
     assert [(e.worker, e.excluded_by, e.reason) for e in result.exclusions] == [("x", "decision", "asked to withdraw")]
     assert {w.worker for w in result.groups["g"].qc.workers} == {"w"}
     assert result.excluded("decision") == {"g": {"x": "asked to withdraw"}}

@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from analysis.qc_policy import QCPolicy
 from analysis.report import analyze
+from analysis.states import QCMethod
 from da_platform.simulation.profiles import (
     WorkerProfile,
     honest_and_bad_crowd,
@@ -69,8 +71,8 @@ def test_best_and_worst_systems_are_far_apart_in_z(campaign):
 
 
 def test_compat_qc_methods_on_the_same_crowd(campaign):
-    for method in ("ttest", "mannwhitney"):
-        rates = pass_rates(analyze(campaign.table, qc_method=method), campaign)
+    for method in (QCMethod.ttest, QCMethod.mannwhitney):
+        rates = pass_rates(analyze(campaign.table, qc=QCPolicy(method)), campaign)
         assert rates["honest"] >= 0.9, method
         assert rates["constant"] == 0.0, method
 

@@ -10,11 +10,13 @@ from scipy import stats
 
 from analysis.correlation import williams_test
 from analysis.planning import sample_size_by_simulation, sample_size_normal, separation_progress
+from analysis.qc_policy import QCPolicy
 from analysis.quality import MIN_NONZERO_PAIRS, paired_ttest, quality_control, rank_sum_test, signed_rank_test
 from analysis.ranking import clusters_from_wins, pairwise_pvalues, rank_sum_greater, rank_systems
 from analysis.reliability import self_replication
 from analysis.report import analyze
 from analysis.scores import compute_scores
+from analysis.states import QCMethod
 from analysis.table import RatingRecord, RatingsTable
 
 # --- signed-rank test -------------------------------------------------------------------------
@@ -115,14 +117,14 @@ def test_qc_report_statuses_and_diagnostics():
 
 def test_qc_compat_methods_record_their_settings():
     rows = worker_rows("w", [(80, 20), (70, 30), (90, 10), (60, 50), (75, 35), (85, 45)])
-    for method in ("ttest", "mannwhitney"):
-        result = analyze(RatingsTable.from_records(rows), qc_method=method)
-        assert result.settings.qc.method == method
+    for method in (QCMethod.ttest, QCMethod.mannwhitney):
+        result = analyze(RatingsTable.from_records(rows), qc=QCPolicy(method))
+        assert result.settings.qc.policy.method is method
         worker = result.qc["g"].workers[0]
         assert worker.passed and worker.method == method
-    assert "p <= alpha" == analyze(RatingsTable.from_records(rows), qc_method="ttest").settings.qc.pass_rule
+    assert "p <= alpha" == analyze(RatingsTable.from_records(rows), qc=QCPolicy(QCMethod.ttest)).settings.qc.pass_rule
     with pytest.raises(ValueError, match="unknown quality-control method"):
-        analyze(RatingsTable.from_records(rows), qc_method="magic")
+        analyze(RatingsTable.from_records(rows), qc=QCPolicy("magic"))  # type: ignore[arg-type]
 
 
 # --- z-scores and system scores ------------------------------------------------------------------

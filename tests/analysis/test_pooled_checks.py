@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from analysis.checks import directional_differences, pooled_test, repeat_consistency
+from analysis.qc_policy import QCPolicy
 from analysis.quality import quality_control
 from analysis.report import analyze
-from analysis.states import QCStatus
+from analysis.states import QCMethod, QCStatus
 from analysis.table import RatingRecord, RatingsTable
 from da_platform.simulation.profiles import WorkerProfile, simulate_campaign, systems_evenly_spaced
 
@@ -64,22 +65,22 @@ def test_one_worker_verdict_by_hand():
     # Directional: 80-20, 70-60, 90-85 (BAD_REF); 60-50 (MEANING); 100-40 (REF): d = 60, 10, 5, 10, 60, all
     # positive: W+ = 15 = the maximum, p = 1/32. No repeats: the pooled p is the directional one.
     table = _one_hit([(80, 20), (70, 60), (90, 85)], [(60, 50)], [(40, 100)], [])
-    qc = quality_control(table, method="pooled")["g"].workers[0]
+    qc = quality_control(table, QCPolicy(QCMethod.pooled))["g"].workers[0]
     assert qc.status is QCStatus.passed and qc.pvalue == pytest.approx(1 / 32)
     assert "3 BAD_REF, 1 MEANING, 1 REF, 0 REPEAT pairs" in qc.reason
     # The published test alone has 3 pairs: too few.
     assert quality_control(table)["g"].workers[0].status is QCStatus.too_few_pairs
     few = _one_hit([(80, 20), (70, 70)], [], [(40, 100)], [])
-    assert quality_control(few, method="pooled")["g"].workers[0].status is QCStatus.too_few_pairs
+    assert quality_control(few, QCPolicy(QCMethod.pooled))["g"].workers[0].status is QCStatus.too_few_pairs
 
 
 def test_pooled_method_keeps_more_one_hit_readers_than_the_published_test():
     workers = {f"p{i}": WorkerProfile("honest", 0.0, 0.6, 18.0) for i in range(40)}
     campaign = simulate_campaign(systems_evenly_spaced(8, top=90, step=12), workers, n_questions=60, seed=4)
-    pooled = analyze(campaign.table, qc_method="pooled").groups["sim"].qc
+    pooled = analyze(campaign.table, qc=QCPolicy(QCMethod.pooled)).groups["sim"].qc
     published = analyze(campaign.table).groups["sim"].qc
     assert sum(w.passed for w in pooled.workers) > sum(w.passed for w in published.workers)
-    assert pooled.settings.method == "pooled" and "Fisher" in pooled.settings.distribution
+    assert pooled.settings.policy.method is QCMethod.pooled and "Fisher" in pooled.settings.test.distribution
 
 
 def test_raters_whose_scores_ignore_the_text_pass_at_most_alpha_of_the_time():
@@ -89,5 +90,5 @@ def test_raters_whose_scores_ignore_the_text_pass_at_most_alpha_of_the_time():
     workers = {f"random{i}": WorkerProfile("random") for i in range(200)}
     workers |= {f"high{i}": WorkerProfile("always_high") for i in range(200)}
     campaign = simulate_campaign(systems_evenly_spaced(8), workers, n_questions=100, seed=int(rng.integers(99)))
-    report = quality_control(campaign.table, method="pooled")["sim"]
+    report = quality_control(campaign.table, QCPolicy(QCMethod.pooled))["sim"]
     assert sum(w.passed for w in report.workers) <= 33

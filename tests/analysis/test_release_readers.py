@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.mturk_batch import ColumnSpec, read_mturk_batch
+from analysis.qc_policy import QCPolicy
 from analysis.readers import (
     guess_format,
     read_ratings,
@@ -22,6 +23,7 @@ from analysis.readers import (
 )
 from analysis.report import analyze
 from analysis.scores import ScoreSettings
+from analysis.states import QCMethod
 from analysis.table import SLOT_TYPES
 from analysis.wmt_formats import STND_COLUMNS, read_mean_sd, read_wmt15, read_wmt_stnd
 from da_core.errors import InputError
@@ -62,7 +64,7 @@ def test_good_stnd_recovers_raw_scores_and_published_numbers_exactly(tmp_path):
     latest = read_wmt(WMT21 / "ad-latest.csv")
     bn_hi = latest.select(latest.group.codes == latest.group.labels.index("bn-hi"))
     assert sorted(table.score.tolist()) == sorted(bn_hi.score.tolist())
-    result = analyze(table, qc_method="none", scores=ScoreSettings.wmt(), worker_stats=stats)
+    result = analyze(table, qc=QCPolicy(QCMethod.none), scores=ScoreSettings.wmt(), worker_stats=stats)
     published = {}
     for line in (WMT21 / "ad-sys-scores-bn-hi.csv").read_text().splitlines()[1:]:
         raw, z, _, system, n_all = line.split()
@@ -81,7 +83,7 @@ def test_good_stnd_without_trk_files_analyses_the_given_z(tmp_path):
     assert stats is None and table.given_z is not None and len(table.given_z) == len(table)
     with pytest.raises(ValueError, match="z-scores only"):
         analyze(table)
-    result = analyze(table, qc_method="none", scores=ScoreSettings.wmt())
+    result = analyze(table, qc=QCPolicy(QCMethod.none), scores=ScoreSettings.wmt())
     items = result.groups["bn-hi"].scores.items
     ours = {(s, i): z for s, i, z in zip(items.system, items.item, items.z)}
     published = [line.split() for line in (WMT21 / "ad-seg-scores-bn-hi.csv").read_text().splitlines()[1:]]

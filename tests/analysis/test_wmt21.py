@@ -25,9 +25,11 @@ from pathlib import Path
 
 import pytest
 
+from analysis.qc_policy import QCPolicy
 from analysis.readers import read_ratings
 from analysis.report import analyze
 from analysis.scores import ScoreSettings
+from analysis.states import QCMethod
 from tests.data_paths import WMT21
 
 FIXTURE = WMT21
@@ -42,7 +44,7 @@ def table():
 @pytest.fixture(scope="module", params=[None, 7, "wmt"], ids=["full-precision", "z_digits=7", "wmt-compat"])
 def result(request, table):
     if request.param == "wmt":  # WMT's numeric path: 15-digit z, R item means printed at 15 digits
-        return analyze(table, qc_method="none", scores=ScoreSettings.wmt())
+        return analyze(table, qc=QCPolicy(QCMethod.none), scores=ScoreSettings.wmt())
     return analyze(table, z_digits=request.param)
 
 
@@ -171,8 +173,8 @@ def test_full_precision_means_and_sds_move_no_p_value(table):
     (docs/method.md §11 states the precision the compatibility holds to)."""
     from dataclasses import replace
 
-    seven = analyze(table, qc_method="none", scores=ScoreSettings.wmt())
-    full = analyze(table, qc_method="none", scores=replace(ScoreSettings.wmt(), z_digits=None))
+    seven = analyze(table, qc=QCPolicy(QCMethod.none), scores=ScoreSettings.wmt())
+    full = analyze(table, qc=QCPolicy(QCMethod.none), scores=replace(ScoreSettings.wmt(), z_digits=None))
     moved = 0.0
     for pair in PAIRS:
         a, b = seven.groups[pair], full.groups[pair]

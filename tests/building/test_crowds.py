@@ -12,12 +12,14 @@ from da_platform.building.crowds import (
     DEFAULT_CROWD,
     PRESETS,
     Crowd,
+    CrowdChoice,
     choose,
     launch_warning,
     stored_crowd,
 )
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign
+from hit_builder.render import RenderStyle
 from tests.factories import cli_database
 
 stored = CampaignSettings.from_json  # settings as a campaign stores them (JSON)
@@ -33,7 +35,8 @@ def test_each_crowd_gets_its_layout_render_and_test() -> None:
 
 def test_an_explicit_option_overrides_its_part_and_is_recorded() -> None:
     plain = choose("paid", render="plain")
-    assert (plain.layout, plain.render, plain.qc) == ("classic", "plain", QCMethod.pooled)
+    assert plain.parts() == {"layout": "classic", "render": "plain", "qc": "pooled"}
+    assert plain.render == RenderStyle() and plain.qc == QCPolicy(QCMethod.pooled)  # what the build draws and stores
     assert plain.overrides == {"render": "plain"}
     assert plain.record().to_json() == {"preset": "paid", "overrides": {"render": "plain"}}
     assert plain.describe() == "paid (layout classic, render plain (set by hand), pooled test)"
@@ -43,6 +46,14 @@ def test_an_explicit_option_overrides_its_part_and_is_recorded() -> None:
     assert choose().preset.crowd is Crowd.paid and choose().overrides == {}
     with pytest.raises(ValueError, match="unknown crowd 'anyone'; expected one of paid, pool, reproduce"):
         choose("anyone")
+
+
+def test_a_choice_without_a_preset_records_no_crowd_and_no_policy_unless_given() -> None:
+    """A library caller's own choice (the demo, the tests): nothing about a crowd is stored."""
+    bare = CrowdChoice("hardened")
+    assert bare.record() is None and bare.qc is None and bare.overrides == {}
+    assert bare.describe() == "no crowd preset (layout hardened, render plain, wilcoxon test)"
+    assert CrowdChoice(qc=QCPolicy(QCMethod.ttest)).parts()["qc"] == "ttest"
 
 
 def test_stored_settings_describe_the_crowd() -> None:

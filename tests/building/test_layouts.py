@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from da_core.errors import BuildError
 from da_platform.building.build import BuildSpec, build_campaign
+from da_platform.building.crowds import CrowdChoice
 from da_platform.building.inspection import verify_campaign
 from da_platform.cli import main
 from da_platform.db.engine import make_engine, session_factory
@@ -63,7 +64,8 @@ def test_classic_layout_is_unchanged_and_layouts_verify_each_other_strictly() ->
 
 def test_hardened_campaign_is_built_with_meaning_checks(session: Session, tmp_path) -> None:
     test_set = make_test_set(session, questions=30, chinese=8)
-    campaign = build_campaign(session, BuildSpec(name="hardened", test_set=test_set, seed=3, layout="hardened"),
+    spec = BuildSpec(name="hardened", test_set=test_set, seed=3, crowd=CrowdChoice("hardened"))
+    campaign = build_campaign(session, spec,
                               storage=LocalImageStorage(tmp_path / "images"))
     session.commit()
     assert campaign.settings["layout"] == "hardened"
@@ -90,13 +92,13 @@ def test_hardened_campaign_is_built_with_meaning_checks(session: Session, tmp_pa
     assert classic.settings["layout"] == "classic" and "meaning" not in classic.settings
     assert verify_campaign(session, classic) == 2
     with pytest.raises(BuildError, match="unknown HIT layout 'fancy'; choose one of classic, hardened, targeted"):
-        build_campaign(session, BuildSpec(name="x", test_set=test_set, layout="fancy"),
+        build_campaign(session, BuildSpec(name="x", test_set=test_set, crowd=CrowdChoice("fancy")),
                        storage=LocalImageStorage(tmp_path / "images"))
 
 
 def test_stored_hardened_campaign_fails_verification_as_classic(session: Session, tmp_path) -> None:
     test_set = make_test_set(session, questions=20)
-    campaign = build_campaign(session, BuildSpec(name="h", test_set=test_set, seed=1, layout="hardened"),
+    campaign = build_campaign(session, BuildSpec(name="h", test_set=test_set, seed=1, crowd=CrowdChoice("hardened")),
                               storage=LocalImageStorage(tmp_path / "images"))
     campaign.settings = {**campaign.settings, "layout": "classic"}
     session.flush()

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from da_core.enums import SlotType
 from da_platform.building.build import ORIGINAL_SCORE, BuildSpec, build_campaign, original_score
+from da_platform.building.crowds import CrowdChoice
 from da_platform.building.inspection import verify_campaign
 from da_platform.db.models import Hit, Slot
 from hit_builder.assembly import AssemblyError, assemble, partner_set, targeted_picks, verify_hit
@@ -57,7 +58,7 @@ def test_a_targeted_plan_needs_a_score_for_every_item_and_other_layouts_ignore_s
 
 def test_targeted_campaign_is_built_verified_and_records_its_choice(session: Session, tmp_path) -> None:
     test_set = make_test_set(session, questions=30, chinese=8)
-    campaign = build_campaign(session, BuildSpec(name="t", test_set=test_set, seed=3, layout="targeted"),
+    campaign = build_campaign(session, BuildSpec(name="t", test_set=test_set, seed=3, crowd=CrowdChoice("targeted")),
                               storage=LocalImageStorage(tmp_path / "images"))
     session.commit()
     settings = campaign.settings

@@ -289,6 +289,7 @@ def _stored_text(sessions, campaign_id: int) -> str:
 
 def test_a_built_campaign_reads_back_byte_for_byte_and_an_update_changes_only_its_part(sessions, tmp_path):
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.engine import transaction
     from da_platform.db.models import Campaign
     from da_platform.simulation.sample import import_sample
@@ -299,7 +300,7 @@ def test_a_built_campaign_reads_back_byte_for_byte_and_an_update_changes_only_it
     with transaction(sessions) as session:
         test_set = import_sample(session, questions=10)
         campaign = build_campaign(session, BuildSpec(
-            name="c", test_set=test_set.name, seed=1, layout="targeted", qc=QCPolicy(QCMethod.pooled),
+            name="c", test_set=test_set.name, seed=1, crowd=CrowdChoice("targeted", qc=QCPolicy(QCMethod.pooled)),
             worker=WorkerPageOptions(lang="zh-Hans", practice=True, show_context=True)),
             storage=LocalImageStorage(tmp_path), processes=1)
         campaign_id = campaign.id

@@ -3,6 +3,7 @@ recommendation for a worker flagged by behaviour alone is to hold, not to reject
 from __future__ import annotations
 
 import html
+import json
 import re
 from datetime import timedelta
 
@@ -47,8 +48,15 @@ def test_analyze_prints_the_verdicts(admin_env, database_url, tmp_path):
     result = CliRunner().invoke(main, ["analyze", "--campaign", "dash", "--out", str(tmp_path / "r"), "--no-plots"],
                                 env={"DA_DATABASE_URL": database_url, "DA_INSTANCE_PATH": str(tmp_path)})
     assert result.exit_code == 0, result.output
-    assert "Verdict (checks and behaviour signals): 1 kept, 1 flagged for review, 0 excluded" in result.output
+    assert ("Verdict (checks and behaviour signals): 1 kept, 1 flagged for review, 0 excluded by quality control"
+            in result.output)
     assert "  pool:agent: flagged for review: no_interaction (behaviour)" in result.output
+    # one vocabulary, one count: the flagged worker is listed as flagged, never as excluded (failed before:
+    # "dash: 1 excluded by quality control: pool:agent" right below "0 excluded")
+    assert "dash: 1 flagged for review (not scored): pool:agent" in result.output
+    assert "excluded by quality control:" not in result.output
+    document = json.loads((tmp_path / "r" / "analysis.json").read_text(encoding="utf-8"))
+    assert [(e["worker"], e["excluded_by"]) for e in document["exclusions"]] == [("pool:agent", "flagged for review")]
 
 
 def test_worker_pages_show_the_verdict_and_its_signals(admin_env):
@@ -78,6 +86,7 @@ def test_the_workers_table_says_why_a_worker_who_failed_the_meaning_check_is_exc
     """The QC column is the BAD_REF check: a worker who passes it but scores meaning-changed answers
     above their originals is excluded, and the Flags column says why."""
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import CrowdChoice
     from da_platform.db.models import SlotType
     from tests.factories import make_test_set
 
@@ -86,7 +95,8 @@ def test_the_workers_table_says_why_a_worker_who_failed_the_meaning_check_is_exc
 
     with admin_env.sessions() as session:
         test_set = make_test_set(session, name="meaning set", questions=35, systems=tuple(factories.QUALITY))
-        campaign = build_campaign(session, BuildSpec(name="meaning", test_set=test_set, seed=1, layout="hardened"),
+        spec = BuildSpec(name="meaning", test_set=test_set, seed=1, crowd=CrowdChoice("hardened"))
+        campaign = build_campaign(session, spec,
                                   storage=admin_env.storage)
         session.commit()
         factories.rate_hit(session, campaign, 0, "blind", blind_to_meaning, seed=1)

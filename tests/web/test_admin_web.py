@@ -219,7 +219,7 @@ def test_approve_but_exclude_removes_the_workers_data_and_is_recorded(rated):
         assert actors == ["da-platform", "admin:ana"]
     after = client.get(f"/admin/campaigns/{rated.campaign_id}").text
     assert before != after and "minus 1 excluded by a decision" in after
-    assert 'id="exclusions"' in after and "excluded by decision (too fast on long answers)" in after
+    assert 'id="exclusions"' in after and "excluded by a review decision (too fast on long answers)" in after
 
     def total_n(html: str) -> int:
         return sum(int(n) for n in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+</td>\s*'

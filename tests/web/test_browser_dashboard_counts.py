@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from da_platform.building.build import BuildSpec, build_campaign
+from da_platform.building.crowds import CrowdChoice
 from da_platform.campaigns.lifecycle import release_assignment
 from da_platform.config.accounts import create_user
 from da_platform.db.models import Assignment, SlotType
@@ -60,7 +61,8 @@ def test_abandoned_ratings_and_a_failed_meaning_check_are_named(tmp_path, admin_
         with site.sessions() as session:
             create_user(session, "ana", PASSWORD)
             test_set = make_test_set(session, name="counts set", questions=35, systems=tuple(factories.QUALITY))
-            campaign = build_campaign(session, BuildSpec(name="counts", test_set=test_set, seed=1, layout="hardened"),
+            spec = BuildSpec(name="counts", test_set=test_set, seed=1, crowd=CrowdChoice("hardened"))
+            campaign = build_campaign(session, spec,
                                       storage=site.storage)
             session.commit()
             factories.rate_hit(session, campaign, 0, "blind", blind_to_meaning, seed=1)
