@@ -29,11 +29,12 @@ from da_platform.cli.analyze import (
               help="Which campaign / language pair of a multi-group file to use (once for both runs, or once "
                    "per run in order).")
 @click.option("--qc", "qc_method", type=click.Choice(QC_METHODS), default=None,
-              help="Quality-control test (default: each campaign's quality-control policy, else wilcoxon).")
+              help="Quality-control test (default: each campaign's quality-control policy, or the one a "
+                   "campaign's exported ratings carry, else wilcoxon).")
 @click.option("--qc-scope", type=click.Choice(QC_SCOPES), default=None,
               help="Pool a worker's check pairs per group (default) or over all groups of a file.")
 @click.option("--qc-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
-              help="Significance level of quality control (default 0.05 or the campaign's policy).")
+              help="Significance level of quality control (default 0.05 or the campaign's or file's policy).")
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, help="Level of the confidence intervals.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reliability"),
