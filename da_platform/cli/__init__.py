@@ -6,119 +6,25 @@ libraries are imported inside the commands so that ``--help`` stays instant.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
-from functools import cached_property
 
 import click
-from sqlalchemy import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from da_platform import __version__
-from da_platform.config.settings import Settings
-
-
-def _settings() -> Settings:
-    """The settings, read from the environment once per command (here and only here in the CLI)."""
-    import os
-
-    from da_platform.config.location import LocationError
-    from da_platform.config.settings import SettingsError
-
-    try:
-        return Settings.from_environ(os.environ)
-    except (LocationError, SettingsError) as error:
-        raise click.ClickException(str(error)) from None
-
-
-@dataclass
-class CliContext:
-    """What every command shares: settings from the environment and a migrated database.
-
-    Only commands that create data set ``may_create`` (:func:`creates_database`); for the others a
-    missing database is an error naming the URL tried (``da_platform.config.location``), never a new one.
-    """
-
-    settings: Settings = field(default_factory=_settings)
-    may_create: bool = False
-
-    @cached_property
-    def engine(self) -> Engine:
-        from da_platform.config.location import missing_database, shown_url
-        from da_platform.db.engine import make_engine, upgrade
-
-        url = self.settings.database_url
-        if not self.may_create:
-            problem = missing_database(url)
-            if problem is not None:
-                chosen = self.settings.location.chosen_by
-                raise click.ClickException(
-                    f"no da-platform database at {shown_url(url)} ({problem}; chosen by {chosen}). Run "
-                    "`da-platform init` to create one here, or set $DA_DATABASE_URL / $DA_INSTANCE_PATH "
-                    "(see `da-platform where`).")
-        upgrade(url)
-        return make_engine(url, sqlite_commit=self.settings.sqlite_commit)
-
-    @cached_property
-    def sessions(self) -> sessionmaker[Session]:
-        from da_platform.db.engine import session_factory
-
-        return session_factory(self.engine)
-
-
-pass_context = click.make_pass_decorator(CliContext, ensure=True)
-
-
-def creates_database(command):
-    """Mark a command function (under ``@pass_context``) as one that may create the database."""
-    import functools
-
-    @functools.wraps(command)
-    def wrapper(context: CliContext, *args, **kwargs):
-        context.may_create = True
-        return command(context, *args, **kwargs)
-
-    return wrapper
-
-
-def database_name(session: Session) -> str:
-    """The URL of the session's database (password hidden), for messages."""
-    return session.get_bind().engine.url.render_as_string(hide_password=True)
+from da_platform.cli.context import CliContext, creates_database, pass_context
+from da_platform.cli.params import NamedCampaign, NamedWorker
+from da_platform.db.rows import database_name as database_name
 
 
 def find_campaign(session: Session, name: str):
-    """The campaign called ``name``, or a ClickException listing the campaigns there are."""
-    from sqlalchemy import select
-
-    from da_platform.db.models import Campaign
-
-    campaign = session.scalar(select(Campaign).where(Campaign.name == name))
-    if campaign is None:
-        known = ", ".join(session.scalars(select(Campaign.name).order_by(Campaign.name))) or "none yet"
-        raise click.ClickException(f"no campaign named {name!r} (campaigns: {known}) "
-                                   f"in database {database_name(session)}")
-    return campaign
+    """The campaign ``name`` names (its name, else its id), or a ClickException listing the campaigns there are."""
+    return NamedCampaign(name).find(session)
 
 
 def find_worker(session: Session, campaign, name: str):
     """The campaign's worker called ``name``: ``source:id`` as the exports, `campaign assignments` and the
     dashboard print it, or the id alone if unique; else a ClickException saying why."""
-    from sqlalchemy import select
-
-    from da_platform.db.models import Assignment, Hit, Worker
-    from da_platform.rating.campaign_ratings import worker_label
-
-    workers = list(session.scalars(
-        select(Worker).join(Assignment, Assignment.worker_id == Worker.id).join(Hit, Hit.id == Assignment.hit_id)
-        .where(Hit.campaign_id == campaign.id).distinct().order_by(Worker.id)))
-    matches = [w for w in workers if name in (worker_label(w.source, w.external_id), w.external_id)]
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        names = ", ".join(worker_label(w.source, w.external_id) for w in matches)
-        raise click.ClickException(f"{name!r} names several workers of campaign {campaign.name!r} ({names}): "
-                                   "give it as source:id")
-    raise click.ClickException(f"no worker {name!r} in campaign {campaign.name!r} (name one as source:id, "
-                               "as in the exports)")
+    return NamedWorker(name).find(session, campaign)
 
 
 class _Commands(click.Group):

@@ -10,20 +10,17 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, database_name, pass_context
+from da_platform.cli import CliContext, pass_context
 from da_platform.db.models import Answer, Question, Reference, System, TestSet
 
 COMMANDS: list[click.Command] = []
 
 
 def find_test_set(session: Session, name: str) -> TestSet:
-    """The test set called ``name``, or a ClickException listing the ones there are."""
-    test_set = session.scalar(select(TestSet).where(TestSet.name == name))
-    if test_set is None:
-        known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none yet"
-        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) "
-                                   f"in database {database_name(session)}")
-    return test_set
+    """The test set ``name`` names (its name, else its id), or a ClickException listing the ones there are."""
+    from da_platform.cli.params import NamedTestSet
+
+    return NamedTestSet(name).find(session)
 
 
 def _run_import(context: CliContext, work: Callable[[Session], list[str]]) -> None:
