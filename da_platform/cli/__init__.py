@@ -1,30 +1,37 @@
 """The ``da-platform`` command line: import → build → serve → collect → analyse → export.
 
-Each area registers its commands from its own module (listed in ``_COMMAND_MODULES``). Heavy
-libraries are imported inside the commands so that ``--help`` stays instant.
+A thin layer over the rooms below: a command parses its options, calls the room that does the work and
+prints what came back. A new command goes in the module of its area here (a new area: a new module), is
+added to :data:`main` below, and imports from the CLI only the shared modules ``context`` (settings and
+database), ``params`` (a campaign, test set, system or worker by name or id), ``tables`` and ``progress``:
+command modules never import each other (an import-linter contract in pyproject.toml). Heavy libraries are
+imported inside the commands so that ``--help`` stays instant.
 """
 from __future__ import annotations
 
-import importlib
-
 import click
-from sqlalchemy.orm import Session
 
 from da_platform import __version__
-from da_platform.cli.context import CliContext, creates_database, pass_context
-from da_platform.cli.params import NamedCampaign, NamedWorker
-from da_platform.db.rows import database_name as database_name
-
-
-def find_campaign(session: Session, name: str):
-    """The campaign ``name`` names (its name, else its id), or a ClickException listing the campaigns there are."""
-    return NamedCampaign(name).find(session)
-
-
-def find_worker(session: Session, campaign, name: str):
-    """The campaign's worker called ``name``: ``source:id`` as the exports, `campaign assignments` and the
-    dashboard print it, or the id alone if unique; else a ClickException saying why."""
-    return NamedWorker(name).find(session, campaign)
+from da_platform.cli import (
+    admin,
+    analyze,
+    build,
+    decide,
+    demo,
+    export,
+    imports,
+    inspect,
+    instance,
+    lifecycle,
+    metrics,
+    pool,
+    providers,
+    reliability,
+    results,
+    serve,
+    simulate,
+)
+from da_platform.cli.context import CliContext
 
 
 class _Commands(click.Group):
@@ -53,42 +60,13 @@ def main(ctx: click.Context) -> None:
     ctx.ensure_object(CliContext)
 
 
-@main.command()
-@pass_context
-@creates_database
-def init(context: CliContext) -> None:
-    """Create (or upgrade) the database schema and the instance folder.
-
-    Without $DA_DATABASE_URL, $DA_INSTANCE_PATH or a da-platform.ini above, also writes
-    da-platform.ini here, so that commands run in this folder or below find this database.
-    """
-    from pathlib import Path
-
-    from da_platform.config.location import find_project_file, shown_url, write_project_file
-
-    if not context.settings.location.from_environment and find_project_file() is None:
-        click.echo(f"wrote {write_project_file(Path.cwd())}")
-    context.settings.instance_path.mkdir(parents=True, exist_ok=True)
-    _ = context.engine
-    click.echo(f"database ready: {shown_url(context.settings.database_url)}")
-
-
-@main.command()
-@pass_context
-def where(context: CliContext) -> None:
-    """Show which database and instance folder commands here use, and why (creates nothing)."""
-    from da_platform.config.location import missing_database
-
-    location = context.settings.location
-    problem = missing_database(location.database_url)
-    click.echo(f"database: {location.shown_url}" + (f"  ({problem})" if problem else ""))
-    click.echo(f"instance folder: {location.instance_path}")
-    click.echo(f"chosen by: {location.chosen_by}")
-
-
-_COMMAND_MODULES = ("imports", "build", "inspect", "analyze", "metrics", "serve", "pool", "providers", "export",
-                    "admin", "demo", "simulate", "lifecycle", "results", "reliability", "decide")
-
-for _name in _COMMAND_MODULES:
-    for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:
-        main.add_command(_command)
+for _command in (
+    instance.init, instance.where,
+    imports.import_group, build.build_command, inspect.inspect_command,
+    analyze.analyze, metrics.metrics_command, metrics.validate_metrics_command,
+    serve.serve, pool.invite, pool.pool_group, providers.mturk, providers.prolific,
+    export.export, admin.admin, demo.demo, simulate.simulate,
+    lifecycle.campaign_group, lifecycle.test_set_group, lifecycle.system_group,
+    results.subsets, results.agreement_command, reliability.reliability, decide.decide,
+):
+    main.add_command(_command)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import click
 
 from analysis.qc_policy import QC_METHODS, QC_SCOPES
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import find_campaign
 
 if TYPE_CHECKING:
     from analysis.report import AnalysisResult
@@ -262,6 +263,3 @@ def _load_campaign_analysis(context: CliContext, name: str, options=None):
     if analysis.load_error:
         raise click.ClickException(analysis.load_error)
     return analysis
-
-
-COMMANDS: list[click.Command] = [analyze]

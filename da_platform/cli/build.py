@@ -8,7 +8,7 @@ import click
 
 from analysis.qc_policy import QC_METHODS
 from da_platform.building.crowds import DEFAULT_CROWD, PRESETS, Crowd
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.imports import find_test_set
 from hit_builder.layouts import LAYOUTS
 from hit_builder.ocr_resistant import RENDER_STYLES
@@ -195,6 +195,3 @@ def _where(storage: object) -> str:
     """Where a storage keeps its images, for a message (the folder, or the store's description)."""
     folder = getattr(storage, "folder", None)
     return str(folder) if folder is not None else repr(storage)
-
-
-COMMANDS: list[click.Command] = [build_command]

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, find_worker, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import find_campaign, find_worker
 from da_platform.review.actions import ACTIONS
-
-COMMANDS: list[click.Command] = []
 
 
 @click.command()
@@ -62,6 +61,3 @@ def decide(context: CliContext, campaign: str, worker: str, action: str, reason:
         for decision in rows:
             click.echo(f"recorded decision {decision.id}: {decision.action} {decision.status}"
                        + (f" ({decision.outcome})" if decision.outcome else ""))
-
-
-COMMANDS.append(decide)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, database_name, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.db.rows import database_name
 
 PARTIAL_HELP = "Export an unfinished campaign anyway (the files are marked 'unfinished: k of n HITs')."
 
@@ -123,6 +124,3 @@ _file_export("wmt", "The WMT release files: ad-sys-scores, ad-seg-scores, adwilc
              "Folder to write the files into, or a .zip file.")
 _file_export("bundle", "A reproducibility zip: settings, seed, HIT composition, degradation, QC, exclusions, "
                        "versions, results.")
-
-
-COMMANDS: list[click.Command] = [export]

@@ -10,10 +10,8 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli.context import CliContext, pass_context
 from da_platform.db.models import Answer, Question, Reference, System, TestSet
-
-COMMANDS: list[click.Command] = []
 
 
 def find_test_set(session: Session, name: str) -> TestSet:
@@ -211,6 +209,3 @@ def import_judge_scores_command(context: CliContext, file: Path, test_set_name: 
         return lines
 
     _run_import(context, work)
-
-
-COMMANDS.append(import_group)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import find_campaign
 from da_platform.cli.tables import plain_table
 
 
@@ -47,6 +48,3 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
             click.echo(plain_table(["position", "set", "type", "system", "question", "original"],
                               [[r.position, r.set_index, r.slot_type, r.system, r.question, r.original_position]
                                for r in rows]))
-
-
-COMMANDS: list[click.Command] = [inspect_command]

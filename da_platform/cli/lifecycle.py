@@ -11,12 +11,13 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, database_name, find_campaign, find_worker, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import find_campaign, find_worker
+from da_platform.db.rows import database_name
 
 if TYPE_CHECKING:
     from da_platform.campaigns.lifecycle import Deleted
 
-COMMANDS: list[click.Command] = []
 ACTOR = "cli"
 _reason = click.option("--reason", default="", help="Why (stored in the audit log).")
 _force = click.option("--force", is_flag=True, help="Delete even what holds ratings (an audit record stays).")
@@ -328,6 +329,3 @@ def system_replace(context: CliContext, test_set_name: str, name: str, file: Pat
         return f"replaced the answers of system {name!r}: {count} answers from {file}"
 
     _changing(context, work)
-
-
-COMMANDS.extend([campaign_group, test_set_group, system_group])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli.context import CliContext, pass_context
 
 
 def _metrics(names: tuple[str, ...], settings=None):
@@ -397,6 +397,3 @@ def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], 
         click.echo(f"warning: {warning}", err=True)
     _print_exclusions(result)
     return {s.system: s.z for s in result.system_scores.get(name, ())}, test_set
-
-
-COMMANDS: list[click.Command] = [metrics_command, validate_metrics_command]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign
+from da_platform.cli.context import CliContext
+from da_platform.cli.params import find_campaign
 
 
 def warn_if_few_systems(result) -> None:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import find_campaign
 from da_platform.db.rows import get_row
 
 
@@ -162,6 +163,3 @@ def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabl
         return
     done = review_pool(context.sessions, campaign_id, policy, planned)
     click.echo(f"recorded and applied {done} decision(s)")
-
-
-COMMANDS: list[click.Command] = [invite, pool_group]

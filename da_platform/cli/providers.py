@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli.context import CliContext, pass_context
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionStatus
 
@@ -552,6 +552,3 @@ def prolific_review(context: CliContext, campaign: str, dry_run, bonus, reject_e
                                                    fee_rate=settings.fee_rate, currency=settings.currency)
     _review(context, row.id, client, policy, pricing, dry_run=dry_run,
             confirm=lambda cost: _confirm_cost("review", cost, confirm_total))
-
-
-COMMANDS: list[click.Command] = [mturk, prolific]

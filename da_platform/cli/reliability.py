@@ -9,12 +9,12 @@ from pathlib import Path
 import click
 
 from analysis.qc_policy import QC_METHODS, QC_SCOPES
-from da_platform.cli import CliContext, pass_context
 from da_platform.cli.analyze import (
     FILE_FORMATS,
     _load_campaign_analysis,
     analysis_options,
 )
+from da_platform.cli.context import CliContext, pass_context
 
 
 @click.command("reliability")
@@ -129,6 +129,3 @@ def _num(x: float) -> float | None:
 def _cell(text: str) -> str:
     """A CSV cell that a spreadsheet will not run as a formula."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-COMMANDS: list[click.Command] = [reliability]

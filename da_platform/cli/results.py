@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
-
-COMMANDS: list[click.Command] = []
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import find_campaign
 
 
 def _analysis(context: CliContext, session, name: str):
@@ -97,6 +96,3 @@ def agreement_command(context: CliContext, campaign: str, all_workers: bool) -> 
     click.echo(result.describe())
     click.echo(f"computed with {LIBRARY}; workers: {'all' if all_workers else 'passing quality control'}",
                err=True)
-
-
-COMMANDS.extend([subsets, agreement_command])

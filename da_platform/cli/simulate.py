@@ -5,10 +5,9 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import find_campaign
 from da_platform.cli.progress import click_steps
-
-COMMANDS: list[click.Command] = []
 
 BAD_KINDS_HELP = ("random, constant, bot (90-100 to everything), overlap (ROUGE-L of B against A + noise), "
                   "check-aware (overlap that spots repeats and rewrites), judge (chrF + noise), competent "
@@ -106,6 +105,3 @@ def simulate(context: CliContext, campaign: str, truth: str, workers: int | None
     from da_platform.cli.simulate_report import print_report
 
     print_report(outcome)
-
-
-COMMANDS.append(simulate)
