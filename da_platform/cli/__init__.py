@@ -56,6 +56,10 @@ def main(ctx: click.Context) -> None:
     The database is $DA_DATABASE_URL, else a SQLite file in $DA_INSTANCE_PATH, else the one named by
     the nearest da-platform.ini in this folder or above (written by `init`), else ./instance.
     Only init, import and admin create-user create a database. `da-platform where` shows which.
+
+    A campaign, test set or system is named by its name or by its id; a name that exists wins (a
+    campaign named 7 is what 7 finds). A worker is named source:id as the exports print it, or by
+    the id alone when no other worker of the campaign has it.
     """
     ctx.ensure_object(CliContext)
 

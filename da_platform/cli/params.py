@@ -20,10 +20,6 @@ if TYPE_CHECKING:
 
     from da_platform.db.models import Campaign, System, TestSet, Worker
 
-NAME_OR_ID = ("CAMPAIGN, TEST_SET and SYSTEM (also after --campaign, --test-set) take a name or an id; a name "
-              "that exists wins, so a campaign named 7 is what 7 finds.")
-
-
 @dataclass(frozen=True)
 class Given:
     """What the user typed to name a row."""
