@@ -10,21 +10,19 @@ from typing import TYPE_CHECKING
 import click
 
 from analysis.qc_policy import QC_METHODS, QC_SCOPES
+from analysis.readers import FORMATS
+from da_platform.cli.analyses import load_campaign_analysis, print_exclusions
 from da_platform.cli.context import CliContext, pass_context
-from da_platform.cli.params import find_campaign
 
 if TYPE_CHECKING:
     from analysis.report import AnalysisResult
     from da_platform.results.campaign_analysis import AnalysisOptions
 
-FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
-
-
 @click.command()
 @click.option("--campaign", "campaign_name", metavar="NAME", help="Analyse this campaign in the database.")
 @click.option("--ratings", "ratings_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Analyse a ratings file instead (see --format).")
-@click.option("--format", "file_format", type=click.Choice(list(FILE_FORMATS)),
+@click.option("--format", "file_format", type=click.Choice(list(FORMATS)),
               help="Format of --ratings: csv (the platform's long CSV), jsonl, wmt (WMT DA table, e.g. "
                    "ad-latest.csv), wmt15 (the 2015 11-column layout), wmt-stnd (a WMT good-stnd table of "
                    "z-scores, read with its ad-<lp>-trk-mean-sd.txt files), mturk (an MTurk batch-results "
@@ -80,6 +78,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
     exactly as the dashboard and the exports show it.
     """
     from da_core.errors import InputError
+    from da_platform.results.file_analysis import analysis_options
 
     if (campaign_name is None) == (ratings_file is None):
         raise click.UsageError("give exactly one of --campaign NAME or --ratings FILE")
@@ -102,7 +101,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
     if result is None:
         raise click.ClickException(f"no ratings of {name} are left after the review decisions")
     _print_groups(result)
-    _print_exclusions(result)
+    print_exclusions(result)
     if fluency_campaign is not None:
         _print_fluency_tie_break(context, result, fluency_campaign, options)
     for warning in result.warnings:
@@ -118,6 +117,7 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
     ``qc_method`` is the one asked for on the command line (None: not asked)."""
     from analysis.readers import read_ratings_with_stats
     from analysis.states import QCMethod
+    from da_platform.results.file_analysis import analyse_file
 
     table, worker_stats = read_ratings_with_stats(ratings_file, file_format, mturk_spec=mturk_spec,
                                                   mean_sd=list(mean_sd_files) or None)
@@ -131,7 +131,7 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
         options = replace(options, qc_method=QCMethod.none)
         click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
                    "no quality control (the table is already filtered)", err=True)
-    return name, options, lambda: _run_file(table, options, worker_stats)
+    return name, options, lambda: analyse_file(table, options, worker_stats)
 
 
 def _campaign_analysis(context: CliContext, campaign_name: str, options: AnalysisOptions
@@ -139,7 +139,7 @@ def _campaign_analysis(context: CliContext, campaign_name: str, options: Analysi
     """A campaign's analysis as the dashboard shows it: its name and the analysis to run."""
     from da_platform.rating.campaign_ratings import abandoned_note, unconfirmed_note
 
-    campaign = _load_campaign_analysis(context, campaign_name, options)
+    campaign = load_campaign_analysis(context, campaign_name, options)
     left = sum(campaign.abandoned.values())
     if left:
         click.echo(f"note: {abandoned_note(left)}: their HITs were left unfinished (docs/security.md)", err=True)
@@ -199,49 +199,11 @@ def _print_verdicts(verdicts) -> None:
             click.echo(f"  {verdict.worker}: {'; '.join(verdict.reasons)}")
 
 
-def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: str | None, alpha: float,
-                     z_digits: int | None, wmt_compat: bool, sd_zero: str | None):
-    """The command line's choices as ``AnalysisOptions`` (None = the campaign's policy or the default;
-    with ``wmt_compat``, WMT's: ``analysis.qc_policy.WMT_QC``)."""
-    from analysis.qc_policy import WMT_QC
-    from analysis.scores import ScoreSettings
-    from analysis.states import QCMethod, QCScope
-    from da_platform.results.campaign_analysis import AnalysisOptions
-
-    if wmt_compat:
-        scores = ScoreSettings.wmt(sd_zero or "raw-only")
-        qc_method, qc_scope = qc_method or WMT_QC.method, qc_scope or WMT_QC.scope
-    else:
-        scores = ScoreSettings(z_digits=z_digits, sd_zero=sd_zero or "exclude")
-    return AnalysisOptions(QCMethod(qc_method) if qc_method else None, qc_alpha,
-                           QCScope(qc_scope) if qc_scope else None, alpha, scores)
-
-
-def _run_file(table, options, worker_stats):
-    """A ratings file's analysis: ``options`` over the default quality-control policy."""
-    from analysis.report import analyze as run_analysis
-
-    qc = options.qc_policy()
-    return run_analysis(table, qc_method=qc.method, alpha=options.alpha, qc_alpha=options.qc_alpha,
-                        qc_scope=qc.scope, scores=options.scores, worker_stats=worker_stats)
-
-
-def _print_exclusions(result) -> None:
-    """Which workers were left out, by a review decision and by quality control (sd 0 too), per group."""
-    from analysis.report import EXCLUDED_BY_DECISION, EXCLUDED_BY_QC, EXCLUDED_BY_SD
-
-    for by, label in ((EXCLUDED_BY_DECISION, "excluded by a review decision"),
-                      (EXCLUDED_BY_QC, "excluded by quality control"),
-                      (EXCLUDED_BY_SD, "excluded for standard deviation 0")):
-        for group, workers in result.excluded(by).items():
-            click.echo(f"{group}: {len(workers)} {label}: {', '.join(sorted(workers))}")
-
-
 def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, options) -> None:
     """Print each adequacy ranking with its clusters' systems ordered by the fluency campaign's z."""
     from analysis.ranking import break_ties_by_fluency
 
-    fluency = _load_campaign_analysis(context, fluency_name, options).result
+    fluency = load_campaign_analysis(context, fluency_name, options).result
     if fluency is None:
         raise click.ClickException(f"no ratings in fluency campaign {fluency_name}")
     fluency_z = {s.system: s.z for scores in fluency.system_scores.values() for s in scores}
@@ -252,14 +214,3 @@ def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, o
         for rank, (system, cluster, a_z, f_z) in enumerate(zip(ordered.systems, ordered.adequacy_cluster,
                                                               ordered.adequacy_z, ordered.fluency_z), start=1):
             click.echo(f"{rank:>4}  {system:<20} {cluster + 1:>7} {a_z:>10.3f} {f_z:>9.3f}")
-
-
-def _load_campaign_analysis(context: CliContext, name: str, options=None):
-    """The campaign's ``CampaignAnalysis``: the same ratings, decisions and path as the dashboard."""
-    from da_platform.results.campaign_analysis import CampaignAnalysis
-
-    with context.sessions() as session:
-        analysis = CampaignAnalysis(session, find_campaign(session, name), options)
-    if analysis.load_error:
-        raise click.ClickException(analysis.load_error)
-    return analysis

@@ -381,10 +381,10 @@ def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], 
     (``CampaignAnalysis``: review-decision exclusions, its QC settings), as the dashboard shows it."""
     from sqlalchemy import select
 
-    from da_platform.cli.analyze import _load_campaign_analysis, _print_exclusions
+    from da_platform.cli.analyses import load_campaign_analysis, print_exclusions
     from da_platform.db.models import Campaign, TestSet
 
-    analysis = _load_campaign_analysis(context, name)
+    analysis = load_campaign_analysis(context, name)
     if len(analysis.table) == 0:
         raise click.ClickException(f"campaign {name!r} has no ratings yet")
     with context.sessions() as session:
@@ -395,5 +395,5 @@ def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], 
         raise click.ClickException(f"campaign {name!r}: no ratings left after the review decisions")
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    _print_exclusions(result)
+    print_exclusions(result)
     return {s.system: s.z for s in result.system_scores.get(name, ())}, test_set

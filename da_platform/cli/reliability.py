@@ -9,11 +9,8 @@ from pathlib import Path
 import click
 
 from analysis.qc_policy import QC_METHODS, QC_SCOPES
-from da_platform.cli.analyze import (
-    FILE_FORMATS,
-    _load_campaign_analysis,
-    analysis_options,
-)
+from analysis.readers import FORMATS
+from da_platform.cli.analyses import load_campaign_analysis
 from da_platform.cli.context import CliContext, pass_context
 
 
@@ -23,7 +20,7 @@ from da_platform.cli.context import CliContext, pass_context
 @click.option("--ratings", "ratings_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               metavar="FILE", help="A run as a ratings file (any format 'analyze' reads; give two, or one with "
                                    "one --campaign).")
-@click.option("--format", "file_format", type=click.Choice(list(FILE_FORMATS)),
+@click.option("--format", "file_format", type=click.Choice(list(FORMATS)),
               help="Format of the --ratings files (default: guessed from each file).")
 @click.option("--group", "groups", multiple=True, metavar="NAME",
               help="Which campaign / language pair of a multi-group file to use (once for both runs, or once "
@@ -52,6 +49,7 @@ def reliability(context: CliContext, campaigns: tuple[str, ...], ratings_files: 
     from analysis.plots import replication_scatter
     from analysis.reliability import replication_intervals, self_replication
     from da_core.errors import InputError
+    from da_platform.results.file_analysis import analysis_options
 
     runs = [("campaign", c) for c in campaigns] + [("ratings", str(f)) for f in ratings_files]
     if len(runs) != 2:
@@ -112,14 +110,14 @@ def reliability(context: CliContext, campaigns: tuple[str, ...], ratings_files: 
 def _analyse(context: CliContext, kind: str, source: str, file_format: str | None, options):
     """One run's analysis: a campaign's one analysis, or a file through the same options."""
     if kind == "campaign":
-        return _load_campaign_analysis(context, source, options).result
+        return load_campaign_analysis(context, source, options).result
     from analysis.readers import read_ratings_with_stats
-    from da_platform.cli.analyze import _run_file
+    from da_platform.results.file_analysis import analyse_file
 
     table, stats = read_ratings_with_stats(Path(source), file_format)
     if len(table) == 0:
         raise click.ClickException(f"no ratings in {source}")
-    return _run_file(table, options, stats)
+    return analyse_file(table, options, stats)
 
 
 def _num(x: float) -> float | None:
