@@ -5,15 +5,15 @@ from __future__ import annotations
 import click
 
 from da_platform.cli.context import CliContext
-from da_platform.cli.params import find_campaign
+from da_platform.cli.params import NamedCampaign
 
 
-def load_campaign_analysis(context: CliContext, name: str, options=None):
+def load_campaign_analysis(context: CliContext, campaign: NamedCampaign, options=None):
     """The campaign's ``CampaignAnalysis``: the same ratings, decisions and path as the dashboard."""
     from da_platform.results.campaign_analysis import CampaignAnalysis
 
     with context.sessions() as session:
-        analysis = CampaignAnalysis(session, find_campaign(session, name), options)
+        analysis = CampaignAnalysis(session, campaign.find(session), options)
     if analysis.load_error:
         raise click.ClickException(analysis.load_error)
     return analysis

@@ -13,13 +13,15 @@ from analysis.qc_policy import QC_METHODS, QC_SCOPES
 from analysis.readers import FORMATS
 from da_platform.cli.analyses import load_campaign_analysis, print_exclusions
 from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 
 if TYPE_CHECKING:
     from analysis.report import AnalysisResult
     from da_platform.results.campaign_analysis import AnalysisOptions
 
 @click.command()
-@click.option("--campaign", "campaign_name", metavar="NAME", help="Analyse this campaign in the database.")
+@click.option("--campaign", "campaign_name", type=CAMPAIGN, metavar="NAME",
+              help="Analyse this campaign in the database.")
 @click.option("--ratings", "ratings_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Analyse a ratings file instead (see --format).")
 @click.option("--format", "file_format", type=click.Choice(list(FORMATS)),
@@ -61,15 +63,15 @@ if TYPE_CHECKING:
 @click.option("--plot-format", "plot_formats", multiple=True, type=click.Choice(["png", "svg", "pdf"]),
               help="Format of the plots; repeat for several (svg and pdf are vector graphics for papers) "
                    "[default: png].")
-@click.option("--fluency-campaign", metavar="NAME",
+@click.option("--fluency-campaign", type=CAMPAIGN, metavar="NAME",
               help="A fluency campaign of the same systems: order systems inside each adequacy cluster by "
                    "its z-scores (docs/method.md §8).")
 @pass_context
-def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path | None, file_format: str | None,
-            mturk_spec: Path | None, mean_sd_files: tuple[Path, ...], qc_method: str | None, qc_scope: str | None,
-            qc_alpha: float | None, alpha: float, z_digits: int | None, wmt_compat: bool, sd_zero: str | None,
-            out_dir: Path | None, plots: bool, plot_formats: tuple[str, ...],
-            fluency_campaign: str | None) -> None:
+def analyze(context: CliContext, campaign_name: NamedCampaign | None, ratings_file: Path | None,
+            file_format: str | None, mturk_spec: Path | None, mean_sd_files: tuple[Path, ...], qc_method: str | None,
+            qc_scope: str | None, qc_alpha: float | None, alpha: float, z_digits: int | None, wmt_compat: bool,
+            sd_zero: str | None, out_dir: Path | None, plots: bool, plot_formats: tuple[str, ...],
+            fluency_campaign: NamedCampaign | None) -> None:
     """Rank systems: QC per worker, z-scores, system scores, significance clusters (docs/method.md §6-§8).
 
     Prints the ranking table of each campaign / language pair (lines between clusters), a QC
@@ -134,7 +136,7 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
     return name, options, lambda: analyse_file(table, options, worker_stats)
 
 
-def _campaign_analysis(context: CliContext, campaign_name: str, options: AnalysisOptions
+def _campaign_analysis(context: CliContext, campaign_name: NamedCampaign, options: AnalysisOptions
                        ) -> tuple[str, Callable[[], AnalysisResult | None]]:
     """A campaign's analysis as the dashboard shows it: its name and the analysis to run."""
     from da_platform.rating.campaign_ratings import abandoned_note, unconfirmed_note
@@ -148,8 +150,8 @@ def _campaign_analysis(context: CliContext, campaign_name: str, options: Analysi
         click.echo(f"note: {unconfirmed_note(waiting)}: run 'da-platform mturk sync' / 'prolific sync' "
                    "(docs/security.md)", err=True)
     if len(campaign.table) == 0:
-        raise click.ClickException(f"no ratings in {campaign_name}")
-    return campaign_name, lambda: campaign.result
+        raise click.ClickException(f"no ratings in {campaign.campaign_name}")
+    return campaign.campaign_name, lambda: campaign.result
 
 
 def _analyse_and_write(run: Callable[[], AnalysisResult | None], out_dir: Path, plots: bool,
@@ -199,11 +201,12 @@ def _print_verdicts(verdicts) -> None:
             click.echo(f"  {verdict.worker}: {'; '.join(verdict.reasons)}")
 
 
-def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, options) -> None:
+def _print_fluency_tie_break(context: CliContext, adequacy, fluency_campaign: NamedCampaign, options) -> None:
     """Print each adequacy ranking with its clusters' systems ordered by the fluency campaign's z."""
     from analysis.ranking import break_ties_by_fluency
 
-    fluency = load_campaign_analysis(context, fluency_name, options).result
+    loaded = load_campaign_analysis(context, fluency_campaign, options)
+    fluency, fluency_name = loaded.result, loaded.campaign_name
     if fluency is None:
         raise click.ClickException(f"no ratings in fluency campaign {fluency_name}")
     fluency_z = {s.system: s.z for scores in fluency.system_scores.values() for s in scores}

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, TEST_SET, NamedCampaign, NamedTestSet
 
 
 def _metrics(names: tuple[str, ...], settings=None):
@@ -96,20 +97,17 @@ def _question_info(answer_type, yes_no_label, gold_entities, references):
                         reference_labels=tuple(references))
 
 
-def _corpora_from_database(context: CliContext, test_set_name: str, systems: list[str] | None,
+def _corpora_from_database(context: CliContext, named: NamedTestSet, systems: list[str] | None,
                            guess_labels: bool = False):
     """The answers of the test set's systems, with the references and annotations of their questions."""
     from sqlalchemy import select
     from sqlalchemy.orm import selectinload
 
     from analysis.metrics.scoring import QuestionEntry, system_corpus
-    from da_platform.db.models import Question, System, TestSet
+    from da_platform.db.models import Question, System
 
     with context.sessions() as session:
-        test_set = session.scalar(select(TestSet).where(TestSet.name == test_set_name))
-        if test_set is None:
-            known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none"
-            raise click.ClickException(f"no test set named {test_set_name!r} (known: {known})")
+        test_set = named.find(session)
         questions = session.scalars(select(Question).where(Question.test_set_id == test_set.id)
                                     .options(selectinload(Question.references)).order_by(Question.id)).all()
         entries = [QuestionEntry(q.external_id, tuple(r.text for r in q.references), _question_info(
@@ -122,11 +120,11 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
             names = {s.name for s in found}
             missing = [s for s in systems if s not in names]
             if missing:
-                raise click.ClickException(f"test set {test_set_name!r} has no system {', '.join(missing)} "
+                raise click.ClickException(f"test set {test_set.name!r} has no system {', '.join(missing)} "
                                            f"(it has: {', '.join(sorted(names)) or 'none'})")
             found = [s for s in found if s.name in systems]
         if not found:
-            raise click.ClickException(f"test set {test_set_name!r} has no systems to score")
+            raise click.ClickException(f"test set {test_set.name!r} has no systems to score")
         by_id = {q.id: q.external_id for q in questions}
         try:
             return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers}, entries,
@@ -212,7 +210,7 @@ def _write(path: Path, text: str) -> None:
 
 
 @click.command("metrics")
-@click.option("--test-set", "test_set", help="Score the systems of this test set in the database.")
+@click.option("--test-set", "test_set", type=TEST_SET, help="Score the systems of this test set in the database.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO; "
                    "the question text may be missing, as in the MRC2018 evaluation kit's reference files) ...")
@@ -227,10 +225,10 @@ def _write(path: Path, text: str) -> None:
                    "first; its signatures go to FILE.signatures.json beside it).")
 @metric_options
 @pass_context
-def metrics_command(context: CliContext, test_set: str | None, references: Path | None, answers: tuple[Path, ...],
-                    systems: str | None, metric_names: tuple[str, ...], list_metrics: bool, out: Path | None,
-                    preset: str, alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
-                    bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
+def metrics_command(context: CliContext, test_set: NamedTestSet | None, references: Path | None,
+                    answers: tuple[Path, ...], systems: str | None, metric_names: tuple[str, ...], list_metrics: bool,
+                    out: Path | None, preset: str, alpha: float | None, beta: float | None, gamma: float | None,
+                    tokenization: str, bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
     """Score every system's answers against the references with automatic metrics.
 
     ROUGE-L (γ = 1.2), BLEU-1, BLEU-4 (no smoothing), METEOR, exact match, token F1 and the adapted
@@ -275,10 +273,11 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
 
 
 @click.command("validate-metrics")
-@click.option("--campaign", help="Human system z-scores from this campaign in the database.")
+@click.option("--campaign", type=CAMPAIGN, help="Human system z-scores from this campaign in the database.")
 @click.option("--human-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Or: a file of human system scores (CSV 'system,z' or WMT ad-sys-scores).")
-@click.option("--test-set", "test_set", help="Test set whose systems the metrics score (default: the campaign's).")
+@click.option("--test-set", "test_set", type=TEST_SET,
+              help="Test set whose systems the metrics score (default: the campaign's).")
 @click.option("--metric-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Or: metric scores already computed ('metrics --out FILE.csv' or FILE.json; a CSV's "
                    "signatures are read from FILE.signatures.json beside it).")
@@ -290,8 +289,8 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
               show_default=True, help="Folder for the table (CSV, JSON, LaTeX, Markdown) and the heatmap.")
 @metric_options
 @pass_context
-def validate_metrics_command(context: CliContext, campaign: str | None, human_scores: Path | None,
-                             test_set: str | None, metric_scores: Path | None, metric_names: tuple[str, ...],
+def validate_metrics_command(context: CliContext, campaign: NamedCampaign | None, human_scores: Path | None,
+                             test_set: NamedTestSet | None, metric_scores: Path | None, metric_names: tuple[str, ...],
                              systems: str | None, exclude_systems: str | None, out: Path, preset: str,
                              alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
                              bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
@@ -311,7 +310,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
         raise click.ClickException("give --test-set or --metric-scores, not both")
     if campaign is not None:
         human, campaign_test_set = _campaign_scores(context, campaign)
-        test_set = test_set or campaign_test_set
+        test_set = test_set or NamedTestSet(campaign_test_set)
     else:
         assert human_scores is not None  # exactly one of --campaign and --human-scores was given (checked above)
         try:
@@ -376,20 +375,17 @@ def _select_systems(human: dict[str, float], systems: list[str] | None,
     return {s: human[s] for s in chosen}
 
 
-def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], str]:
+def _campaign_scores(context: CliContext, campaign: NamedCampaign) -> tuple[dict[str, float], str]:
     """Human system z-scores of a campaign and its test set's name: the campaign's one analysis
     (``CampaignAnalysis``: review-decision exclusions, its QC settings), as the dashboard shows it."""
-    from sqlalchemy import select
-
     from da_platform.cli.analyses import load_campaign_analysis, print_exclusions
-    from da_platform.db.models import Campaign, TestSet
 
-    analysis = load_campaign_analysis(context, name)
+    analysis = load_campaign_analysis(context, campaign)
+    name = analysis.campaign_name
     if len(analysis.table) == 0:
         raise click.ClickException(f"campaign {name!r} has no ratings yet")
     with context.sessions() as session:
-        test_set = session.scalars(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
-                                   .where(Campaign.name == name)).one()  # the campaign exists: its analysis loaded
+        test_set = campaign.find(session).test_set.name
     result = analysis.result
     if result is None:
         raise click.ClickException(f"campaign {name!r}: no ratings left after the review decisions")

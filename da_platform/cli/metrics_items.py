@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from da_platform.cli.context import CliContext
-from da_platform.cli.params import find_campaign
+from da_platform.cli.params import NamedCampaign
 
 
 def warn_if_few_systems(result) -> None:
@@ -22,7 +22,7 @@ def warn_if_few_systems(result) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
-def item_level_table(context: CliContext, campaign: str, corpora, metrics, out: Path) -> None:
+def item_level_table(context: CliContext, campaign: NamedCampaign, corpora, metrics, out: Path) -> None:
     """Item-level correlations of the metrics with the campaign's human item z-scores."""
     from sqlalchemy import select
 
@@ -31,7 +31,7 @@ def item_level_table(context: CliContext, campaign: str, corpora, metrics, out: 
     from da_platform.results.campaign_analysis import CampaignAnalysis
 
     with context.sessions() as session:
-        found = find_campaign(session, campaign)
+        found = campaign.find(session)
         group = CampaignAnalysis(session, found).group
         ids = list(session.scalars(select(Question.external_id).where(Question.test_set_id == found.test_set_id)
                                    .order_by(Question.id)))
