@@ -9,7 +9,7 @@ import click
 from analysis.qc_policy import QC_METHODS
 from da_platform.building.crowds import DEFAULT_CROWD, PRESETS, Crowd
 from da_platform.cli.context import CliContext, pass_context
-from da_platform.cli.imports import find_test_set
+from da_platform.cli.params import TEST_SET, NamedTestSet
 from hit_builder.layouts import LAYOUTS
 from hit_builder.ocr_resistant import RENDER_STYLES
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 @click.command("build")
-@click.option("--test-set", "test_set_name", required=True, help="Name of the imported test set.")
+@click.option("--test-set", "test_set_name", type=TEST_SET, required=True, help="Name of the imported test set.")
 @click.option("--name", required=True, help="Name of the new campaign.")
 @click.option("--criterion", type=click.Choice(["adequacy", "fluency", "custom"]), default="adequacy",
               show_default=True, help="What workers judge (custom: give --statement and a reference flag).")
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
               help="Answer images [default: the crowd's]: plain, or hardened = drawn to resist OCR bots (set on "
                    "one gentle wave, a font per word, light texture; never smaller, AA contrast).")
 @pass_context
-def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
+def build_command(context: CliContext, test_set_name: NamedTestSet, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
                   passes: int, max_hits_per_worker: int, fonts: tuple[str, ...], image_folder: Path | None,
                   id_salt: str | None, processes: int | None, merge_identical: bool, lang: str,
@@ -134,7 +134,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
             show_context=show_context, messages=_read_messages(messages_file) if messages_file else None)
         with transaction(context.sessions) as session:
             spec = BuildSpec(
-                name=name, test_set=find_test_set(session, test_set_name), criterion=criterion, statement=statement,
+                name=name, test_set=test_set_name.find(session), criterion=criterion, statement=statement,
                 show_reference=show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
                 font_paths=list(fonts or context.settings.font_paths), id_salt=id_salt, merge_identical=merge_identical,

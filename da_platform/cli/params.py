@@ -103,13 +103,3 @@ CAMPAIGN = NameType("campaign", NamedCampaign)
 TEST_SET = NameType("test_set", NamedTestSet)
 SYSTEM = NameType("system", NamedSystem)
 WORKER = NameType("worker", NamedWorker)
-
-
-def find_campaign(session: Session, name: str) -> Campaign:
-    """The campaign ``name`` names (its name, else its id), or a ClickException listing the campaigns there are."""
-    return NamedCampaign(name).find(session)
-
-
-def find_worker(session: Session, campaign: Campaign, name: str) -> Worker:
-    """The campaign's worker ``name`` names (``source:id``, or the id alone if unique), or a ClickException."""
-    return NamedWorker(name).find(session, campaign)
