@@ -3,9 +3,10 @@
 A thin layer over the rooms below: a command parses its options, calls the room that does the work and
 prints what came back. A new command goes in the module of its area here (a new area: a new module), is
 added to :data:`main` below, and imports from the CLI only the shared modules ``context`` (settings and
-database), ``params`` (a campaign, test set, system or worker by name or id), ``tables`` and ``progress``:
-command modules never import each other (an import-linter contract in pyproject.toml). Heavy libraries are
-imported inside the commands so that ``--help`` stays instant.
+database), ``params`` (a campaign, test set, system or worker by name or id), ``tables``, ``progress`` and
+``analyses`` (a campaign's analysis for the commands that analyse): command modules never import each other
+(an import-linter contract in pyproject.toml; CONTRIBUTING.md says more). Heavy libraries are imported inside
+the commands so that ``--help`` stays quick.
 """
 from __future__ import annotations
 
