@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from da_platform.db.models import Campaign, System, TestSet, Worker
 
+
 @dataclass(frozen=True)
 class Given:
     """What the user typed to name a row."""
