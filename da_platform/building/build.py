@@ -38,6 +38,7 @@ from da_platform.config.build_record import (
 )
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Answer, Campaign, CampaignStatus, Hit, Question, Slot, SlotType, System, TestSet
+from da_platform.db.rows import UnknownName, find_named
 from hit_builder.assembly import ASSEMBLY_VERSION, Assembly, HitPlan, SlotPlan, assemble
 from hit_builder.degrade import DonorPool, check_scripts, degrade, method_description
 from hit_builder.fonts import FontChain
@@ -167,6 +168,8 @@ class BuildSpec:
     """What to build: the campaign's name and test set, what workers judge, how the HITs are assembled and
     drawn. The CLI's ``build``, the demo and the tests make one; :func:`build_campaign` builds it.
 
+    ``test_set``: the row, or its name or id as a person gives it (found as ``da_platform.db.rows.find_named``
+    finds it; a name wins).
     ``crowd``: the HIT layout (:mod:`hit_builder.layouts`), the answer images' render and the quality-control
     policy, with the crowd preset they were chosen by (:class:`~da_platform.building.crowds.CrowdChoice`: the one
     source of all three; stored as ``CampaignSettings.layout``, ``render``, ``qc`` and ``crowd``).
@@ -272,10 +275,10 @@ def _checked_request(session: Session, *, name: str, test_set: TestSet | str, ma
         raise BuildError("the campaign needs a name")
     name = name.strip()
     if isinstance(test_set, str):
-        found = session.scalar(select(TestSet).where(TestSet.name == test_set))
-        if found is None:
-            raise BuildError(f"no test set named {test_set!r}")
-        test_set = found
+        try:
+            test_set = find_named(session, TestSet, test_set, kind="test set")
+        except UnknownName as error:
+            raise BuildError(str(error)) from None
     if session.scalar(select(Campaign.id).where(Campaign.name == name)) is not None:
         raise BuildError(f"a campaign named {name!r} exists already")
     if max_hits_per_worker < 1:

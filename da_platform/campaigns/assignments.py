@@ -1,4 +1,5 @@
-"""Assignments under way in a campaign: who, which HIT, how far (x/100), last activity."""
+"""Assignments under way in a campaign: who, which HIT, how far (x/100), last activity; and a campaign's worker
+found as a person names them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,3 +48,24 @@ def assignments_in_progress(session: Session, campaign: Campaign, now: datetime 
         found.append(InProgress(a.id, a.public_id, a.worker_id, worker_label(source, external), label, index,
                                 a.next_position, total, aware(a.started_at), max(moments), bool(late)))
     return sorted(found, key=lambda r: r.last_activity, reverse=True)
+
+
+class UnknownWorker(LookupError):
+    """No worker of the campaign, or several, answer to the name a person gave; the message says which."""
+
+
+def find_worker(session: Session, campaign: Campaign, given: str) -> Worker:
+    """The campaign's worker ``given`` names: ``source:id`` as the exports, `campaign assignments` and the
+    dashboard print it, or the id alone if one worker has it; else :class:`UnknownWorker` saying why."""
+    workers = list(session.scalars(
+        select(Worker).join(Assignment, Assignment.worker_id == Worker.id).join(Hit, Hit.id == Assignment.hit_id)
+        .where(Hit.campaign_id == campaign.id).distinct().order_by(Worker.id)))
+    matches = [w for w in workers if given in (worker_label(w.source, w.external_id), w.external_id)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(worker_label(w.source, w.external_id) for w in matches)
+        raise UnknownWorker(f"{given!r} names several workers of campaign {campaign.name!r} ({names}): "
+                            "give it as source:id")
+    raise UnknownWorker(f"no worker {given!r} in campaign {campaign.name!r} (name one as source:id, as in the "
+                        "exports)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from da_platform.cli import CliContext, creates_database, pass_context
+from da_platform.cli.context import CliContext, creates_database, pass_context
 
 
 @click.group()
@@ -59,6 +59,3 @@ def list_users(context: CliContext) -> None:
     with context.sessions() as session:
         for user in session.scalars(select(AdminUser).order_by(AdminUser.username)):
             click.echo(f"{user.username}\tcreated {user.created_at:%Y-%m-%d %H:%M}")
-
-
-COMMANDS: list[click.Command] = [admin]

@@ -10,21 +10,21 @@ from typing import TYPE_CHECKING
 import click
 
 from analysis.qc_policy import QC_METHODS, QC_SCOPES
-from da_platform.cli import CliContext, find_campaign, pass_context
+from analysis.readers import FORMATS
+from da_platform.cli.analyses import load_campaign_analysis, print_exclusions
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 
 if TYPE_CHECKING:
-    from analysis.readers import RatingsFile
     from analysis.report import AnalysisResult
     from da_platform.results.campaign_analysis import AnalysisOptions
 
-FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
-
-
 @click.command()
-@click.option("--campaign", "campaign_name", metavar="NAME", help="Analyse this campaign in the database.")
+@click.option("--campaign", "campaign_name", type=CAMPAIGN, metavar="NAME",
+              help="Analyse this campaign in the database.")
 @click.option("--ratings", "ratings_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Analyse a ratings file instead (see --format).")
-@click.option("--format", "file_format", type=click.Choice(list(FILE_FORMATS)),
+@click.option("--format", "file_format", type=click.Choice(list(FORMATS)),
               help="Format of --ratings: csv (the platform's long CSV), jsonl, wmt (WMT DA table, e.g. "
                    "ad-latest.csv), wmt15 (the 2015 11-column layout), wmt-stnd (a WMT good-stnd table of "
                    "z-scores, read with its ad-<lp>-trk-mean-sd.txt files), mturk (an MTurk batch-results "
@@ -63,15 +63,15 @@ FILE_FORMATS = ("csv", "jsonl", "wmt", "wmt15", "wmt-stnd", "mturk")
 @click.option("--plot-format", "plot_formats", multiple=True, type=click.Choice(["png", "svg", "pdf"]),
               help="Format of the plots; repeat for several (svg and pdf are vector graphics for papers) "
                    "[default: png].")
-@click.option("--fluency-campaign", metavar="NAME",
+@click.option("--fluency-campaign", type=CAMPAIGN, metavar="NAME",
               help="A fluency campaign of the same systems: order systems inside each adequacy cluster by "
                    "its z-scores (docs/method.md §8).")
 @pass_context
-def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path | None, file_format: str | None,
-            mturk_spec: Path | None, mean_sd_files: tuple[Path, ...], qc_method: str | None, qc_scope: str | None,
-            qc_alpha: float | None, alpha: float, z_digits: int | None, wmt_compat: bool, sd_zero: str | None,
-            out_dir: Path | None, plots: bool, plot_formats: tuple[str, ...],
-            fluency_campaign: str | None) -> None:
+def analyze(context: CliContext, campaign_name: NamedCampaign | None, ratings_file: Path | None,
+            file_format: str | None, mturk_spec: Path | None, mean_sd_files: tuple[Path, ...], qc_method: str | None,
+            qc_scope: str | None, qc_alpha: float | None, alpha: float, z_digits: int | None, wmt_compat: bool,
+            sd_zero: str | None, out_dir: Path | None, plots: bool, plot_formats: tuple[str, ...],
+            fluency_campaign: NamedCampaign | None) -> None:
     """Rank systems: QC per worker, z-scores, system scores, significance clusters (docs/method.md §6-§8).
 
     Prints the ranking table of each campaign / language pair (lines between clusters), a QC
@@ -80,6 +80,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
     exactly as the dashboard and the exports show it.
     """
     from da_core.errors import InputError
+    from da_platform.results.file_analysis import analysis_options
 
     if (campaign_name is None) == (ratings_file is None):
         raise click.UsageError("give exactly one of --campaign NAME or --ratings FILE")
@@ -102,7 +103,7 @@ def analyze(context: CliContext, campaign_name: str | None, ratings_file: Path |
     if result is None:
         raise click.ClickException(f"no ratings of {name} are left after the review decisions")
     _print_groups(result)
-    _print_exclusions(result)
+    print_exclusions(result)
     if fluency_campaign is not None:
         _print_fluency_tie_break(context, result, fluency_campaign, options)
     for warning in result.warnings:
@@ -118,13 +119,14 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
     ``qc_method`` is the one asked for on the command line (None: not asked)."""
     from analysis.readers import read_ratings_file
     from analysis.states import QCMethod
+    from da_platform.results.file_analysis import analyse_file, file_notes
 
     ratings = read_ratings_file(ratings_file, file_format, mturk_spec=mturk_spec, mean_sd=list(mean_sd_files) or None)
     table = ratings.table
     name = ratings_file.stem
     if len(table) == 0:
         raise click.ClickException(f"no ratings in {name}")
-    for note in _file_notes(ratings_file, ratings, options):
+    for note in file_notes(ratings_file, ratings, options):
         click.echo(f"note: {note}", err=True)
     if table.given_z is not None:  # z-scores only (a good-stnd table without its trk-mean-sd files)
         if qc_method is not None and QCMethod(qc_method) is not QCMethod.none:
@@ -133,15 +135,15 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
         options = replace(options, qc=replace(options.qc, method=QCMethod.none))
         click.echo(f"{ratings_file}: z-scores only (no trk-mean-sd file): raw scores unknown, "
                    "no quality control (the table is already filtered)", err=True)
-    return name, options, lambda: _run_file(ratings, options)
+    return name, options, lambda: analyse_file(ratings, options)
 
 
-def _campaign_analysis(context: CliContext, campaign_name: str, options: AnalysisOptions
+def _campaign_analysis(context: CliContext, campaign_name: NamedCampaign, options: AnalysisOptions
                        ) -> tuple[str, Callable[[], AnalysisResult | None]]:
     """A campaign's analysis as the dashboard shows it: its name and the analysis to run."""
     from da_platform.rating.campaign_ratings import abandoned_note, unconfirmed_note
 
-    campaign = _load_campaign_analysis(context, campaign_name, options)
+    campaign = load_campaign_analysis(context, campaign_name, options)
     left = sum(campaign.abandoned.values())
     if left:
         click.echo(f"note: {abandoned_note(left)}: their HITs were left unfinished (docs/security.md)", err=True)
@@ -150,8 +152,8 @@ def _campaign_analysis(context: CliContext, campaign_name: str, options: Analysi
         click.echo(f"note: {unconfirmed_note(waiting)}: run 'da-platform mturk sync' / 'prolific sync' "
                    "(docs/security.md)", err=True)
     if len(campaign.table) == 0:
-        raise click.ClickException(f"no ratings in {campaign_name}")
-    return campaign_name, lambda: campaign.result
+        raise click.ClickException(f"no ratings in {campaign.campaign_name}")
+    return campaign.campaign_name, lambda: campaign.result
 
 
 def _analyse_and_write(run: Callable[[], AnalysisResult | None], out_dir: Path, plots: bool,
@@ -201,74 +203,12 @@ def _print_verdicts(verdicts) -> None:
             click.echo(f"  {verdict.worker}: {'; '.join(verdict.reasons)}")
 
 
-def analysis_options(qc_method: str | None, qc_alpha: float | None, qc_scope: str | None, alpha: float,
-                     z_digits: int | None, wmt_compat: bool, sd_zero: str | None) -> AnalysisOptions:
-    """The command line's choices as ``AnalysisOptions``: the quality-control options as overrides of the
-    stored policy (None: the campaign's or the file's; with ``wmt_compat``, WMT's test and scope,
-    ``analysis.qc_policy.WMT_QC``), ``alpha`` the ranking's level only."""
-    from analysis.qc_policy import WMT_QC, QCOverrides
-    from analysis.scores import ScoreSettings
-    from analysis.states import QCMethod, QCScope
-    from da_platform.results.campaign_analysis import AnalysisOptions
-
-    method, scope = QCMethod(qc_method) if qc_method else None, QCScope(qc_scope) if qc_scope else None
-    if wmt_compat:
-        scores = ScoreSettings.wmt(sd_zero or "raw-only")
-        method, scope = method or WMT_QC.method, scope or WMT_QC.scope
-    else:
-        scores = ScoreSettings(z_digits=z_digits, sd_zero=sd_zero or "exclude")
-    return AnalysisOptions(QCOverrides(method, qc_alpha, scope), alpha, scores)
-
-
-def _run_file(ratings: RatingsFile, options: AnalysisOptions) -> AnalysisResult:
-    """A ratings file's analysis as a campaign's: the policy the file carries (else the default) with what
-    ``options`` ask, resolved by ``analysis.qc_policy.resolve_policy``; the workers the file says a review decision
-    excluded left out."""
-    from analysis.qc_policy import resolve_policy
-    from analysis.report import analyze as run_analysis
-
-    return run_analysis(ratings.table, qc=resolve_policy(ratings.qc, options.qc), alpha=options.alpha,
-                        scores=options.scores, worker_stats=ratings.worker_stats, excluded=ratings.excluded)
-
-
-def _file_notes(path: Path, ratings: RatingsFile, options: AnalysisOptions) -> list[str]:
-    """What the analysis of a ratings file takes from it, and what it cannot compute without (by name)."""
-    from analysis.behaviour import SIGNALS
-    from analysis.qc_policy import resolve_policy
-
-    notes = []
-    policy = resolve_policy(ratings.qc, options.qc)
-    if ratings.qc is not None:
-        asked = "" if policy == ratings.qc else f"; this run: {policy.method} test, alpha {policy.alpha:g}, " \
-                                                  f"scope {policy.scope}"
-        notes.append(f"{path}: quality control by the policy the file carries ({ratings.qc.method} test, alpha "
-                     f"{ratings.qc.alpha:g}, scope {ratings.qc.scope}){asked}")
-    if ratings.excluded:
-        notes.append(f"{path}: {len(ratings.excluded)} worker(s) excluded by a review decision, as the file says")
-    if ratings.table.evidence is None and ratings.table.given_z is None and not policy.off:
-        notes.append(f"{path} carries no behaviour records, reading units or automatic scores: the signals "
-                     f"{', '.join(SIGNALS)} cannot be computed, so the verdicts rest on the {policy.method} test "
-                     "alone (a campaign's 'export ratings' carries them)")
-    elif ratings.table.evidence is not None and ratings.table.evidence.judge.shape[1] == 0 and not policy.off:
-        notes.append(f"{path} carries no judge's scores: beyond_automatic controls for text overlap alone")
-    return notes
-
-
-def _print_exclusions(result) -> None:
-    """Which workers were left out, per group and cause (``analysis.states.ExcludedBy``, in the verdict's words:
-    excluded by a review decision, excluded by quality control, flagged for review, sd 0)."""
-    from analysis.states import ExcludedBy
-
-    for by in ExcludedBy:
-        for group, workers in result.excluded(by).items():
-            click.echo(f"{group}: {len(workers)} {by.describe}: {', '.join(sorted(workers))}")
-
-
-def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, options) -> None:
+def _print_fluency_tie_break(context: CliContext, adequacy, fluency_campaign: NamedCampaign, options) -> None:
     """Print each adequacy ranking with its clusters' systems ordered by the fluency campaign's z."""
     from analysis.ranking import break_ties_by_fluency
 
-    fluency = _load_campaign_analysis(context, fluency_name, options).result
+    loaded = load_campaign_analysis(context, fluency_campaign, options)
+    fluency, fluency_name = loaded.result, loaded.campaign_name
     if fluency is None:
         raise click.ClickException(f"no ratings in fluency campaign {fluency_name}")
     fluency_z = {s.system: s.z for scores in fluency.system_scores.values() for s in scores}
@@ -279,17 +219,3 @@ def _print_fluency_tie_break(context: CliContext, adequacy, fluency_name: str, o
         for rank, (system, cluster, a_z, f_z) in enumerate(zip(ordered.systems, ordered.adequacy_cluster,
                                                               ordered.adequacy_z, ordered.fluency_z), start=1):
             click.echo(f"{rank:>4}  {system:<20} {cluster + 1:>7} {a_z:>10.3f} {f_z:>9.3f}")
-
-
-def _load_campaign_analysis(context: CliContext, name: str, options=None):
-    """The campaign's ``CampaignAnalysis``: the same ratings, decisions and path as the dashboard."""
-    from da_platform.results.campaign_analysis import CampaignAnalysis
-
-    with context.sessions() as session:
-        analysis = CampaignAnalysis(session, find_campaign(session, name), options)
-    if analysis.load_error:
-        raise click.ClickException(analysis.load_error)
-    return analysis
-
-
-COMMANDS: list[click.Command] = [analyze]

@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, find_worker, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, WORKER, NamedCampaign, NamedWorker
 from da_platform.review.actions import ACTIONS
-
-COMMANDS: list[click.Command] = []
 
 
 @click.command()
-@click.argument("campaign")
-@click.argument("worker")
+@click.argument("campaign", type=CAMPAIGN)
+@click.argument("worker", type=WORKER)
 @click.argument("action", type=click.Choice(list(ACTIONS)))
 @click.option("--reason", required=True, help="Why (stored with the decision and in the audit log).")
 @click.option("--amount", help="The bonus, an exact amount such as 0.50 (with ACTION bonus).")
 @click.option("--yes", is_flag=True, help="Record without asking for confirmation.")
 @pass_context
-def decide(context: CliContext, campaign: str, worker: str, action: str, reason: str, amount: str | None,
-           yes: bool) -> None:
+def decide(context: CliContext, campaign: NamedCampaign, worker: NamedWorker, action: str, reason: str,
+           amount: str | None, yes: bool) -> None:
     """Take ACTION on WORKER's work in CAMPAIGN, as the dashboard's buttons do.
 
     ACTION: approve_use (pay, use the ratings), approve_exclude (pay, leave the ratings out), reject
@@ -39,8 +38,8 @@ def decide(context: CliContext, campaign: str, worker: str, action: str, reason:
     if amount is not None and action != "bonus":
         raise click.UsageError("--amount is for ACTION bonus")
     with context.sessions() as session:
-        found = find_campaign(session, campaign)
-        person = find_worker(session, found, worker)
+        found = campaign.find(session)
+        person = worker.find(session, found)
         try:
             proposal = plan(session, found, person, action, amount=amount, reason=reason.strip(),
                             nonce=secrets.token_hex(8))
@@ -62,6 +61,3 @@ def decide(context: CliContext, campaign: str, worker: str, action: str, reason:
         for decision in rows:
             click.echo(f"recorded decision {decision.id}: {decision.action} {decision.status}"
                        + (f" ({decision.outcome})" if decision.outcome else ""))
-
-
-COMMANDS.append(decide)

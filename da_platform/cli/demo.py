@@ -5,11 +5,9 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.progress import click_steps
 from da_platform.cli.progress import progress_lines as progress_lines  # (tests and scripts import it from here)
-
-COMMANDS: list[click.Command] = []
 
 
 @click.command()
@@ -105,6 +103,3 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         click.echo(f"  {'✓' if fact.held else '✗'} {fact.statement}")
     if not all(fact.held for fact in outcome.facts):
         raise SystemExit(1)
-
-
-COMMANDS.append(demo)

@@ -9,29 +9,17 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, database_name, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 
 PARTIAL_HELP = "Export an unfinished campaign anyway (the files are marked 'unfinished: k of n HITs')."
 
 
-def _campaign(session, name: str):
-    from sqlalchemy import select
-
-    from da_platform.db.models import Campaign
-
-    campaign = session.scalar(select(Campaign).where(Campaign.name == name))
-    if campaign is None and name.isdigit():
-        campaign = session.get(Campaign, int(name))
-    if campaign is None:
-        raise click.ClickException(f"no campaign named {name!r} in database {database_name(session)}")
-    return campaign
-
-
-def _export(context: CliContext, kind: str, campaign_name: str, out: Path, **options) -> None:
+def _export(context: CliContext, kind: str, named: NamedCampaign, out: Path, **options) -> None:
     from da_platform.exports import files as exports
 
     with context.sessions() as session:
-        campaign = _campaign(session, campaign_name)
+        campaign = named.find(session)
         try:
             if kind == "bundle":  # long for large campaigns: a progress bar over its steps
                 made = _bundle_with_progress(session, campaign, **options)
@@ -82,13 +70,13 @@ def export() -> None:
 
 
 @export.command("ranking")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="File to write.")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "latex"]), default=None,
               help="Default: from the file name (.csv, .json, .tex), else csv.")
 @_partial
 @pass_context
-def export_ranking(context: CliContext, campaign: str, out: Path, fmt: str | None, partial: bool) -> None:
+def export_ranking(context: CliContext, campaign: NamedCampaign, out: Path, fmt: str | None, partial: bool) -> None:
     """The human ranking (System | raw | z | N | n, clusters) as CSV, JSON or LaTeX."""
     fmt = fmt or {".json": "json", ".tex": "latex"}.get(out.suffix.lower(), "csv")
     _export(context, "ranking", campaign, out, fmt=fmt, partial=partial)
@@ -96,11 +84,11 @@ def export_ranking(context: CliContext, campaign: str, out: Path, fmt: str | Non
 
 def _file_export(kind: str, help_text: str, out_help: str = "File to write.") -> click.Command:
     """``da-platform export <kind> CAMPAIGN --out PATH [--partial]``."""
-    @click.argument("campaign")
+    @click.argument("campaign", type=CAMPAIGN)
     @click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help=out_help)
     @_partial
     @pass_context
-    def command(context: CliContext, campaign: str, out: Path, partial: bool) -> None:
+    def command(context: CliContext, campaign: NamedCampaign, out: Path, partial: bool) -> None:
         _export(context, kind, campaign, out, partial=partial)
 
     command.__doc__ = help_text
@@ -108,13 +96,13 @@ def _file_export(kind: str, help_text: str, out_help: str = "File to write.") ->
 
 
 @export.command("ratings")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="File to write.")
 @click.option("--with-texts", is_flag=True, help="Add the question, reference, candidate and check type of each "
                                                  "rating (for error analysis; still readable by 'analyze').")
 @_partial
 @pass_context
-def export_ratings(context: CliContext, campaign: str, out: Path, with_texts: bool, partial: bool) -> None:
+def export_ratings(context: CliContext, campaign: NamedCampaign, out: Path, with_texts: bool, partial: bool) -> None:
     """Every rating as the platform's long CSV (readable by 'da-platform analyze')."""
     _export(context, "ratings", campaign, out, partial=partial, with_texts=with_texts)
 
@@ -123,6 +111,3 @@ _file_export("wmt", "The WMT release files: ad-sys-scores, ad-seg-scores, adwilc
              "Folder to write the files into, or a .zip file.")
 _file_export("bundle", "A reproducibility zip: settings, seed, HIT composition, degradation, QC, exclusions, "
                        "versions, results.")
-
-
-COMMANDS: list[click.Command] = [export]

@@ -10,20 +10,9 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, database_name, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import TEST_SET, NamedTestSet
 from da_platform.db.models import Answer, Question, Reference, System, TestSet
-
-COMMANDS: list[click.Command] = []
-
-
-def find_test_set(session: Session, name: str) -> TestSet:
-    """The test set called ``name``, or a ClickException listing the ones there are."""
-    test_set = session.scalar(select(TestSet).where(TestSet.name == name))
-    if test_set is None:
-        known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none yet"
-        raise click.ClickException(f"no test set named {name!r} (test sets: {known}) "
-                                   f"in database {database_name(session)}")
-    return test_set
 
 
 def _run_import(context: CliContext, work: Callable[[Session], list[str]]) -> None:
@@ -101,7 +90,7 @@ def import_test_set_command(context: CliContext, file: Path, name: str | None, f
 
 
 @import_group.command("answers")
-@click.option("--test-set", "test_set_name", required=True, help="Name of the test set answered.")
+@click.option("--test-set", "test_set_name", type=TEST_SET, required=True, help="Name of the test set answered.")
 @click.option("--system", help="System name when importing ONE file without a system column "
                                "[default: the file name without its ending].")
 @click.option("--allow-missing", is_flag=True, help="A system may abstain on some questions (no answer): "
@@ -109,7 +98,7 @@ def import_test_set_command(context: CliContext, file: Path, name: str | None, f
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @_format_option
 @pass_context
-def import_answers_command(context: CliContext, test_set_name: str, system: str | None,
+def import_answers_command(context: CliContext, test_set_name: NamedTestSet, system: str | None,
                            files: tuple[Path, ...], file_format: str, allow_missing: bool) -> None:
     """Import system answers: one file per system, or long tables with a system column.
 
@@ -123,7 +112,7 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
     def work(session: Session) -> list[str]:
         from hit_builder.reading import long_answers
 
-        test_set = find_test_set(session, test_set_name)
+        test_set = test_set_name.find(session)
         notes: list[str] = []
         lines, systems = [], []
         for file in files:
@@ -142,10 +131,10 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
 
 
 @import_group.command("human")
-@click.option("--test-set", "test_set_name", required=True, help="Name of the test set.")
+@click.option("--test-set", "test_set_name", type=TEST_SET, required=True, help="Name of the test set.")
 @click.option("--name", default="HUMAN", show_default=True, help="Name of the human system.")
 @pass_context
-def import_human_command(context: CliContext, test_set_name: str, name: str) -> None:
+def import_human_command(context: CliContext, test_set_name: NamedTestSet, name: str) -> None:
     """Add each question's second reference as a human system (to estimate human performance).
 
     The first reference stays the one shown to workers as "Answer A".
@@ -156,8 +145,9 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
     )
 
     def work(session: Session) -> list[str]:
-        human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name)
-        lines = [f"imported {_describe_system(session, human)} into test set {test_set_name!r}"]
+        test_set = test_set_name.find(session)
+        human = import_second_reference_as_human(session, test_set, name=name)
+        lines = [f"imported {_describe_system(session, human)} into test set {test_set.name!r}"]
         same = identical_to_first_reference(session, human)
         if same:
             shown = ", ".join(repr(q) for q in same[:5]) + (f" and {len(same) - 5} more" if len(same) > 5 else "")
@@ -189,11 +179,12 @@ def import_sample_command(context: CliContext, name: str, human: bool) -> None:
 
 @import_group.command("judge-scores")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--test-set", "test_set_name", required=True, help="Name of the test set whose answers were judged.")
+@click.option("--test-set", "test_set_name", type=TEST_SET, required=True,
+              help="Name of the test set whose answers were judged.")
 @click.option("--judge", required=True, help="Name of the judge (e.g. the LLM and prompt you used).")
 @click.option("--replace", is_flag=True, help="Replace this judge's scores if it has some in the test set already.")
 @pass_context
-def import_judge_scores_command(context: CliContext, file: Path, test_set_name: str, judge: str,
+def import_judge_scores_command(context: CliContext, file: Path, test_set_name: NamedTestSet, judge: str,
                                 replace: bool) -> None:
     """Import an automatic judge's score of each answer (JSONL/CSV/TSV: system, id, score; any scale).
 
@@ -204,7 +195,7 @@ def import_judge_scores_command(context: CliContext, file: Path, test_set_name: 
     from da_platform.building.judges import import_judge_scores
 
     def work(session: Session) -> list[str]:
-        test_set = find_test_set(session, test_set_name)
+        test_set = test_set_name.find(session)
         done = import_judge_scores(session, test_set, file, judge=judge, replace=replace)
         lines = [f"imported {done.scored} score(s) of judge {done.judge!r} into test set {test_set.name!r}"
                  + (f", replacing {done.replaced}" if done.replaced else "")]
@@ -214,6 +205,3 @@ def import_judge_scores_command(context: CliContext, file: Path, test_set_name: 
         return lines
 
     _run_import(context, work)
-
-
-COMMANDS.append(import_group)

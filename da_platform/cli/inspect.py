@@ -3,23 +3,24 @@ from __future__ import annotations
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 from da_platform.cli.tables import plain_table
 
 
 @click.command("inspect")
-@click.argument("campaign_name")
+@click.argument("campaign_name", type=CAMPAIGN)
 @click.option("--hit", "hit_index", type=click.IntRange(min=0),
               help="Show the composition of HIT N (numbered from 0).")
 @pass_context
-def inspect_command(context: CliContext, campaign_name: str, hit_index: int | None) -> None:
+def inspect_command(context: CliContext, campaign_name: NamedCampaign, hit_index: int | None) -> None:
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
     from da_core.errors import BuildError
     from da_platform.building.inspection import campaign_summary, hit_composition, verify_campaign
     from hit_builder.layouts import layout_named
 
     with context.sessions() as session:
-        campaign = find_campaign(session, campaign_name)
+        campaign = campaign_name.find(session)
         summary = campaign_summary(session, campaign)
         click.echo(f"campaign {summary.name!r} ({summary.status}) on test set {summary.test_set!r}")
         click.echo(f"criterion: {summary.criterion}: {summary.statement!r}; reference "
@@ -47,6 +48,3 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
             click.echo(plain_table(["position", "set", "type", "system", "question", "original"],
                               [[r.position, r.set_index, r.slot_type, r.system, r.question, r.original_position]
                                for r in rows]))
-
-
-COMMANDS: list[click.Command] = [inspect_command]

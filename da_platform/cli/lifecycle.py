@@ -11,12 +11,21 @@ import click
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from da_platform.cli import CliContext, database_name, find_campaign, find_worker, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import (
+    CAMPAIGN,
+    SYSTEM,
+    TEST_SET,
+    WORKER,
+    NamedCampaign,
+    NamedSystem,
+    NamedTestSet,
+    NamedWorker,
+)
 
 if TYPE_CHECKING:
     from da_platform.campaigns.lifecycle import Deleted
 
-COMMANDS: list[click.Command] = []
 ACTOR = "cli"
 _reason = click.option("--reason", default="", help="Why (stored in the audit log).")
 _force = click.option("--force", is_flag=True, help="Delete even what holds ratings (an audit record stays).")
@@ -52,24 +61,6 @@ def _deleting(context: CliContext, work: Callable[[Session], Deleted], describe:
         click.echo(f"warning: could not delete the prepared exports {problem}", err=True)
 
 
-def _test_set(session: Session, name: str):
-    from da_platform.cli.imports import find_test_set
-
-    return find_test_set(session, name)
-
-
-def _system(session: Session, test_set_name: str, name: str):
-    from da_platform.db.models import System
-
-    test_set = _test_set(session, test_set_name)
-    system = session.scalar(select(System).where(System.test_set_id == test_set.id, System.name == name))
-    if system is None:
-        known = ", ".join(s.name for s in test_set.systems) or "none yet"
-        raise click.ClickException(f"test set {test_set_name!r} has no system named {name!r} (systems: {known}) "
-                                   f"in database {database_name(session)}")
-    return system
-
-
 def _rows(headers: list[str], rows: Sequence[Sequence[object]]) -> None:
     from da_platform.cli.tables import plain_table
 
@@ -101,16 +92,16 @@ def campaign_list(context: CliContext) -> None:
 
 def _status_command(change: str, help_text: str) -> None:
     @campaign_group.command(change, help=help_text)
-    @click.argument("campaign")
+    @click.argument("campaign", type=CAMPAIGN)
     @_reason
     @pass_context
-    def command(context: CliContext, campaign: str, reason: str) -> None:
+    def command(context: CliContext, campaign: NamedCampaign, reason: str) -> None:
         from da_platform.campaigns.lifecycle import change_status
 
         def work(session: Session) -> str:
-            found = find_campaign(session, campaign)
+            found = campaign.find(session)
             status = change_status(session, found, change, actor=ACTOR, reason=reason)
-            return f"campaign {campaign!r} is {status.value} now"
+            return f"campaign {found.name!r} is {status.value} now"
 
         _changing(context, work)
 
@@ -122,14 +113,14 @@ _status_command("close", "Close CAMPAIGN for good: no new HIT is handed out (wor
 
 
 @campaign_group.command("release")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--assignment", "assignment_id", help="Public id of the assignment (see `campaign assignments`).")
-@click.option("--worker", "worker_id", help="Release this worker's assignment in progress (source:id as "
+@click.option("--worker", "worker_id", type=WORKER, help="Release this worker's assignment in progress (source:id as "
                                             "`campaign assignments` prints it, or the id alone).")
 @_reason
 @pass_context
-def campaign_release(context: CliContext, campaign: str, assignment_id: str | None, worker_id: str | None,
-                     reason: str) -> None:
+def campaign_release(context: CliContext, campaign: NamedCampaign, assignment_id: str | None,
+                     worker_id: NamedWorker | None, reason: str) -> None:
     """Give a stuck assignment's HIT back to others (its ratings are kept)."""
     from da_platform.campaigns.lifecycle import release_assignment
     from da_platform.db.models import Assignment, AssignmentStatus, Hit
@@ -138,18 +129,19 @@ def campaign_release(context: CliContext, campaign: str, assignment_id: str | No
         raise click.UsageError("name the assignment with exactly one of --assignment or --worker")
 
     def work(session: Session) -> str:
-        found = find_campaign(session, campaign)
+        found = campaign.find(session)
         query = select(Assignment).join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == found.id)
         if assignment_id is not None:
             query = query.where(Assignment.public_id == assignment_id)
         else:
-            person = find_worker(session, found, worker_id or "")
+            assert worker_id is not None  # exactly one of --assignment and --worker (checked above)
+            person = worker_id.find(session, found)
             query = query.where(Assignment.worker_id == person.id, Assignment.status == AssignmentStatus.in_progress)
         assignment = session.scalars(query).first()
         if assignment is None:
-            whose = f"of worker {worker_id!r} " if worker_id is not None else f"{assignment_id!r} "
-            raise click.ClickException(f"no assignment {whose}in progress in campaign {campaign!r} (see `da-platform "
-                                       f"campaign assignments {campaign}`)")
+            whose = f"of worker {str(worker_id)!r} " if worker_id is not None else f"{assignment_id!r} "
+            raise click.ClickException(f"no assignment {whose}in progress in campaign {found.name!r} (see "
+                                       f"`da-platform campaign assignments {found.name}`)")
         release_assignment(session, assignment, actor=ACTOR, reason=reason)
         return (f"released assignment {assignment.public_id} (HIT {assignment.hit.index}, "
                 f"{assignment.next_position} ratings kept)")
@@ -158,14 +150,14 @@ def campaign_release(context: CliContext, campaign: str, assignment_id: str | No
 
 
 @campaign_group.command("assignments")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @pass_context
-def campaign_assignments(context: CliContext, campaign: str) -> None:
+def campaign_assignments(context: CliContext, campaign: NamedCampaign) -> None:
     """Assignments in progress: worker, HIT, items rated (x/100), last activity."""
     from da_platform.campaigns.assignments import assignments_in_progress
 
     with context.sessions() as session:
-        found = find_campaign(session, campaign)
+        found = campaign.find(session)
         rows = [[a.public_id, a.worker, a.label or "", a.hit_index, f"{a.rated}/{a.total}",
                  a.last_activity.strftime("%Y-%m-%d %H:%M UTC"), "overdue" if a.overdue else ""]
                 for a in assignments_in_progress(session, found)]
@@ -173,7 +165,7 @@ def campaign_assignments(context: CliContext, campaign: str) -> None:
 
 
 @campaign_group.command("preview")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--hit", "hit_index", type=click.IntRange(min=0), default=0, show_default=True,
               help="HIT to preview (numbered from 0).")
 @click.option("--slot", "position", type=click.IntRange(min=0), default=0, show_default=True,
@@ -181,7 +173,7 @@ def campaign_assignments(context: CliContext, campaign: str) -> None:
 @click.option("--images", "image_folder", type=click.Path(file_okay=False, path_type=Path),
               help="Also write the slot's images (answer-a.png, answer-b.png) to this folder.")
 @pass_context
-def campaign_preview(context: CliContext, campaign: str, hit_index: int, position: int,
+def campaign_preview(context: CliContext, campaign: NamedCampaign, hit_index: int, position: int,
                      image_folder: Path | None) -> None:
     """Show one slot as the worker sees it, and its hidden facts. Creates no worker or assignment.
 
@@ -193,7 +185,7 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
     from hit_builder.storage import LocalImageStorage
 
     with context.sessions() as session:
-        found = find_campaign(session, campaign)
+        found = campaign.find(session)
         seen = worker_language(CampaignSettings.of(found).worker)  # what the worker reads: the campaign's language
         try:
             shown = slot_preview(session, found, hit_index, position)
@@ -222,15 +214,15 @@ def campaign_preview(context: CliContext, campaign: str, hit_index: int, positio
 
 
 @campaign_group.command("delete")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @_force
 @_reason
 @pass_context
-def campaign_delete(context: CliContext, campaign: str, force: bool, reason: str) -> None:
+def campaign_delete(context: CliContext, campaign: NamedCampaign, force: bool, reason: str) -> None:
     """Delete CAMPAIGN with its HITs, assignments and ratings (refused if rated, unless --force)."""
     from da_platform.campaigns.lifecycle import delete_campaign
 
-    _deleting(context, lambda session: delete_campaign(session, find_campaign(session, campaign), force=force,
+    _deleting(context, lambda session: delete_campaign(session, campaign.find(session), force=force,
                                                        actor=ACTOR, reason=reason),
               lambda deleted: f"deleted {deleted.what} ({deleted.ratings} ratings)")
 
@@ -257,15 +249,15 @@ def test_set_list(context: CliContext) -> None:
 
 
 @test_set_group.command("delete")
-@click.argument("name")
+@click.argument("name", type=TEST_SET)
 @_force
 @_reason
 @pass_context
-def test_set_delete(context: CliContext, name: str, force: bool, reason: str) -> None:
+def test_set_delete(context: CliContext, name: NamedTestSet, force: bool, reason: str) -> None:
     """Delete test set NAME with its systems (refused if it has campaigns, unless --force)."""
     from da_platform.campaigns.lifecycle import delete_test_set
 
-    _deleting(context, lambda session: delete_test_set(session, _test_set(session, name), force=force, actor=ACTOR,
+    _deleting(context, lambda session: delete_test_set(session, name.find(session), force=force, actor=ACTOR,
                                                        reason=reason), _with_campaigns)
 
 
@@ -280,16 +272,16 @@ def system_group() -> None:
 
 
 @system_group.command("list")
-@click.option("--test-set", "test_set_name", help="Only this test set.")
+@click.option("--test-set", "test_set", type=TEST_SET, help="Only this test set.")
 @pass_context
-def system_list(context: CliContext, test_set_name: str | None) -> None:
+def system_list(context: CliContext, test_set: NamedTestSet | None) -> None:
     """Every system with its test set and answer count."""
     from da_platform.db.models import Answer, System, TestSet
 
     with context.sessions() as session:
         query = select(System, TestSet.name).join(TestSet, TestSet.id == System.test_set_id)
-        if test_set_name:
-            query = query.where(System.test_set_id == _test_set(session, test_set_name).id)
+        if test_set is not None:
+            query = query.where(System.test_set_id == test_set.find(session).id)
         rows = [[name, s.name, "yes" if s.is_human else "",
                  session.scalar(select(func.count(Answer.id)).where(Answer.system_id == s.id))]
                 for s, name in session.execute(query.order_by(TestSet.id, System.id))]
@@ -297,26 +289,26 @@ def system_list(context: CliContext, test_set_name: str | None) -> None:
 
 
 @system_group.command("delete")
-@click.option("--test-set", "test_set_name", required=True, help="The system's test set.")
-@click.argument("name")
+@click.option("--test-set", "test_set", type=TEST_SET, required=True, help="The system's test set.")
+@click.argument("name", type=SYSTEM)
 @_force
 @_reason
 @pass_context
-def system_delete(context: CliContext, test_set_name: str, name: str, force: bool, reason: str) -> None:
+def system_delete(context: CliContext, test_set: NamedTestSet, name: NamedSystem, force: bool, reason: str) -> None:
     """Delete system NAME and its answers (refused if a campaign rates it, unless --force)."""
     from da_platform.campaigns.lifecycle import delete_system
 
-    _deleting(context, lambda session: delete_system(session, _system(session, test_set_name, name), force=force,
+    _deleting(context, lambda session: delete_system(session, name.find(session, test_set.find(session)), force=force,
                                                      actor=ACTOR, reason=reason), _with_campaigns)
 
 
 @system_group.command("replace")
-@click.option("--test-set", "test_set_name", required=True, help="The system's test set.")
-@click.argument("name")
+@click.option("--test-set", "test_set", type=TEST_SET, required=True, help="The system's test set.")
+@click.argument("name", type=SYSTEM)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_reason
 @pass_context
-def system_replace(context: CliContext, test_set_name: str, name: str, file: Path, reason: str) -> None:
+def system_replace(context: CliContext, test_set: NamedTestSet, name: NamedSystem, file: Path, reason: str) -> None:
     """Replace every answer of system NAME with FILE's (checked as `import answers` checks them).
 
     Refused once a built campaign shows the system's answers.
@@ -324,10 +316,8 @@ def system_replace(context: CliContext, test_set_name: str, name: str, file: Pat
     from da_platform.campaigns.lifecycle import replace_answers
 
     def work(session: Session) -> str:
-        count = replace_answers(session, _system(session, test_set_name, name), file, actor=ACTOR, reason=reason)
-        return f"replaced the answers of system {name!r}: {count} answers from {file}"
+        system = name.find(session, test_set.find(session))
+        count = replace_answers(session, system, file, actor=ACTOR, reason=reason)
+        return f"replaced the answers of system {system.name!r}: {count} answers from {file}"
 
     _changing(context, work)
-
-
-COMMANDS.extend([campaign_group, test_set_group, system_group])

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, TEST_SET, NamedCampaign, NamedTestSet
+
+if TYPE_CHECKING:
+    from analysis.metrics.scoring import SystemCorpus
 
 
 def _metrics(names: tuple[str, ...], settings=None):
@@ -89,107 +95,30 @@ def _split(systems: str | None) -> list[str] | None:
     return [s.strip() for s in systems.split(",") if s.strip()] if systems else None
 
 
-def _question_info(answer_type, yes_no_label, gold_entities, references):
-    from analysis.metrics import QuestionInfo
-
-    return QuestionInfo(answer_type=answer_type, yes_no_label=yes_no_label, gold_entities=tuple(gold_entities or ()),
-                        reference_labels=tuple(references))
-
-
-def _corpora_from_database(context: CliContext, test_set_name: str, systems: list[str] | None,
+def _corpora_from_database(context: CliContext, named: NamedTestSet, systems: list[str] | None,
                            guess_labels: bool = False):
     """The answers of the test set's systems, with the references and annotations of their questions."""
-    from sqlalchemy import select
-    from sqlalchemy.orm import selectinload
-
-    from analysis.metrics.scoring import QuestionEntry, system_corpus
-    from da_platform.db.models import Question, System, TestSet
+    from da_platform.results.metric_corpora import corpora_from_database
 
     with context.sessions() as session:
-        test_set = session.scalar(select(TestSet).where(TestSet.name == test_set_name))
-        if test_set is None:
-            known = ", ".join(session.scalars(select(TestSet.name).order_by(TestSet.name))) or "none"
-            raise click.ClickException(f"no test set named {test_set_name!r} (known: {known})")
-        questions = session.scalars(select(Question).where(Question.test_set_id == test_set.id)
-                                    .options(selectinload(Question.references)).order_by(Question.id)).all()
-        entries = [QuestionEntry(q.external_id, tuple(r.text for r in q.references), _question_info(
-            q.answer_type.value if q.answer_type else None, q.yes_no_label, q.gold_entities,
-            [r.yes_no_label for r in q.references])) for q in questions]
-        query = (select(System).where(System.test_set_id == test_set.id)
-                 .options(selectinload(System.answers)).order_by(System.id))
-        found = session.scalars(query).all()
-        if systems is not None:
-            names = {s.name for s in found}
-            missing = [s for s in systems if s not in names]
-            if missing:
-                raise click.ClickException(f"test set {test_set_name!r} has no system {', '.join(missing)} "
-                                           f"(it has: {', '.join(sorted(names)) or 'none'})")
-            found = [s for s in found if s.name in systems]
-        if not found:
-            raise click.ClickException(f"test set {test_set_name!r} has no systems to score")
-        by_id = {q.id: q.external_id for q in questions}
-        try:
-            return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers}, entries,
-                                  is_human=s.is_human, guess_labels=guess_labels,
-                                  labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
-                    for s in found]
-        except ValueError as error:
-            raise click.ClickException(str(error)) from None
+        return _corpora(lambda: corpora_from_database(session, named.find(session), systems, guess_labels))
 
 
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
                         guess_labels: bool = False):
-    """Test set and answer files in the import formats (hit_builder readers), scored without a database.
+    """Test set and answer files in the import formats, scored without a database (notes on stderr)."""
+    from da_platform.results.metric_corpora import corpora_from_files
 
-    Scoring needs no question text, so reference files without one (the MRC2018 evaluation kit's) are read.
-    """
-    from analysis.metrics.scoring import QuestionEntry, system_corpus
-    from da_core.errors import InputError
-    from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
-    from hit_builder.records import parse_predictions, parse_test_set
+    def note(text: str) -> None:
+        click.echo(f"note: {text}", err=True)
 
+    return _corpora(lambda: corpora_from_files(references, answers, systems, guess_labels, note=note))
+
+
+def _corpora(load: Callable[[], list[SystemCorpus]]) -> list[SystemCorpus]:
+    """The corpora ``load`` reads; bad input (``InputError``, an answer that cannot be aligned) is a CLI error."""
     try:
-        reference_table = read_test_set_input(references)
-        for note in notes_of(reference_table):
-            click.echo(f"note: {note}", err=True)
-        questions = parse_test_set(reference_table, need_questions=False)
-        entries = [QuestionEntry(q.id, q.references, _question_info(
-            q.answer_type.value if q.answer_type else None, q.yes_no, q.entities,
-            q.reference_labels or ())) for q in questions]
-        known = {q.id for q in questions}
-        left_out: frozenset[str] = getattr(reference_table, "left_out", frozenset())
-        unscored = no_answers = 0
-        grouped: dict[str, dict[str, str]] = {}
-        labels: dict[str, dict[str, str | None]] = {}
-        for path in answers:
-            table = read_answers_input(path)
-            predictions = parse_predictions(table, left_out)
-            unscored += len(predictions.left_out)
-            no_answers += len(predictions.no_answer)
-            for record in sorted(predictions.answers + predictions.no_answer, key=lambda r: r.line):
-                if record.id not in known:
-                    raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
-                                      field="id")
-                name = record.system or path.stem
-                if record.system is None and name in grouped and record.id in grouped[name]:
-                    raise table.error(f"system {name!r} is given twice (file names must differ)", field="system")
-                grouped.setdefault(name, {})[record.id] = record.answer
-                labels.setdefault(name, {})[record.id] = record.yes_no
-    except InputError as error:
-        raise click.ClickException(str(error)) from None
-    if unscored:
-        click.echo(f"note: {unscored} answer(s) to questions left out of {references} (no reference answers) "
-                   "are not scored", err=True)
-    if no_answers:
-        click.echo(f"note: {no_answers} prediction(s) give no answer (\"\") to a question with reference answers: "
-                   "each is scored as an empty answer, as SQuAD v2.0's evaluation script scores it", err=True)
-    names = systems if systems is not None else list(grouped)
-    missing = [s for s in names if s not in grouped]
-    if missing:
-        raise click.ClickException(f"no answers for system {', '.join(missing)}")
-    try:
-        return [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
-                for name in names]
+        return load()
     except ValueError as error:
         raise click.ClickException(str(error)) from None
 
@@ -212,7 +141,7 @@ def _write(path: Path, text: str) -> None:
 
 
 @click.command("metrics")
-@click.option("--test-set", "test_set", help="Score the systems of this test set in the database.")
+@click.option("--test-set", "test_set", type=TEST_SET, help="Score the systems of this test set in the database.")
 @click.option("--references", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Or: a test-set file (an import format: JSONL/CSV/TSV, SQuAD, CMRC, DuReader, MS MARCO; "
                    "the question text may be missing, as in the MRC2018 evaluation kit's reference files) ...")
@@ -227,10 +156,10 @@ def _write(path: Path, text: str) -> None:
                    "first; its signatures go to FILE.signatures.json beside it).")
 @metric_options
 @pass_context
-def metrics_command(context: CliContext, test_set: str | None, references: Path | None, answers: tuple[Path, ...],
-                    systems: str | None, metric_names: tuple[str, ...], list_metrics: bool, out: Path | None,
-                    preset: str, alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
-                    bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
+def metrics_command(context: CliContext, test_set: NamedTestSet | None, references: Path | None,
+                    answers: tuple[Path, ...], systems: str | None, metric_names: tuple[str, ...], list_metrics: bool,
+                    out: Path | None, preset: str, alpha: float | None, beta: float | None, gamma: float | None,
+                    tokenization: str, bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
     """Score every system's answers against the references with automatic metrics.
 
     ROUGE-L (γ = 1.2), BLEU-1, BLEU-4 (no smoothing), METEOR, exact match, token F1 and the adapted
@@ -275,10 +204,11 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
 
 
 @click.command("validate-metrics")
-@click.option("--campaign", help="Human system z-scores from this campaign in the database.")
+@click.option("--campaign", type=CAMPAIGN, help="Human system z-scores from this campaign in the database.")
 @click.option("--human-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Or: a file of human system scores (CSV 'system,z' or WMT ad-sys-scores).")
-@click.option("--test-set", "test_set", help="Test set whose systems the metrics score (default: the campaign's).")
+@click.option("--test-set", "test_set", type=TEST_SET,
+              help="Test set whose systems the metrics score (default: the campaign's).")
 @click.option("--metric-scores", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Or: metric scores already computed ('metrics --out FILE.csv' or FILE.json; a CSV's "
                    "signatures are read from FILE.signatures.json beside it).")
@@ -290,8 +220,8 @@ def metrics_command(context: CliContext, test_set: str | None, references: Path 
               show_default=True, help="Folder for the table (CSV, JSON, LaTeX, Markdown) and the heatmap.")
 @metric_options
 @pass_context
-def validate_metrics_command(context: CliContext, campaign: str | None, human_scores: Path | None,
-                             test_set: str | None, metric_scores: Path | None, metric_names: tuple[str, ...],
+def validate_metrics_command(context: CliContext, campaign: NamedCampaign | None, human_scores: Path | None,
+                             test_set: NamedTestSet | None, metric_scores: Path | None, metric_names: tuple[str, ...],
                              systems: str | None, exclude_systems: str | None, out: Path, preset: str,
                              alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
                              bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
@@ -311,7 +241,7 @@ def validate_metrics_command(context: CliContext, campaign: str | None, human_sc
         raise click.ClickException("give --test-set or --metric-scores, not both")
     if campaign is not None:
         human, campaign_test_set = _campaign_scores(context, campaign)
-        test_set = test_set or campaign_test_set
+        test_set = test_set or NamedTestSet(campaign_test_set)
     else:
         assert human_scores is not None  # exactly one of --campaign and --human-scores was given (checked above)
         try:
@@ -376,27 +306,21 @@ def _select_systems(human: dict[str, float], systems: list[str] | None,
     return {s: human[s] for s in chosen}
 
 
-def _campaign_scores(context: CliContext, name: str) -> tuple[dict[str, float], str]:
+def _campaign_scores(context: CliContext, campaign: NamedCampaign) -> tuple[dict[str, float], str]:
     """Human system z-scores of a campaign and its test set's name: the campaign's one analysis
     (``CampaignAnalysis``: review-decision exclusions, its QC settings), as the dashboard shows it."""
-    from sqlalchemy import select
+    from da_platform.cli.analyses import load_campaign_analysis, print_exclusions
 
-    from da_platform.cli.analyze import _load_campaign_analysis, _print_exclusions
-    from da_platform.db.models import Campaign, TestSet
-
-    analysis = _load_campaign_analysis(context, name)
+    analysis = load_campaign_analysis(context, campaign)
+    name = analysis.campaign_name
     if len(analysis.table) == 0:
         raise click.ClickException(f"campaign {name!r} has no ratings yet")
     with context.sessions() as session:
-        test_set = session.scalars(select(TestSet.name).join(Campaign, Campaign.test_set_id == TestSet.id)
-                                   .where(Campaign.name == name)).one()  # the campaign exists: its analysis loaded
+        test_set = campaign.find(session).test_set.name
     result = analysis.result
     if result is None:
         raise click.ClickException(f"campaign {name!r}: no ratings left after the review decisions")
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    _print_exclusions(result)
+    print_exclusions(result)
     return {s.system: s.z for s in result.system_scores.get(name, ())}, test_set
-
-
-COMMANDS: list[click.Command] = [metrics_command, validate_metrics_command]

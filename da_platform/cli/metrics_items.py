@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign
+from da_platform.cli.context import CliContext
+from da_platform.cli.params import NamedCampaign
 
 
 def warn_if_few_systems(result) -> None:
@@ -21,25 +22,15 @@ def warn_if_few_systems(result) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
-def item_level_table(context: CliContext, campaign: str, corpora, metrics, out: Path) -> None:
+def item_level_table(context: CliContext, campaign: NamedCampaign, corpora, metrics, out: Path) -> None:
     """Item-level correlations of the metrics with the campaign's human item z-scores."""
-    from sqlalchemy import select
-
-    from analysis.metrics.item_level import item_level
-    from da_platform.db.models import Question
-    from da_platform.results.campaign_analysis import CampaignAnalysis
+    from da_platform.results.metric_items import item_correlations
 
     with context.sessions() as session:
-        found = find_campaign(session, campaign)
-        group = CampaignAnalysis(session, found).group
-        ids = list(session.scalars(select(Question.external_id).where(Question.test_set_id == found.test_set_id)
-                                   .order_by(Question.id)))
-    if group is None:
+        table = item_correlations(session, campaign.find(session), corpora, metrics)
+    if table is None:
         click.echo("item level: not enough data yet (no ratings kept after quality control)")
         return
-    items = group.scores.items
-    item_z = {(s, i): float(z) for s, i, z in zip(items.system.tolist(), items.item.tolist(), items.z.tolist())}
-    table = item_level(corpora, metrics, ids, item_z)
     if not table:
         click.echo("item level: not enough data yet (fewer than 3 rated items)")
         return

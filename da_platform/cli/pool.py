@@ -5,7 +5,8 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 from da_platform.db.rows import get_row
 
 
@@ -38,7 +39,7 @@ def _ready_for_links(session, campaign, open_campaign: bool) -> None:
 
 
 @click.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(1, 100_000),
               help="How many links (one per person).")
 @click.option("--days", default=14.0, show_default=True, type=click.FloatRange(0, min_open=True),
@@ -56,7 +57,7 @@ def _ready_for_links(session, campaign, open_campaign: bool) -> None:
 @click.option("--labels", "labels_file", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file of names (first column; a header 'label' or 'name' is skipped): one link each.")
 @pass_context
-def invite(context: CliContext, campaign: str, count: int, days: float, public_url: str | None,
+def invite(context: CliContext, campaign: NamedCampaign, count: int, days: float, public_url: str | None,
            open_campaign: bool, time_limit: float | None, output, labels: tuple[str, ...],
            labels_file: Path | None) -> None:
     """Mint invite links to CAMPAIGN for the lab's own pool (one anonymous worker per link).
@@ -80,12 +81,12 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
         raise click.ClickException("DA_SECRET_KEY is not set: invite links are signed with the server's key")
     names = _labels(labels, labels_file, count)
     with transaction(context.sessions) as session:
-        found = find_campaign(session, campaign)
+        found = campaign.find(session)
         _ready_for_links(session, found, open_campaign)
         if time_limit is not None and time_limit != time_limit_minutes(found):
             CampaignSettings.update(found, pool_time_limit_minutes=time_limit)
             session.add(AuditLog(actor="cli", campaign_id=found.id, action="campaign.pool_time_limit",
-                                 target=campaign, reason=f"{time_limit:g} minutes (da-platform invite)"))
+                                 target=found.name, reason=f"{time_limit:g} minutes (da-platform invite)"))
         click.echo(f"time limit per HIT: {time_limit_minutes(found):g} minutes", err=True)
         if names:
             labelled = mint_labelled_invites(session, Tokens(secret), public_url or context.settings.public_url,
@@ -132,11 +133,11 @@ def _pool_review_options(command):
 
 
 @pool_group.command("review")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @_pool_review_options
 @pass_context
-def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs, reject_min_p,
-                reject_identical_run, block_rejected, confirm_total) -> None:
+def pool_review(context: CliContext, campaign: NamedCampaign, dry_run, bonus, reject_enabled, reject_min_pairs,
+                reject_min_p, reject_identical_run, block_rejected, confirm_total) -> None:
     """Decide approve / reject / bonus / block for every finished own-pool assignment (as `mturk review`).
 
     The decisions are recorded and applied at once (nothing to send: pay own-pool workers outside the
@@ -147,7 +148,7 @@ def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabl
     from da_platform.review.pool_run import plan_pool, review_pool
 
     with context.sessions() as session:
-        found = find_campaign(session, campaign)
+        found = campaign.find(session)
         campaign_id = found.id
     policy = review_policy(context, campaign_id, **review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
                                                              reject_identical_run, block_rejected))
@@ -162,6 +163,3 @@ def pool_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabl
         return
     done = review_pool(context.sessions, campaign_id, policy, planned)
     click.echo(f"recorded and applied {done} decision(s)")
-
-
-COMMANDS: list[click.Command] = [invite, pool_group]

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 import click
 
-from da_platform.cli import CliContext, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionStatus
 
@@ -29,14 +30,9 @@ ENDPOINT_HELP = "MTurk requester endpoint (default: the sandbox, or live with --
 
 # -- shared helpers -----------------------------------------------------------------------------
 
-def _campaign(context: CliContext, name: str):
-    from da_platform.operations.launch import LaunchError, load_campaign
-
+def _campaign(context: CliContext, campaign: NamedCampaign):
     with context.sessions() as session:
-        try:
-            return load_campaign(session, name)
-        except LaunchError as error:
-            raise click.ClickException(str(error)) from None
+        return campaign.find(session)
 
 
 @overload
@@ -217,7 +213,7 @@ def balance(context: CliContext, live: bool, endpoint_url: str | None) -> None:
 
 
 @mturk.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--reward", help="Reward per assignment in USD, e.g. 2.00.")
 @click.option("--assignments", "assignments_per_hit", type=int, help="Assignments (workers) per HIT.")
 @click.option("--title")
@@ -235,9 +231,9 @@ def balance(context: CliContext, live: bool, endpoint_url: str | None) -> None:
 @click.option("--confirm-total", help="Confirm a live launch non-interactively with its exact total.")
 @_mturk_options
 @pass_context
-def launch(context: CliContext, campaign: str, reward, assignments_per_hit, title, description, duration_minutes,
-           lifetime_hours, auto_approve_hours, locales, min_approval_rate, min_approved, masters, expected_bonus,
-           dry_run, confirm_total, live, endpoint_url) -> None:
+def launch(context: CliContext, campaign: NamedCampaign, reward, assignments_per_hit, title, description,
+           duration_minutes, lifetime_hours, auto_approve_hours, locales, min_approval_rate, min_approved, masters,
+           expected_bonus, dry_run, confirm_total, live, endpoint_url) -> None:
     """Create one HIT per HIT of CAMPAIGN, with an ExternalQuestion pointing at $DA_PUBLIC_URL/mturk."""
     from da_platform.operations.launch import LaunchError, launch_mturk, plan_mturk
 
@@ -284,18 +280,18 @@ def _warn_crowd(campaign: Campaign, provider: str) -> None:
 
 
 @mturk.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @pass_context
-def status(context: CliContext, campaign: str) -> None:
+def status(context: CliContext, campaign: NamedCampaign) -> None:
     """Show launched HITs, assignments and review decisions (from the database; sync first)."""
     _show_status(context, _campaign(context, campaign).id, "mturk")
 
 
 @mturk.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @_mturk_options
 @pass_context
-def sync(context: CliContext, campaign: str, live: bool, endpoint_url: str | None) -> None:
+def sync(context: CliContext, campaign: NamedCampaign, live: bool, endpoint_url: str | None) -> None:
     """Fetch every assignment of the campaign's HITs, grant exclusions, reconcile unfinished decisions."""
     from da_platform.operations.sync import sync_campaign
 
@@ -340,11 +336,11 @@ def review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p, reject
 
 
 @mturk.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @review_options
 @_mturk_options
 @pass_context
-def review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs, reject_min_p,
+def review(context: CliContext, campaign: NamedCampaign, dry_run, bonus, reject_enabled, reject_min_pairs, reject_min_p,
            reject_identical_run, block_rejected, confirm_total, live, endpoint_url) -> None:
     """Decide approve / reject / bonus / block for every submitted assignment, then send the decisions."""
     row = _campaign(context, campaign)
@@ -356,12 +352,12 @@ def review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, r
 
 
 @mturk.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--extend-hours", type=int, help="Extend the HITs by this many hours from now instead of expiring them.")
 @click.option("--delete", is_flag=True, help="Also delete HITs whose assignments are all reviewed.")
 @_mturk_options
 @pass_context
-def expire(context: CliContext, campaign: str, extend_hours: int | None, delete: bool, live: bool,
+def expire(context: CliContext, campaign: NamedCampaign, extend_hours: int | None, delete: bool, live: bool,
            endpoint_url: str | None) -> None:
     """Expire the campaign's HITs now (or extend them); optionally delete finished ones."""
     from datetime import datetime, timedelta, timezone
@@ -405,12 +401,12 @@ def expire(context: CliContext, campaign: str, extend_hours: int | None, delete:
 
 
 @mturk.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--subject", required=True)
 @click.option("--message", required=True)
 @_mturk_options
 @pass_context
-def notify(context: CliContext, campaign: str, subject: str, message: str, live: bool,
+def notify(context: CliContext, campaign: NamedCampaign, subject: str, message: str, live: bool,
            endpoint_url: str | None) -> None:
     """Send a message to every MTurk worker who took part in CAMPAIGN."""
     from sqlalchemy import select
@@ -454,7 +450,7 @@ def prolific() -> None:
 
 
 @prolific.command("launch")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--reward", help="Reward per participant, e.g. 3.00.")
 @click.option("--currency", type=click.Choice(["GBP", "USD"]))
 @click.option("--places-per-hit", type=int, help="Participants per HIT (places = HITs x this).")
@@ -502,20 +498,20 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
 
 
 @prolific.command("status")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @pass_context
-def prolific_status(context: CliContext, campaign: str) -> None:
+def prolific_status(context: CliContext, campaign: NamedCampaign) -> None:
     """Show the study, submissions and review decisions (from the database; sync first)."""
     _show_status(context, _campaign(context, campaign).id, "prolific")
 
 
 @prolific.command("sync")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--resend-unverified", is_flag=True,
               help="Resend bonuses Prolific does not show as paid (only after checking on Prolific!).")
 @_prolific_options
 @pass_context
-def prolific_sync(context: CliContext, campaign: str,
+def prolific_sync(context: CliContext, campaign: NamedCampaign,
                   resend_unverified: bool, live: bool, base_url: str | None) -> None:
     """Fetch every submission of the study and reconcile unfinished decisions."""
     from da_platform.operations.sync import sync_campaign
@@ -533,11 +529,11 @@ def prolific_sync(context: CliContext, campaign: str,
 
 
 @prolific.command("review")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @review_options
 @_prolific_options
 @pass_context
-def prolific_review(context: CliContext, campaign: str, dry_run, bonus, reject_enabled, reject_min_pairs,
+def prolific_review(context: CliContext, campaign: NamedCampaign, dry_run, bonus, reject_enabled, reject_min_pairs,
                     reject_min_p, reject_identical_run, block_rejected, confirm_total, live, base_url) -> None:
     """Decide approve / reject / bonus / block for every submission awaiting review, then send them."""
     from da_platform.providers.money import rate_cost
@@ -552,6 +548,3 @@ def prolific_review(context: CliContext, campaign: str, dry_run, bonus, reject_e
                                                    fee_rate=settings.fee_rate, currency=settings.currency)
     _review(context, row.id, client, policy, pricing, dry_run=dry_run,
             confirm=lambda cost: _confirm_cost("review", cost, confirm_total))
-
-
-COMMANDS: list[click.Command] = [mturk, prolific]

@@ -9,21 +9,19 @@ from pathlib import Path
 import click
 
 from analysis.qc_policy import QC_METHODS, QC_SCOPES
-from da_platform.cli import CliContext, pass_context
-from da_platform.cli.analyze import (
-    FILE_FORMATS,
-    _load_campaign_analysis,
-    analysis_options,
-)
+from analysis.readers import FORMATS
+from da_platform.cli.analyses import load_campaign_analysis
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 
 
 @click.command("reliability")
-@click.option("--campaign", "campaigns", multiple=True, metavar="NAME",
+@click.option("--campaign", "campaigns", type=CAMPAIGN, multiple=True, metavar="NAME",
               help="A run in the database (give two, or one with one --ratings).")
 @click.option("--ratings", "ratings_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               metavar="FILE", help="A run as a ratings file (any format 'analyze' reads; give two, or one with "
                                    "one --campaign).")
-@click.option("--format", "file_format", type=click.Choice(list(FILE_FORMATS)),
+@click.option("--format", "file_format", type=click.Choice(list(FORMATS)),
               help="Format of the --ratings files (default: guessed from each file).")
 @click.option("--group", "groups", multiple=True, metavar="NAME",
               help="Which campaign / language pair of a multi-group file to use (once for both runs, or once "
@@ -40,7 +38,7 @@ from da_platform.cli.analyze import (
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reliability"),
               show_default=True, help="Folder for reliability.csv / .json and the scatter plot.")
 @pass_context
-def reliability(context: CliContext, campaigns: tuple[str, ...], ratings_files: tuple[Path, ...],
+def reliability(context: CliContext, campaigns: tuple[NamedCampaign, ...], ratings_files: tuple[Path, ...],
                 file_format: str | None, groups: tuple[str, ...], qc_method: str | None, qc_scope: str | None,
                 qc_alpha: float | None, confidence: float, out_dir: Path) -> None:
     """Self-replication: correlate the system z-scores of two runs of the same systems.
@@ -53,18 +51,19 @@ def reliability(context: CliContext, campaigns: tuple[str, ...], ratings_files: 
     from analysis.plots import replication_scatter
     from analysis.reliability import replication_intervals, self_replication
     from da_core.errors import InputError
+    from da_platform.results.file_analysis import analysis_options
 
-    runs = [("campaign", c) for c in campaigns] + [("ratings", str(f)) for f in ratings_files]
+    runs: list[NamedCampaign | Path] = [*campaigns, *ratings_files]
     if len(runs) != 2:
         raise click.UsageError("give exactly two runs: --campaign NAME and/or --ratings FILE, twice in all")
     if len(groups) > 2:
         raise click.UsageError("--group: once for both runs or once per run")
     options = analysis_options(qc_method, qc_alpha, qc_scope, 0.05, None, False, None)
     z_by_run, labels = [], []
-    for index, (kind, source) in enumerate(runs):
+    for index, run in enumerate(runs):
         group = groups[index] if len(groups) == 2 else (groups[0] if groups else None)
         try:
-            result = _analyse(context, kind, source, file_format, options)
+            source, result = _analyse(context, run, file_format, options)
         except (InputError, ValueError) as error:
             raise click.ClickException(str(error)) from None
         available = list(result.groups) if result is not None else []
@@ -110,17 +109,18 @@ def reliability(context: CliContext, campaigns: tuple[str, ...], ratings_files: 
     click.echo(f"wrote reliability.csv, reliability.json and reliability.png to {out_dir}/")
 
 
-def _analyse(context: CliContext, kind: str, source: str, file_format: str | None, options):
-    """One run's analysis: a campaign's one analysis, or a file through the same options."""
-    if kind == "campaign":
-        return _load_campaign_analysis(context, source, options).result
+def _analyse(context: CliContext, run: NamedCampaign | Path, file_format: str | None, options):
+    """One run's name and analysis: a campaign's one analysis, or a file through the same options."""
+    if isinstance(run, NamedCampaign):
+        analysis = load_campaign_analysis(context, run, options)
+        return analysis.campaign_name, analysis.result
     from analysis.readers import read_ratings_file
-    from da_platform.cli.analyze import _run_file
+    from da_platform.results.file_analysis import analyse_file
 
-    ratings = read_ratings_file(Path(source), file_format)
+    ratings = read_ratings_file(run, file_format)
     if len(ratings.table) == 0:
-        raise click.ClickException(f"no ratings in {source}")
-    return _run_file(ratings, options)
+        raise click.ClickException(f"no ratings in {run}")
+    return str(run), analyse_file(ratings, options)
 
 
 def _num(x: float) -> float | None:
@@ -130,6 +130,3 @@ def _num(x: float) -> float | None:
 def _cell(text: str) -> str:
     """A CSV cell that a spreadsheet will not run as a formula."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-COMMANDS: list[click.Command] = [reliability]

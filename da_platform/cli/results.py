@@ -6,23 +6,23 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 
-COMMANDS: list[click.Command] = []
 
-
-def _analysis(context: CliContext, session, name: str):
+def _analysis(session, named: NamedCampaign):
     from da_platform.results.campaign_analysis import CampaignAnalysis
 
-    campaign = find_campaign(session, name)
+    campaign = named.find(session)
     analysis = CampaignAnalysis(session, campaign)
     if analysis.load_error:
-        raise click.ClickException(f"the ratings of campaign {name!r} cannot be read: {analysis.load_error}")
+        raise click.ClickException(f"the ratings of campaign {campaign.name!r} cannot be read: "
+                                   f"{analysis.load_error}")
     return campaign, analysis
 
 
 @click.command("subsets")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--by", type=click.Choice(["answer_type", "yes_no_label", "script"]),
               help="A built-in attribute of the questions (script: character scripts such as Chinese vs. "
                    "space-separated ones, a proxy for the language).")
@@ -31,7 +31,7 @@ def _analysis(context: CliContext, session, name: str):
 @click.option("--column", help="... and the column of it that defines the subsets (e.g. language, source).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the rankings as CSV.")
 @pass_context
-def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path | None, column: str | None,
+def subsets(context: CliContext, campaign: NamedCampaign, by: str | None, metadata: Path | None, column: str | None,
             out: Path | None) -> None:
     """Rank the systems within each subset of the questions (QC and z-scores from the whole campaign)."""
     from da_core.errors import InputError
@@ -41,9 +41,9 @@ def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path |
     if (by is None) == (metadata is None) or (metadata is None) != (column is None):
         raise click.UsageError("give --by ATTRIBUTE, or --file FILE with --column NAME")
     with context.sessions() as session:
-        found, analysis = _analysis(context, session, campaign)
+        found, analysis = _analysis(session, campaign)
         if not analysis.ranked:
-            raise click.ClickException(f"campaign {campaign!r} has no ranking yet (not enough data yet)")
+            raise click.ClickException(f"campaign {found.name!r} has no ranking yet (not enough data yet)")
         try:
             if by:
                 values = question_values(session, found, by)
@@ -77,10 +77,10 @@ def subsets(context: CliContext, campaign: str, by: str | None, metadata: Path |
 
 
 @click.command("agreement")
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--all-workers", is_flag=True, help="Include workers who failed quality control or were excluded.")
 @pass_context
-def agreement_command(context: CliContext, campaign: str, all_workers: bool) -> None:
+def agreement_command(context: CliContext, campaign: NamedCampaign, all_workers: bool) -> None:
     """Inter-rater agreement (Krippendorff's α, interval) on items rated by several workers.
 
     Only items rated by at least two workers count: build with --passes 2 or more to have them.
@@ -88,7 +88,7 @@ def agreement_command(context: CliContext, campaign: str, all_workers: bool) -> 
     from analysis.agreement import LIBRARY, agreement
 
     with context.sessions() as session:
-        _found, analysis = _analysis(context, session, campaign)
+        _found, analysis = _analysis(session, campaign)
     workers = None
     if not all_workers:
         group = analysis.group
@@ -97,6 +97,3 @@ def agreement_command(context: CliContext, campaign: str, all_workers: bool) -> 
     click.echo(result.describe())
     click.echo(f"computed with {LIBRARY}; workers: {'all' if all_workers else 'passing quality control'}",
                err=True)
-
-
-COMMANDS.extend([subsets, agreement_command])

@@ -5,10 +5,9 @@ from pathlib import Path
 
 import click
 
-from da_platform.cli import CliContext, find_campaign, pass_context
+from da_platform.cli.context import CliContext, pass_context
+from da_platform.cli.params import CAMPAIGN, NamedCampaign
 from da_platform.cli.progress import click_steps
-
-COMMANDS: list[click.Command] = []
 
 BAD_KINDS_HELP = ("random, constant, bot (90-100 to everything), overlap (ROUGE-L of B against A + noise), "
                   "check-aware (overlap that spots repeats and rewrites), judge (chrF + noise), competent "
@@ -37,7 +36,7 @@ def _reward(value: str | None) -> tuple[str, str] | None:
 
 
 @click.command()
-@click.argument("campaign")
+@click.argument("campaign", type=CAMPAIGN)
 @click.option("--truth", default="metric:rouge-l", show_default=True, metavar="metric:NAME|labels:FILE",
               help="Each answer's true quality for the honest simulated workers: an automatic metric against the "
                    "references x 100 (metric:rouge-l, metric:chrf, metric:f1, metric:bleu-4, metric:meteor, ...) "
@@ -61,7 +60,7 @@ def _reward(value: str | None) -> tuple[str, str] | None:
 @click.option("--images/--no-images", default=True, show_default=True,
               help="Let simulated workers download the answer images, as a browser does.")
 @pass_context
-def simulate(context: CliContext, campaign: str, truth: str, workers: int | None, hits_per_worker: int | None,
+def simulate(context: CliContext, campaign: NamedCampaign, truth: str, workers: int | None, hits_per_worker: int | None,
              bad_workers: dict[str, int], reward: tuple[str, str] | None, seed: int, out: Path | None, threads: int,
              images: bool) -> None:
     """Rehearse CAMPAIGN before paying for it: a simulated crowd on a copy, then the real analysis and exports.
@@ -86,7 +85,7 @@ def simulate(context: CliContext, campaign: str, truth: str, workers: int | None
 
     steps = click_steps()
     with context.sessions() as session:
-        live = find_campaign(session, campaign)
+        live = campaign.find(session)
         folder = out or default_out(context.settings.instance_path, live.name)
         options = RehearsalOptions(out=folder, truth=truth, honest=workers, hits_per_worker=hits_per_worker,
                                    bad_workers=bad_workers, seed=seed, threads=threads, fetch_images=images,
@@ -106,6 +105,3 @@ def simulate(context: CliContext, campaign: str, truth: str, workers: int | None
     from da_platform.cli.simulate_report import print_report
 
     print_report(outcome)
-
-
-COMMANDS.append(simulate)

@@ -43,15 +43,6 @@ class LaunchPlan:
     cost: CostEstimate
 
 
-def load_campaign(session: Session, name_or_id: str) -> Campaign:
-    campaign = session.scalars(select(Campaign).where(Campaign.name == name_or_id)).first()
-    if campaign is None and name_or_id.isdigit():
-        campaign = session.get(Campaign, int(name_or_id))
-    if campaign is None:
-        raise LaunchError(f"no campaign named {name_or_id!r}")
-    return campaign
-
-
 def _unlaunched(session: Session, campaign: Campaign) -> list[Hit]:
     return list(session.scalars(select(Hit).where(Hit.campaign_id == campaign.id, Hit.provider_hit_id.is_(None))
                                 .order_by(Hit.index)))

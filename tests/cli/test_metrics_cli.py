@@ -102,7 +102,7 @@ def test_metrics_choice_of_systems_and_metrics_and_errors(imported, database_url
     assert result.stdout.splitlines()[0] == "| System | F1 | EM |"
     assert [line.split("|")[1].strip() for line in result.stdout.splitlines()[2:4]] == ["good", "bad"]
     for args, message in [
-        (["metrics", "--test-set", "nope"], "no test set named 'nope' (known: qa)"),
+        (["metrics", "--test-set", "nope"], "no test set named 'nope' (test sets: qa) in database "),
         (["metrics", "--test-set", "qa", "--systems", "zzz"], "has no system zzz"),
         (["metrics", "--test-set", "qa", "--metric", "bleurt"], "unknown metric bleurt"),
         (["metrics"], "give either --test-set"),

@@ -63,8 +63,8 @@ def test_init_writes_a_project_file_found_from_subfolders(empty: Path, monkeypat
     assert f"chosen by: instance in {empty.resolve() / PROJECT_FILE}" in where.output
     missing = CliRunner().invoke(main, ["export", "ratings", "nope", "--out", "x.csv"])
     assert missing.exit_code == 1
-    assert (f"no campaign named 'nope' in database sqlite:///{empty.resolve()}/instance/da-platform.sqlite"
-            in missing.output)
+    assert (f"no campaign named 'nope' (campaigns: none yet) in database "
+            f"sqlite:///{empty.resolve()}/instance/da-platform.sqlite" in missing.output)
     assert list(deep.iterdir()) == []  # nothing created in the subfolder
     assert "wrote" not in CliRunner().invoke(main, ["init"]).output  # a project above: no second project file
 

@@ -33,7 +33,7 @@ def test_an_empty_campaign_is_not_exported(sessions, tmp_path, run):
     assert result.exit_code == 1 and "has no ratings yet" in result.output
     assert not out.exists()
     assert run("export", "bundle", "nope", "--out", str(out)).output.strip().startswith(
-        "Error: no campaign named 'nope' in database ")
+        "Error: no campaign named 'nope' (campaigns: dash) in database ")
 
 
 def test_an_unfinished_campaign_needs_partial_and_then_says_so(sessions, tmp_path, run):
