@@ -117,11 +117,14 @@ def import_system_answers(
     return systems
 
 
-def import_second_reference_as_human(session: Session, test_set: TestSet, *, name: str = "HUMAN") -> System:
+def import_second_reference_as_human(session: Session, test_set: TestSet, *, name: str = "HUMAN",
+                                     notes: list[str] | None = None) -> System:
     """Add a system ``name`` (is_human) whose answers are each question's second reference.
 
-    The first reference stays the one shown to workers; every question needs a second one. Each
-    answer carries its reference's yes/no label (or the question's), as a system's own label.
+    The first reference stays the one shown to workers. A question with one reference only has no second
+    annotator to stand for a human: the system abstains on it (``build --allow-missing`` leaves those items
+    out), and the questions are counted in ``notes``; a test set where no question has a second reference is
+    refused. Each answer carries its reference's yes/no label (or the question's), as a system's own label.
     """
     source = Table(test_set.source_file or f"test set {test_set.name}", "", (), ())
     name = check_name(name, source, field="system", what="system")
@@ -134,15 +137,19 @@ def import_second_reference_as_human(session: Session, test_set: TestSet, *, nam
         .order_by(Question.id)
     ).all()
     lacking = [external_id for _, external_id, text, _ in rows if text is None]
-    if lacking:
-        raise source.error(f"{_count(lacking, 'question')} of test set {test_set.name!r} "
-                           f"{'has' if len(lacking) == 1 else 'have'} no second reference, which a "
-                           f"{name} system needs: {_listing(lacking)}", field="references")
+    if len(lacking) == len(rows):
+        raise source.error(f"no question of test set {test_set.name!r} has a second reference, which a {name} "
+                           f"system needs (each of its {_count(lacking, 'question')} has one reference)",
+                           field="references")
+    if lacking and notes is not None:
+        notes.append(f"left out of {name} {_count(lacking, 'question')} of {len(rows)} with one reference only "
+                     f"(no second annotator): {_listing(lacking)}; {name} abstains on them, so build with "
+                     "--allow-missing, which leaves those items out")
     human = System(test_set=test_set, name=name, is_human=True, source_file=test_set.source_file)
     session.add(human)
     session.flush()
     _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text, "yes_no_label": label}
-                              for question_id, _, text, label in rows])
+                              for question_id, _, text, label in rows if text is not None])
     return human
 
 

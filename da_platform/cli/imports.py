@@ -148,7 +148,8 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
 def import_human_command(context: CliContext, test_set_name: str, name: str) -> None:
     """Add each question's second reference as a human system (to estimate human performance).
 
-    The first reference stays the one shown to workers as "Answer A".
+    The first reference stays the one shown to workers as "Answer A". Questions with one reference only
+    are left out of the human system and counted (it abstains on them: build with --allow-missing).
     """
     from da_platform.building.importers import (
         identical_to_first_reference,
@@ -156,8 +157,11 @@ def import_human_command(context: CliContext, test_set_name: str, name: str) -> 
     )
 
     def work(session: Session) -> list[str]:
-        human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name)
+        notes: list[str] = []
+        human = import_second_reference_as_human(session, find_test_set(session, test_set_name), name=name,
+                                                 notes=notes)
         lines = [f"imported {_describe_system(session, human)} into test set {test_set_name!r}"]
+        lines += [f"note: {note}" for note in notes]
         same = identical_to_first_reference(session, human)
         if same:
             shown = ", ".join(repr(q) for q in same[:5]) + (f" and {len(same) - 5} more" if len(same) > 5 else "")

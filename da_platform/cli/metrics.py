@@ -129,12 +129,25 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
             raise click.ClickException(f"test set {test_set_name!r} has no systems to score")
         by_id = {q.id: q.external_id for q in questions}
         try:
-            return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers}, entries,
+            return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers},
+                                  _answered_by_human(s, entries, by_id) if s.is_human else entries,
                                   is_human=s.is_human, guess_labels=guess_labels,
                                   labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
                     for s in found]
         except ValueError as error:
             raise click.ClickException(str(error)) from None
+
+
+def _answered_by_human(system, entries: list, by_id: dict[int, str]) -> list:
+    """The questions a human system answers: ``import human`` leaves out those with one reference only (no
+    second annotator), so it is scored on the others, and a note says so."""
+    answered = {by_id[a.question_id] for a in system.answers}
+    scored = [entry for entry in entries if entry.id in answered]
+    if len(scored) < len(entries):
+        click.echo(f"note: {system.name} (human) is scored on the {len(scored)} of {len(entries)} questions it "
+                   f"answers (the other {len(entries) - len(scored)} have one reference only); the other systems "
+                   "on all of them", err=True)
+    return scored
 
 
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
