@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from da_core.files import input_stem
 from da_platform.db.models import Answer, Question, Reference, System, TestSet
 from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
 from hit_builder.readers import Table
@@ -27,7 +28,7 @@ _LISTED = 5
 
 def import_test_set(session: Session, path: str | Path, *, name: str | None = None, format: str = "auto",
                     notes: list[str] | None = None) -> TestSet:
-    """Add the test set in ``path`` named ``name`` (default: the file's stem).
+    """Add the test set in ``path`` named ``name`` (default: the file's name without its ending(s), ``.gz`` too).
 
     ``format``: the platform's JSONL/CSV/TSV or a standard QA format (``hit_builder.formats``; ``auto``
     guesses); what a converted file leaves out is appended to ``notes``.
@@ -36,7 +37,7 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
     if notes is not None:
         notes.extend(notes_of(table))
     records = parse_test_set(table)
-    name = check_name(Path(path).stem if name is None else name, table, field="name", what="test set")
+    name = check_name(input_stem(path) if name is None else name, table, field="name", what="test set")
     if session.scalar(select(TestSet.id).where(TestSet.name == name)) is not None:
         raise table.error(f"a test set named {name!r} already exists; choose another name", field="name")
     left_out = sorted(getattr(table, "left_out", ()))
@@ -85,7 +86,7 @@ def import_system_answers(
     if long_table and system is not None:
         raise table.error("the file names the system of each answer, so no system name may be given",
                           line=table.header_line or records[0].line, field="system")
-    default = check_name(Path(path).stem if system is None else system, table, field="system", what="system")
+    default = check_name(input_stem(path) if system is None else system, table, field="system", what="system")
     groups: dict[str, list[AnswerRecord]] = {}
     for record in records:
         groups.setdefault(record.system or default, []).append(record)

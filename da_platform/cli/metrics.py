@@ -158,6 +158,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
     """
     from analysis.metrics.scoring import QuestionEntry, system_corpus
     from da_core.errors import InputError
+    from da_core.files import input_stem
     from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
     from hit_builder.records import parse_predictions, parse_test_set
 
@@ -183,7 +184,7 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
                 if record.id not in known:
                     raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
                                       field="id")
-                name = record.system or path.stem
+                name = record.system or input_stem(path)
                 if record.system is None and name in grouped and record.id in grouped[name]:
                     raise table.error(f"system {name!r} is given twice (file names must differ)", field="system")
                 grouped.setdefault(name, {})[record.id] = record.answer
