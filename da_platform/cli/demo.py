@@ -76,6 +76,7 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     try:
         outcome = run_demo(options, steps)
     except OcrUnavailable as error:
+        done()
         raise click.ClickException(f"{error} (needed by --ocr-bots)") from None
     except (CrowdError, requests.RequestException) as error:
         done()

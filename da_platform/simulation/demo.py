@@ -101,9 +101,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     from da_platform.simulation.sample_data import load_truth
 
     steps = steps or DemoSteps()
-    unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}
-    if unknown:
-        raise ValueError(f"unknown worker kinds {sorted(unknown)}; expected {sorted(CROWD_KINDS)}")
+    check_options(options)
     seconds: dict[str, float] = {}
     out = options.out.resolve()
     database, images = fresh_workspace(out)
@@ -142,6 +140,21 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
                        ratings=sum(o.ratings for o in outcomes), workers=labels,
                        hits_rated=sum(o.hits for o in outcomes),  # one assignment per HIT
                        result=result, report_files=report_files, facts=facts, seconds=seconds)
+
+
+def check_options(options: DemoOptions) -> None:
+    """Refuse options the demo cannot run with, before any work: unknown kinds of worker, more questions than the
+    sample has, a tool a kind of bad worker needs and this machine lacks (an OCR engine)."""
+    from da_platform.simulation.page_crowd import check_crowd_tools
+    from da_platform.simulation.sample_data import sample_questions
+
+    unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}
+    if unknown:
+        raise ValueError(f"unknown worker kinds {sorted(unknown)}; expected {sorted(CROWD_KINDS)}")
+    available = sample_questions()
+    if options.questions is not None and options.questions > available:
+        raise DemoError(f"--questions {options.questions}: the bundled sample has {available} questions")
+    check_crowd_tools(options.bad_workers)
 
 
 def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, images: Path,

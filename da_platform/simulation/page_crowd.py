@@ -76,6 +76,17 @@ def crowd_plan(prefix: str, bad_workers: Mapping[str, int], honest: int | None, 
     return plan
 
 
+def check_crowd_tools(bad_workers: Mapping[str, int]) -> None:
+    """Make one rater of each kind asked for and drop it, so that a tool a kind needs and this machine lacks (an
+    OCR engine: ``da_platform.simulation.ocr.OcrUnavailable``) is said before any work, not when the crowd
+    arrives."""
+    from da_platform.simulation.text_raters import make_crowd_rater
+
+    for kind, count in bad_workers.items():
+        if count:
+            make_crowd_rater(kind, np.random.default_rng(0))
+
+
 def simulated_workers(crowd: CrowdSettings, crowd_kinds: Mapping[str, str],
                       invite_url: Callable[[str], str]) -> list[SimulatedWorker]:
     """One simulated worker per planned name, rating as its kind (``text_raters.CROWD_KINDS``; personal

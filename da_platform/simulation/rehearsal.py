@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from da_platform.simulation.page_crowd import CrowdSettings, Steps, crowd_plan, rate_through_pages
+from da_platform.simulation.page_crowd import (
+    CrowdSettings,
+    Steps,
+    check_crowd_tools,
+    crowd_plan,
+    rate_through_pages,
+)
+from da_platform.simulation.truth import Truth
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -26,7 +34,6 @@ if TYPE_CHECKING:
     from da_platform.campaigns.progress import CostProjection
     from da_platform.db.models import Campaign
     from da_platform.simulation.demo import Fact
-    from da_platform.simulation.truth import Truth
     from hit_builder.storage import ImageStorage
 
 DATABASE = "simulation.sqlite"
@@ -135,16 +142,21 @@ def run_rehearsal(live: Session, campaign: Campaign, images: ImageStorage, optio
 
     steps = steps or Steps()
     seconds: dict[str, float] = {}
+    # Every option is checked before any work (the answers scored, the folder emptied, the crowd served).
     crowd = _crowd_settings(campaign, options)
     hits, places = _size(live, campaign)
-    started = time.perf_counter()
-    truth = _truth(live, campaign, options.truth, steps)
-    seconds["truth"] = time.perf_counter() - started
     cost = _cost(campaign, places, options.reward)
-
     started = time.perf_counter()
+    truth = _truth(live, campaign, options.truth, steps)  # labels read at once; a metric only checked
+    check_crowd_tools(options.bad_workers)
+
     out = options.out.resolve()
     database = fresh_workspace(out)
+    if not isinstance(truth, Truth):
+        truth = truth()
+    seconds["truth"] = time.perf_counter() - started
+
+    started = time.perf_counter()
     url = f"sqlite:///{database}"
     steps.step(f"copying campaign {campaign.name!r} to {database}")
     upgrade(url)
@@ -193,17 +205,24 @@ def _size(session: Session, campaign: Campaign) -> tuple[int, int]:
     return int(hits), int(places)
 
 
-def _truth(session: Session, campaign: Campaign, spec: str, steps: Steps) -> Truth:
-    from da_platform.simulation.truth import labels_truth, metric_truth, parse_truth, shown_answers
+def _truth(session: Session, campaign: Campaign, spec: str, steps: Steps) -> Truth | Callable[[], Truth]:
+    """``--truth`` checked: the labels read (quick), or a metric's scoring to run once every option is checked."""
+    from da_platform.simulation.truth import labels_truth, metric_scorer, metric_truth, parse_truth, shown_answers
 
     kind, value = parse_truth(spec)
     if kind == "labels":
         steps.step(f"reading the quality labels in {value}")
         return labels_truth(session, campaign, Path(value))
-    shown = len(shown_answers(session, campaign))
-    truth = metric_truth(session, campaign, value, steps.bar(f"scoring the {shown} answers shown ({value})", shown))
-    steps.done()
-    return truth
+    metric_scorer(value)  # an unknown or unavailable metric is said now
+
+    def score() -> Truth:
+        shown = len(shown_answers(session, campaign))
+        truth = metric_truth(session, campaign, value,
+                             steps.bar(f"scoring the {shown} answers shown ({value})", shown))
+        steps.done()
+        return truth
+
+    return score
 
 
 def _cost(campaign: Campaign, places: int, reward: tuple[str, str] | None) -> CostProjection | None:

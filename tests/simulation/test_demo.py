@@ -124,6 +124,15 @@ def test_demo_with_an_agent_on_the_hardened_layout_reports_it(tmp_path: Path) ->
     assert meaning == 10 * hits
 
 
+def test_demo_refuses_more_questions_than_the_sample_has_before_any_work(tmp_path: Path) -> None:
+    """It ran the whole demo on the sample's 300 questions instead, as if 1000 had been asked for."""
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--out", str(out), "--questions", "1000", "--no-images"])
+    assert result.exit_code == 1
+    assert "Error: --questions 1000: the bundled sample has 300 questions" in result.output
+    assert "importing" not in result.output and not out.exists()
+
+
 def test_demo_help_lists_the_adversarial_options() -> None:
     result = CliRunner().invoke(main, ["demo", "--help"])
     for option in ("--ocr-bots", "--agents", "--layout", "--render"):

@@ -183,13 +183,17 @@ def test_simulate_refuses_an_unknown_campaign_kind_and_truth(built: str, run, tm
         ("simulate", "rehearse", "--truth", "rouge-l"): "give metric:NAME",
         ("simulate", "rehearse", "--hits-per-worker", "3"): "lets one worker take at most 2 HIT(s)",
         ("simulate", "rehearse", "--reward", "upwork:2"): "give PROVIDER:AMOUNT",
-        ("simulate", "rehearse", "--reward", "mturk:0.001"): "--reward mturk:0.001: reward",
+        ("simulate", "rehearse", "--reward", "mturk:0.001"): "'mturk:0.001': the amount: '0.001' has more than two "
+                                                             "decimals",
+        ("simulate", "rehearse", "--reward", "mturk:two"): "'mturk:two': the amount: 'two' is not an amount",
+        ("simulate", "rehearse", "--reward", "mturk:0.00"): "--reward mturk:0.00: reward: MTurk needs at least 0.01",
     }
     for args, message in cases.items():
         result = run(*args)
         assert result.exit_code != 0, args
         assert message in " ".join(result.output.split()), (args, result.output)
         assert "Traceback" not in result.output
+        assert "scoring the" not in result.output, (args, result.output)  # refused before any answer was scored
     assert _snapshot(built) == live
     assert not (tmp_path / "instance" / "simulations").exists()  # refused before anything was made
 
@@ -202,6 +206,16 @@ def test_simulate_refuses_an_out_folder_holding_other_files(built: str, run, tmp
     assert result.exit_code == 1
     assert "holds other files (thesis.tex): give --out a new or empty folder" in result.output
     assert (folder / "thesis.tex").read_text(encoding="utf-8") == "precious"
+
+
+def test_simulate_checks_the_out_folder_before_scoring_the_answers(built: str, run, tmp_path: Path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("precious", encoding="utf-8")
+    result = run("simulate", "rehearse", "--out", str(folder), "--truth", "metric:rouge-l")
+    assert result.exit_code == 1
+    assert "holds other files (thesis.tex)" in result.output
+    assert "scoring the" not in result.output  # it scored the 400 answers shown first
 
 
 def _label_lines(questions: int, skip: tuple[str, str] | None = None) -> list[str]:
