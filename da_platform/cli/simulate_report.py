@@ -20,7 +20,10 @@ def print_report(outcome: RehearsalOutcome) -> None:
          "was only read.")
     echo(f"Truth: {outcome.truth.describe()}.")
     echo(f"{outcome.ratings} ratings in {outcome.hits_rated} of the {outcome.places} assignments "
-         f"({outcome.hits} HITs).\n")
+         f"({outcome.hits} HITs) of {len(outcome.ratings_by_system)} systems.")
+    for line in outcome.merged:
+        echo(f"  {line}")
+    echo()
 
     echo(f"Quality control ({outcome.qc}), per kind of simulated worker:")
     width = max([len(k.kind) for k in outcome.kinds] + [4])
@@ -54,14 +57,19 @@ def print_report(outcome: RehearsalOutcome) -> None:
     echo(f"  {outcome.clusters} significance cluster(s) for {len(outcome.true_quality)} systems; adjacent systems "
          "in the true order:")
     for pair in outcome.separation:
+        if pair.identical:
+            echo(f"    {pair.better} = {pair.worse}: the same answers, rated once: the same ratings")
+            continue
         p = "not ranked" if pair.pvalue is None else f"p = {pair.pvalue:.3g}"
         echo(f"    {pair.better} › {pair.worse}: {pair.true_difference:.1f} points apart, {p}, "
              f"{'separated' if pair.separated else 'NOT separated'}")
 
-    echo("\nRatings per system (stored, every slot of the system / scored, from workers kept):")
-    name_width = max([len(s) for s, _, _ in outcome.ratings_by_system] + [6])
-    for system, stored, scored in outcome.ratings_by_system:
-        echo(f"  {system:<{name_width}}  {stored:>7}  {scored:>7}")
+    echo("\nRatings per system (stored: every slot of the system; copies: ratings of its answers merged with "
+         "another system's identical ones; scored: from workers kept):")
+    name_width = max([len(row[0]) for row in outcome.ratings_by_system] + [6])
+    echo(f"  {'system':<{name_width}}   stored   copies   scored")
+    for system, stored, copies, scored in outcome.ratings_by_system:
+        echo(f"  {system:<{name_width}}  {stored:>7}  {copies:>7}  {scored:>7}")
 
     cost = outcome.cost
     if cost is None:

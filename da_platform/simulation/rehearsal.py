@@ -11,6 +11,7 @@ the real campaign costs at its reward settings.
 """
 from __future__ import annotations
 
+import math
 import shutil
 import time
 from collections.abc import Callable
@@ -84,6 +85,7 @@ class PairSeparation:
     true_difference: float  # mean true quality, better minus worse (0-100 points)
     pvalue: float | None  # p(better > worse) of the ranking; None when one of them is not ranked
     separated: bool  # in different significance clusters, the better one above
+    identical: bool = False  # one gives the other's answers word for word: rated once, the same ratings
 
 
 @dataclass(frozen=True)
@@ -98,11 +100,13 @@ class RehearsalOutcome:
     ratings: int
     kinds: list[KindCount]  # of the workers who rated
     idle: dict[str, int]  # kind -> workers who found no HIT left
-    true_quality: dict[str, float]  # system -> mean true quality of its shown answers
+    true_quality: dict[str, float]  # system -> mean true quality of its answers (as shown: merged ones as rated)
     order: Fact
     separation: list[PairSeparation]
     clusters: int  # significance clusters of the ranking (0: no ranking)
-    ratings_by_system: list[tuple[str, int, int]]  # system, ratings stored, ratings scored (kept workers)
+    # system, ratings stored, copies of ratings of its merged identical answers, ratings scored (kept workers)
+    ratings_by_system: list[tuple[str, int, int, int]]
+    merged: list[str]  # how the answers of systems merged with another's were rated (rating.merged)
     group: GroupAnalysis | None
     qc: str  # the quality-control policy the analysis used
     cost: CostProjection | None
@@ -287,6 +291,8 @@ def _analyse_and_export(session: Session, campaign: Campaign, truth: Truth, fold
                         kinds: dict[str, str]) -> dict:
     """The campaign's one analysis (as the dashboard and the exports compute it) and every export, in ``folder``."""
     from da_platform.campaigns.progress import ratings_by_system
+    from da_platform.config.campaign_settings import CampaignSettings
+    from da_platform.rating.merged import also_rated, copies_by_system, merged_systems
     from da_platform.results.campaign_analysis import CampaignAnalysis
     from da_platform.simulation.demo import order_fact
     from da_platform.simulation.truth import shown_answers
@@ -295,20 +301,27 @@ def _analyse_and_export(session: Session, campaign: Campaign, truth: Truth, fold
     if analysis.load_error:
         raise RehearsalError(f"the copy's ratings cannot be analysed: {analysis.load_error}")
     group = analysis.group
-    true_quality = _mean_quality(truth, shown_answers(session, campaign))
-    true_order = sorted(true_quality, key=lambda s: -true_quality[s])
+    merged = merged_systems(session, campaign)
+    true_quality = _mean_quality(truth, shown_answers(session, campaign),
+                                 also_rated(CampaignSettings.of(campaign).identical_answers))
     ranked = list(group.ranking.systems) if group is not None else []
+    # Ties (systems giving the same answers) in the ranking's order: no inversion is made of them.
+    true_order = sorted(true_quality, key=lambda s: (-true_quality[s], ranked.index(s) if s in ranked else 0))
     clusters = group.ranking.clusters if group is not None else ()
     stored = ratings_by_system(session, campaign)
+    copies = copies_by_system(analysis.table)
     scored = {s.system: s.n_ratings for s in group.system_scores} if group is not None else {}
     exports, notes = _exports(session, campaign, analysis, folder)
     return {
         "kinds": _kind_counts(analysis, kinds),
         "true_quality": true_quality,
         "order": order_fact(ranked, clusters, true_order),
-        "separation": _separation(group, true_order, true_quality),
+        "separation": _separation(group, true_order, true_quality,
+                                  {m.name: m.same_as for m in merged.values() if m.same_as is not None}),
         "clusters": len(clusters),
-        "ratings_by_system": [(s.name, stored.get(s.name, 0), scored.get(s.name, 0)) for s in campaign.systems],
+        "ratings_by_system": [(s.name, stored.get(s.name, 0), copies.get(s.name, 0), scored.get(s.name, 0))
+                              for s in campaign.systems],
+        "merged": [m.describe() for m in merged.values()],
         "group": group,
         "qc": f"{analysis.qc.method}, alpha {analysis.qc.alpha}",
         "exports": exports,
@@ -316,12 +329,18 @@ def _analyse_and_export(session: Session, campaign: Campaign, truth: Truth, fold
     }
 
 
-def _mean_quality(truth: Truth, shown: dict[tuple[str, str], int]) -> dict[str, float]:
-    """Each system's mean true quality over the answers the campaign shows of it."""
+def _mean_quality(truth: Truth, shown: dict[tuple[str, str], int],
+                  merged: dict[tuple[str, str], list[str]] | None = None) -> dict[str, float]:
+    """Each system's mean true quality over the answers the campaign shows of it; an answer merged with another
+    system's identical one (``merged``: ``rating.merged.also_rated``) counts as shown, at the quality of the answer
+    rated for it, which is what the workers saw."""
     totals: dict[str, list[float]] = {}
     for system, question in shown:
         totals.setdefault(system, []).append(truth.quality[system][question])
-    return {system: sum(values) / len(values) for system, values in totals.items()}
+    for (question, rated_as), also in (merged or {}).items():
+        for system in also:
+            totals.setdefault(system, []).append(truth.quality[rated_as][question])
+    return {system: math.fsum(values) / len(values) for system, values in totals.items()}  # (exact: in any order)
 
 
 def _kind_counts(analysis, kinds: dict[str, str]) -> list[KindCount]:
@@ -357,16 +376,19 @@ def _kind_counts(analysis, kinds: dict[str, str]) -> list[KindCount]:
     return [KindCount(kind, row[0], row[1], row[2], row[3], row[4], why[kind]) for kind, row in counts.items()]
 
 
-def _separation(group: GroupAnalysis | None, true_order: list[str],
-                true_quality: dict[str, float]) -> list[PairSeparation]:
+def _separation(group: GroupAnalysis | None, true_order: list[str], true_quality: dict[str, float],
+                same: dict[str, str] | None = None) -> list[PairSeparation]:
+    """Adjacent systems in the true order; ``same``: system -> the one whose answers it gives word for word."""
     ranking = group.ranking if group is not None else None
     cluster = ranking.cluster_index() if ranking is not None else {}
+    same = same or {}
     pairs = []
     for better, worse in zip(true_order, true_order[1:]):
         known = ranking is not None and better in cluster and worse in cluster
         pvalue = ranking.pvalue(better, worse) if known and ranking is not None else None
         pairs.append(PairSeparation(better, worse, true_quality[better] - true_quality[worse], pvalue,
-                                    known and cluster[better] < cluster[worse]))
+                                    known and cluster[better] < cluster[worse],
+                                    identical=same.get(better) == worse or same.get(worse) == better))
     return pairs
 
 

@@ -139,7 +139,7 @@ def test_simulate_rehearses_on_a_copy_and_leaves_the_live_database_as_it_was(bui
     engine.dispose()
     assert hits == 6 and sum(counts.values()) == 600
     for system in QUALITY:
-        assert re.search(rf"^  {system}\s+{counts[system]}\s+{scored[system]}$", report, re.MULTILINE), system
+        assert re.search(rf"^  {system}\s+{counts[system]}\s+0\s+{scored[system]}$", report, re.MULTILINE), system
     assert verdicts["pool:sim-random-01"] == "excluded"
     for kind in ("random", "judge", "honest"):
         of_kind = [v for w, v in verdicts.items() if w.startswith(f"pool:sim-{kind}-")]
@@ -321,6 +321,45 @@ def _ratings(out: Path) -> list[tuple]:
     engine.dispose()
     assert rows
     return [tuple(row) for row in rows]
+
+
+@pytest.mark.slow
+def test_simulate_tells_one_story_of_a_system_giving_another_ones_answers(run, sessions, database_url: str,
+                                                                         tmp_path: Path):
+    """omega gives alpha's answers word for word: build rates them once, as alpha's. The report said "5 systems",
+    then clusters "for 4 systems", left omega out of the true order and showed it with 0 ratings."""
+    from da_platform.db.models import Answer, SlotType
+
+    with sessions() as session:
+        test_set = make_test_set(session, name="set", questions=100, systems=tuple(QUALITY))
+        alpha = next(s for s in test_set.systems if s.name == "alpha")
+        omega = System(name="omega")
+        test_set.systems.append(omega)
+        omega.answers.extend(Answer(question=a.question, text=a.text) for a in alpha.answers)
+        session.commit()
+    assert run("build", "--test-set", "set", "--name", "twins", "--seed", "2", "--processes", "1").exit_code == 0
+    out = tmp_path / "o"
+    result = run("simulate", "twins", "--truth", f"labels:{_labels(tmp_path, 100)}", "--workers", "4", "--out",
+                 str(out), "--no-images")
+    assert result.exit_code == 0, result.output
+    output = result.output
+    assert "of 5 systems." in output
+    assert ("omega: its 100 answers are alpha's word for word, rated once as alpha's; each rating counts for both "
+            "(merged identical answers)") in output
+    assert "True order (mean true quality of the answers shown): alpha 85.0, omega 85.0, beta 60.0" in output
+    assert "cluster(s) for 5 systems" in output
+    assert "    alpha = omega: the same answers, rated once: the same ratings" in output
+    assert "    omega › beta: 25.0 points apart" in output
+    engine = create_engine(f"sqlite:///{out / 'simulation.sqlite'}")
+    with engine.connect() as connection:  # the copies: alpha's SYSTEM and REPEAT ratings, counted again for omega
+        copies = connection.scalar(
+            select(func.count(Rating.id)).join(Slot, Slot.id == Rating.slot_id)
+            .join(System, System.id == Slot.system_id)
+            .where(System.name == "alpha", Slot.slot_type.in_([SlotType.SYSTEM, SlotType.REPEAT])))
+    engine.dispose()
+    row = re.search(r"^  omega +(\d+) +(\d+) +(\d+)$", output, re.MULTILINE)
+    assert row is not None, output
+    assert (int(row[1]), int(row[2])) == (0, copies) and copies > 0
 
 
 @pytest.mark.slow
