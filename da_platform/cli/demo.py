@@ -23,7 +23,8 @@ COMMANDS: list[click.Command] = []
 @click.option("--honest", type=click.IntRange(1, None), default=None,
               help="Honest workers [default: enough for every HIT].")
 @click.option("--random", "random_", type=click.IntRange(0, None), default=2, show_default=True,
-              help="Random clickers.")
+              help="Random clickers. Unless --random, --constant, --bots, --ocr-bots or --agents is given, the "
+                   "default bad workers are made fewer for a small campaign, to take a third of its HITs at most.")
 @click.option("--constant", type=click.IntRange(0, None), default=2, show_default=True,
               help="Workers who give every answer the same score.")
 @click.option("--bots", type=click.IntRange(0, None), default=2, show_default=True,
@@ -60,11 +61,14 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     from analysis.output import text_table
     from da_platform.simulation.demo import CROWD_KIND_DESCRIPTIONS, DemoError, DemoOptions, run_demo
 
+    given = click.get_current_context().get_parameter_source
+    default_crowd = all(given(name) is not click.core.ParameterSource.COMMANDLINE
+                        for name in ("random_", "constant", "bots", "ocr_bots", "agents"))
     options = DemoOptions(out=out, questions=questions, seed=seed, criterion=criterion,
                           bad_workers={"random": random_, "constant": constant, "bot": bots, "ocr-overlap": ocr_bots,
                                        "oracle-agent": agents}, honest=honest,
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
-                          render=render_name, font_paths=context.settings.font_paths)
+                          render=render_name, font_paths=context.settings.font_paths, fit_crowd=default_crowd)
     steps = click_steps()
     done = steps.done
     import requests
@@ -86,6 +90,8 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         raise click.ClickException(str(error)) from None
 
     group = outcome.group
+    for note in outcome.notes:
+        click.echo(f"\n{note if note.startswith('warning') else 'note: ' + note}")
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
     click.echo(text_table(group), nl=False)
     click.echo(f"\nQuality control ({outcome.result.settings.qc.method}, pass when p < "

@@ -1,7 +1,9 @@
-"""The report ``da-platform simulate`` prints: kept / flagged / excluded per kind, order, separation, ratings,
-cost, exports."""
+"""The report ``da-platform simulate`` prints: first how many bad workers of each kind were kept and the bad
+workers' share of the campaign, then kept / flagged / excluded per kind, order, separation, ratings, cost, exports
+and the commands that serve, analyse or export the copy."""
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 import click
@@ -18,6 +20,7 @@ def print_report(outcome: RehearsalOutcome) -> None:
     echo = click.echo
     echo(f"\nRehearsal of campaign {outcome.campaign!r} on a copy ({outcome.database_url}); the live database "
          "was only read.")
+    _lead(outcome)
     echo(f"Truth: {outcome.truth.describe()}.")
     echo(f"{outcome.ratings} ratings in {outcome.hits_rated} of the {outcome.places} assignments "
          f"({outcome.hits} HITs) of {len(outcome.ratings_by_system)} systems.")
@@ -82,4 +85,31 @@ def print_report(outcome: RehearsalOutcome) -> None:
     echo(f"\nExports of the copy: {outcome.out / 'exports'}/ ({', '.join(p.name for p in outcome.exports) or 'none'})")
     for note in outcome.export_notes:
         echo(f"  note: {note}")
+    echo(f"The copy on the dashboard: da-platform serve --rehearsal {shlex.quote(str(outcome.out))}")
+    echo(f"  analysed or exported again: DA_DATABASE_URL={shlex.quote(outcome.database_url)} da-platform analyze "
+         f"--campaign {shlex.quote(outcome.campaign)} --out {shlex.quote(str(outcome.out) + '-analysis')}  (or export "
+         "... with the same DA_DATABASE_URL)")
     echo(", ".join(f"{step} {sec:.1f} s" for step, sec in outcome.seconds.items()))
+
+
+def _lead(outcome: RehearsalOutcome) -> None:
+    """What a researcher asks first: were the bad workers of each kind caught, were the honest ones kept, and was
+    the crowd like a real one (the bad workers' share of the assignments)."""
+    from da_platform.simulation.page_crowd import BAD_SHARE
+
+    bad = [k for k in outcome.kinds if k.kind != "honest"]
+    honest = [k for k in outcome.kinds if k.kind == "honest"]
+    if bad:
+        kept = sum(k.kept for k in bad)
+        mark = "✗" if kept else "✓"
+        click.echo(f"{mark} bad workers kept (scored as if honest): {kept} of {sum(k.workers for k in bad)}: "
+                   + ", ".join(f"{k.kind} {k.kept} of {k.workers}" for k in bad)
+                   + (f"; flagged for your review: {sum(k.flagged for k in bad)}" if any(k.flagged for k in bad)
+                      else ""))
+    else:
+        click.echo("no bad workers asked for (--bad KIND=N adds them)")
+    if honest:
+        click.echo(f"  honest workers kept: {honest[0].kept} of {honest[0].workers}")
+    if outcome.share.over_share:
+        click.echo(f"warning: {outcome.share.describe()}, more than {100 * BAD_SHARE:.0f} %: the honest crowd is "
+                   "smaller than a real campaign's would be (ask for fewer with --bad)")

@@ -20,10 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from da_platform.simulation.page_crowd import (
+    MIN_HONEST,
     CrowdSettings,
+    CrowdShare,
     Steps,
     check_crowd_tools,
     crowd_plan,
+    crowd_share,
     rate_through_pages,
 )
 from da_platform.simulation.truth import Truth
@@ -113,6 +116,23 @@ class RehearsalOutcome:
     exports: list[Path]
     export_notes: list[str]
     seconds: dict[str, float]
+    share: CrowdShare  # of the assignments the bad workers asked for take
+
+
+REHEARSAL_ADMIN = "rehearsal"
+"""The dashboard account ``serve --rehearsal`` creates in a copy (a fresh password each time)."""
+
+
+def rehearsal_server_config(out: Path) -> tuple[dict, str]:
+    """App configuration serving the copy a rehearsal left in ``out`` and its images, and a fresh password for the
+    dashboard account :data:`REHEARSAL_ADMIN`."""
+    from da_platform.simulation.demo import scratch_server_config
+
+    database = out.resolve() / DATABASE
+    if not database.exists():
+        raise FileNotFoundError(f"no rehearsal copy at {database}: run `da-platform simulate CAMPAIGN --out {out}` "
+                                "first")
+    return scratch_server_config(database, out.resolve() / "images", REHEARSAL_ADMIN)
 
 
 def default_out(instance: Path, campaign: str) -> Path:
@@ -149,6 +169,11 @@ def run_rehearsal(live: Session, campaign: Campaign, images: ImageStorage, optio
     # Every option is checked before any work (the answers scored, the folder emptied, the crowd served).
     crowd = _crowd_settings(campaign, options)
     hits, places = _size(live, campaign)
+    share = crowd_share(options.bad_workers, places, crowd.bad_hits)
+    if share.too_many:
+        raise RehearsalError(f"{share.describe()}, one each and first, leaving {max(0, share.left)} to honest workers "
+                             f"({MIN_HONEST} at least, or nothing shows how quality control treats people): ask for "
+                             "fewer with --bad")
     cost = _cost(campaign, places, options.reward)
     started = time.perf_counter()
     truth = _truth(live, campaign, options.truth, steps)  # labels read at once; a metric only checked
@@ -177,7 +202,7 @@ def run_rehearsal(live: Session, campaign: Campaign, images: ImageStorage, optio
     finally:
         engine.dispose()
     return RehearsalOutcome(**outcome, campaign=campaign.name, out=out, database_url=url, truth=truth, hits=hits,
-                            places=places, cost=cost, seconds=seconds)
+                            places=places, cost=cost, seconds=seconds, share=share)
 
 
 def _crowd_settings(campaign: Campaign, options: RehearsalOptions) -> CrowdSettings:

@@ -148,6 +148,29 @@ def test_simulate_rehearses_on_a_copy_and_leaves_the_live_database_as_it_was(bui
         workers, kept, flagged, excluded, _ = map(int, line.groups())
         assert (kept, flagged, excluded) == tuple(of_kind.count(s) for s in ("kept", "flagged", "excluded"))
         assert workers == {"random": 1, "judge": 1, "honest": 4}[kind]
+    # The report leads with the bad workers kept, kind by kind (not only the order recovered), then the honest.
+    kept = {kind: [v for w, v in verdicts.items() if w.startswith(f"pool:sim-{kind}-")].count("kept")
+            for kind in ("random", "judge", "honest")}
+    lead = report.split("the live database was only read.\n", 1)[1].splitlines()
+    assert lead[0].startswith(f"{'✗' if kept['random'] + kept['judge'] else '✓'} bad workers kept (scored as if "
+                              f"honest): {kept['random'] + kept['judge']} of 2: random {kept['random']} of 1, judge "
+                              f"{kept['judge']} of 1"), lead[0]
+    assert lead[1] == f"  honest workers kept: {kept['honest']} of 4"
+    assert "warning:" not in report  # 2 bad workers of 6 assignments: a third, not more
+
+    # The commands that serve, analyse or export the copy; `serve --rehearsal` serves its dashboard.
+    assert f"The copy on the dashboard: da-platform serve --rehearsal {out}" in report
+    assert (f"DA_DATABASE_URL=sqlite:///{out / 'simulation.sqlite'} da-platform analyze --campaign rehearse --out "
+            f"{out}-analysis") in report
+    from da_platform.simulation.rehearsal import REHEARSAL_ADMIN, rehearsal_server_config
+    from da_platform.web import create_app
+    from tests.admin_client import login
+
+    config, password = rehearsal_server_config(out)
+    client = create_app(config).test_client()
+    login(client, name=REHEARSAL_ADMIN, password=password)
+    page = client.get("/admin/campaigns/1")
+    assert page.status_code == 200 and "rehearse" in page.text
 
     # The exports of the copy, where the report says.
     exports = out / "exports"
@@ -362,10 +385,24 @@ def test_simulate_tells_one_story_of_a_system_giving_another_ones_answers(run, s
     assert (int(row[1]), int(row[2])) == (0, copies) and copies > 0
 
 
+def test_simulate_refuses_bad_workers_who_leave_no_room_for_honest_ones(built: str, run, tmp_path: Path):
+    """6 HITs with one assignment each; six (or five) bad workers arriving first would take them all (all but one):
+    refused before any work, where it ran the whole rehearsal to report bad workers only."""
+    for bad in (["--bad", "random=4", "--bad", "constant=2"], ["--bad", "random=5"]):
+        result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", *bad, "--out",
+                     str(tmp_path / "o"))
+        assert result.exit_code == 1, result.output
+        taken = 6 if "constant=2" in bad else 5
+        assert (f"Error: the {taken} bad worker(s) asked for take {taken} of the 6 assignment(s) "
+                f"({100 * taken / 6:.0f} %), one each and first, leaving {6 - taken} to honest workers (2 at least"
+                in " ".join(result.output.split()))
+        assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.slow
-def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built: str, run, tmp_path: Path):
-    """6 HITs with one assignment each; six bad workers arrive first and take them all. The campaign is priced
-    at its stored Prolific settings."""
+def test_simulate_warns_when_the_bad_workers_take_more_than_a_third(built: str, run, tmp_path: Path):
+    """6 HITs with one assignment each; four bad workers arriving first take four. The campaign is priced at its
+    stored Prolific settings."""
     from decimal import Decimal
 
     from da_platform.providers.prolific import ProlificSettings
@@ -377,12 +414,12 @@ def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built:
                              "prolific": ProlificSettings(reward=Decimal("2.50"), currency="GBP").to_dict()}
         session.commit()
     engine.dispose()
-    result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", "--bad", "random=4",
+    result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", "--bad", "random=2",
                  "--bad", "constant=2", "--workers", "2", "--out", str(tmp_path / "o"), "--no-images")
     assert result.exit_code == 0, result.output
-    assert "found no HIT left: 2 honest" in result.output
-    assert ("✗ no honest simulated worker rated: 6 bad worker(s) took the 6 assignment(s) first, so what follows "
-            "shows bad workers only; ask for fewer with --bad") in result.output
-    assert not re.search(r"^  honest ", result.output, re.MULTILINE)
+    assert ("warning: the 4 bad worker(s) asked for take 4 of the 6 assignment(s) (67 %), more than 33 %: the "
+            "honest crowd is smaller than a real campaign's would be") in result.output
+    assert re.search(r"^. bad workers kept \(scored as if honest\): \d of 4: random \d of 2, constant \d of 2",
+                     result.output, re.MULTILINE), result.output
     # 6 x 2.50 = 15.00 GBP of rewards; Prolific's fee 33.33 % of 15.00 = 4.9995 -> 5.00; 20.00 GBP in all.
     assert "Cost of the real campaign: 20.00 GBP on prolific for 6 assignments" in result.output
