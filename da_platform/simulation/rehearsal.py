@@ -192,6 +192,9 @@ def run_rehearsal(live: Session, campaign: Campaign, images: ImageStorage, optio
     engine = make_engine(url)
     try:
         copy_campaign(live, campaign, engine)
+        with session_factory(engine)() as copied:
+            _mark_copy(copied, _campaign(copied, campaign.id), options)
+            copied.commit()
         keys = image_keys(live, campaign.id)
         copy_images(keys, images, out / "images", steps.bar("copying the answer images", len(keys)))
         steps.done()
@@ -264,17 +267,35 @@ def _cost(campaign: Campaign, places: int, reward: tuple[str, str] | None) -> Co
 
     if reward is None:
         return project_cost(campaign, places, places)
+    priced = Campaign(settings=CampaignSettings().replace(**_priced(campaign, reward)).to_json())  # (never stored)
+    return project_cost(priced, places, places)
+
+
+def _priced(campaign: Campaign, reward: tuple[str, str]) -> dict[str, object]:
+    """The provider's settings of ``campaign`` (as stored, or the defaults) at ``reward`` (provider, amount), by
+    their settings key (``mturk`` or ``prolific``)."""
+    from da_platform.config.campaign_settings import CampaignSettings
+
     provider, amount = reward
     if provider not in ("mturk", "prolific"):
         raise RehearsalError(f"--reward {provider}:{amount}: the provider is mturk or prolific")
     try:
         settings = CampaignSettings.of(campaign)
         stored = settings.mturk_settings if provider == "mturk" else settings.prolific_settings
-        priced = Campaign(settings=CampaignSettings().replace(  # (never stored)
-            **{provider: stored.with_changes(reward=amount)}).to_json())
+        return {provider: stored.with_changes(reward=amount)}
     except ValueError as error:
         raise RehearsalError(f"--reward {provider}:{amount}: {error}") from None
-    return project_cost(priced, places, places)
+
+
+def _mark_copy(session: Session, campaign: Campaign, options: RehearsalOptions) -> None:
+    """Say in the copy's settings that it is a rehearsal's (of which campaign, how), and store the reward it was
+    priced at as the provider's settings, so that its dashboard prices it as the report does."""
+    from da_platform.config.campaign_settings import CampaignSettings, RehearsalCopy
+
+    reward = ":".join(options.reward) if options.reward else None
+    parts: dict[str, object] = _priced(campaign, options.reward) if options.reward else {}
+    CampaignSettings.update(campaign, rehearsal=RehearsalCopy(of=campaign.name, seed=options.seed,
+                                                              truth=options.truth, reward=reward), **parts)
 
 
 def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdSettings, options: RehearsalOptions,

@@ -171,6 +171,15 @@ def test_simulate_rehearses_on_a_copy_and_leaves_the_live_database_as_it_was(bui
     login(client, name=REHEARSAL_ADMIN, password=password)
     page = client.get("/admin/campaigns/1")
     assert page.status_code == 200 and "rehearse" in page.text
+    # Said to be a rehearsal's copy, priced as the report priced it, no rate or finish time from the simulated
+    # clock (it showed "done 12:57 UTC", an hour ahead, "5.3 assignments per hour" and "no reward settings").
+    html = " ".join(page.text.split())
+    assert (f"This is a rehearsal of campaign &#39;rehearse&#39; (da-platform simulate, seed 4, truth labels:"
+            f"{tmp_path / 'labels.jsonl'}, priced at mturk:2.00): a scratch copy rated by simulated workers") in html
+    progress = html[html.index('id="progress"'):html.index('id="ratings-per-system"')]
+    assert '<dd id="observed-rate">none: simulated workers on a simulated clock</dd>' in progress
+    assert "assignments per hour" not in progress and "UTC" not in progress
+    assert "14.40 USD in all on mturk" in progress and "no reward settings" not in progress
 
     # The exports of the copy, where the report says.
     exports = out / "exports"

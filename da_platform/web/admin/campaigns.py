@@ -61,9 +61,10 @@ def campaign(campaign_id: int):
         except ValueError as error:  # a numerical failure of the planner: show it, keep the page
             planning_error = str(error)
     merged = merged_systems(get_session(), item)
+    settings = CampaignSettings.of(item)
     return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
                            merged=merged, copies=copies_by_system(analysis.table) if merged else {},
-                           crowd=stored_crowd(CampaignSettings.of(item)), planning=planning,
+                           rehearsal=settings.rehearsal, crowd=stored_crowd(settings), planning=planning,
                            planning_error=planning_error, formats=exports.RANKING_FORMATS,
                            large_exports=prepared.is_large(g.analysis_state.latest))
 
