@@ -64,7 +64,8 @@ def campaign(campaign_id: int):
     settings = CampaignSettings.of(item)
     return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
                            merged=merged, copies=copies_by_system(analysis.table) if merged else {},
-                           rehearsal=settings.rehearsal, crowd=stored_crowd(settings), planning=planning,
+                           rehearsal=settings.rehearsal, crowd=stored_crowd(settings),
+                           language=settings.worker.describe_language(), planning=planning,
                            planning_error=planning_error, formats=exports.RANKING_FORMATS,
                            large_exports=prepared.is_large(g.analysis_state.latest))
 
