@@ -168,6 +168,48 @@ def identical_to_first_reference(session: Session, system: System) -> list[str]:
     return list(session.scalars(query))
 
 
+#: The share of a system's answers that, given word for word as a reference of their question, makes it look like
+#: a reference itself (scored against itself by the metrics): ``import answers`` warns.
+REFERENCE_SHARE = 0.5
+
+
+def given_as_references(session: Session, system: System) -> dict[int, list[str]]:
+    """The ids of the questions ``system`` answers with one of their references word for word (ignoring space at
+    either end), by that reference's position (0: the first), positions in order."""
+    rows = session.execute(
+        select(Reference.position, Question.external_id)
+        .join(Question, Question.id == Reference.question_id)
+        .join(Answer, (Answer.question_id == Question.id) & (Answer.system_id == system.id))
+        .where(func.trim(Answer.text) == func.trim(Reference.text))
+        .order_by(Reference.position, Question.id)).all()
+    found: dict[int, list[str]] = {}
+    for position, external_id in rows:
+        found.setdefault(position, []).append(external_id)
+    return found
+
+
+def reference_warning(session: Session, system: System) -> str | None:
+    """A warning when at least :data:`REFERENCE_SHARE` of ``system``'s answers are a reference of their question
+    word for word (a reference imported as a system), else None; a human system (``import human``) is scored
+    against the other references, so it gets none."""
+    if system.is_human:
+        return None
+    answers = session.scalar(select(func.count()).where(Answer.system_id == system.id)) or 0
+    by_position = given_as_references(session, system)
+    same = len({question for questions in by_position.values() for question in questions})
+    if not answers or same < REFERENCE_SHARE * answers:
+        return None
+    which = ", ".join(f"{_ordinal(position)} reference {len(q)}" for position, q in by_position.items())
+    return (f"warning: system {system.name!r} gives a reference of its question word for word in {same} of its "
+            f"{answers} answers ({which}): the metrics score those answers against themselves, as perfect. If it "
+            "stands for human performance, import the references with `da-platform import human` (scored against "
+            "the other references) instead")
+
+
+def _ordinal(position: int) -> str:
+    return ("first", "second", "third")[position] if position < 3 else f"{position + 1}th"
+
+
 def _question_ids(session: Session, test_set: TestSet) -> dict[str, int]:
     """Database id of each question by its id in the file, in file order."""
     query = select(Question.external_id, Question.id).where(Question.test_set_id == test_set.id)

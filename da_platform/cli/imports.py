@@ -115,7 +115,7 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
 
     All FILES are imported together or, if any has an error, none.
     """
-    from da_platform.building.importers import import_system_answers
+    from da_platform.building.importers import import_system_answers, reference_warning
 
     if system is not None and len(files) > 1:
         raise click.UsageError("--system names the system of a single file; give one file or leave it out")
@@ -136,7 +136,8 @@ def import_answers_command(context: CliContext, test_set_name: str, system: str 
             select(System.name, Question.external_id, Answer.text).join(Answer, Answer.system_id == System.id)
             .join(Question, Question.id == Answer.question_id).where(System.id.in_([s.id for s in systems])))
         warning = long_answers((f"{name}/{question}", text) for name, question, text in rows).warning()
-        return lines + [f"note: {note}" for note in notes] + ([warning] if warning else [])
+        references = [found for imported in systems if (found := reference_warning(session, imported))]
+        return lines + [f"note: {note}" for note in notes] + ([warning] if warning else []) + references
 
     _run_import(context, work)
 

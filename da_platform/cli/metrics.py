@@ -134,13 +134,32 @@ def _corpora_from_database(context: CliContext, test_set_name: str, systems: lis
             raise click.ClickException(f"test set {test_set_name!r} has no systems to score")
         by_id = {q.id: q.external_id for q in questions}
         try:
-            return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers},
-                                  _answered_by_human(s, entries, by_id) if s.is_human else entries,
-                                  is_human=s.is_human, guess_labels=guess_labels,
-                                  labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
-                    for s in found]
+            corpora = [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers},
+                                     _answered_by_human(s, entries, by_id) if s.is_human else entries,
+                                     is_human=s.is_human, guess_labels=guess_labels,
+                                     labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
+                       for s in found]
         except ValueError as error:
             raise click.ClickException(str(error)) from None
+        _warn_if_references(corpora, frozenset(s.name for s in found if s.is_human))
+        return corpora
+
+
+def _warn_if_references(corpora, human: frozenset[str] = frozenset()) -> None:
+    """Say when a system (not ``human``) gives its questions' references word for word in at least
+    ``importers.REFERENCE_SHARE`` of its answers: the metrics score those answers against themselves."""
+    from da_platform.building.importers import REFERENCE_SHARE
+
+    for corpus in corpora:
+        if corpus.system in human or not corpus.hypotheses:
+            continue
+        same = sum(answer.strip() in {reference.strip() for reference in references}
+                   for answer, references in zip(corpus.hypotheses, corpus.references))
+        if same >= REFERENCE_SHARE * len(corpus.hypotheses):
+            click.echo(f"warning: system {corpus.system!r} gives a reference of its question word for word in {same} "
+                       f"of its {len(corpus.hypotheses)} answers: it is scored against itself there (perfect on "
+                       "every metric); a human baseline is `import human`'s, scored against the other references",
+                       err=True)
 
 
 def _answered_by_human(system, entries: list, by_id: dict[int, str]) -> list:
@@ -207,10 +226,12 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
     if missing:
         raise click.ClickException(f"no answers for system {', '.join(missing)}")
     try:
-        return [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
-                for name in names]
+        corpora = [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
+                   for name in names]
     except ValueError as error:
         raise click.ClickException(str(error)) from None
+    _warn_if_references(corpora)
+    return corpora
 
 
 def _score(corpora, metrics, guess_labels: bool = False):
