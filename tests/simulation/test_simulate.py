@@ -167,7 +167,7 @@ def test_simulate_rehearses_on_a_copy_and_leaves_the_live_database_as_it_was(bui
     from tests.admin_client import login
 
     config, password = rehearsal_server_config(out)
-    client = create_app(config).test_client()
+    client = create_app({**config, "ANALYSIS_WAIT_SECONDS": 120}).test_client()  # (a loaded machine: no "computing")
     login(client, name=REHEARSAL_ADMIN, password=password)
     page = client.get("/admin/campaigns/1")
     assert page.status_code == 200 and "rehearse" in page.text
