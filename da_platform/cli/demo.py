@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from da_platform.building.crowds import DEFAULT_CROWD, PRESETS, Crowd, choose
 from da_platform.cli import CliContext, pass_context
 from da_platform.cli.progress import click_steps
 from da_platform.cli.progress import progress_lines as progress_lines  # (tests and scripts import it from here)
@@ -34,11 +35,17 @@ COMMANDS: list[click.Command] = []
 @click.option("--agents", type=click.IntRange(0, None), default=0, show_default=True,
               help="Scripted agents that know each answer's true quality (oracle-agent): no input events, "
                    "regular timing.")
-@click.option("--layout", type=click.Choice(["classic", "hardened", "targeted"]), default="classic",
-              show_default=True, help="HIT layout (hardened adds meaning-change checks; targeted makes the checks of "
-                                      "the answers closest to and furthest from the reference).")
-@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
-              show_default=True, help="Answer images (hardened: drawn to resist OCR).")
+@click.option("--crowd", type=click.Choice([c.value for c in Crowd]), default=DEFAULT_CROWD.value, show_default=True,
+              help="The crowd preset the campaign is built for, as `da-platform build --crowd` (the same default): "
+                   "its layout, render and quality-control test, each overridable below.")
+@click.option("--layout", type=click.Choice(["classic", "hardened", "targeted"]), default=None,
+              help="HIT layout [default: the crowd's] (hardened adds meaning-change checks; targeted makes the checks "
+                   "of the answers closest to and furthest from the reference).")
+@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default=None,
+              help="Answer images (hardened: drawn to resist OCR) [default: plain unless --ocr-bots, which read "
+                   "them; the crowd's, hardened for paid, take several times as long to draw].")
+@click.option("--qc", "qc_method", type=click.Choice(["pooled", "wilcoxon"]), default=None,
+              help="Quality-control test [default: the crowd's].")
 @click.option("--hits-per-worker", type=click.IntRange(1, None), default=3, show_default=True,
               help="How many HITs one honest worker may do.")
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
@@ -47,8 +54,8 @@ COMMANDS: list[click.Command] = []
               help="Let simulated workers download the answer images, as a browser does.")
 @pass_context
 def demo(context: CliContext, out: Path, questions: int | None, seed: int, criterion: str, honest: int | None,
-         random_: int, constant: int, bots: int, ocr_bots: int, agents: int, layout: str, render_name: str,
-         hits_per_worker: int, threads: int, images: bool) -> None:
+         random_: int, constant: int, bots: int, ocr_bots: int, agents: int, crowd: str, layout: str | None,
+         render_name: str | None, qc_method: str | None, hits_per_worker: int, threads: int, images: bool) -> None:
     """Run a whole simulated campaign and print the human ranking.
 
     On a fresh SQLite database in --out and the bundled sample data: build a campaign, serve the
@@ -64,11 +71,14 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     given = click.get_current_context().get_parameter_source
     default_crowd = all(given(name) is not click.core.ParameterSource.COMMANDLINE
                         for name in ("random_", "constant", "bots", "ocr_bots", "agents"))
+    plain = render_name is None and not ocr_bots and PRESETS[Crowd(crowd)].render != "plain"
+    preset = choose(crowd, layout=layout, render="plain" if plain else render_name, qc=qc_method)
     options = DemoOptions(out=out, questions=questions, seed=seed, criterion=criterion,
                           bad_workers={"random": random_, "constant": constant, "bot": bots, "ocr-overlap": ocr_bots,
                                        "oracle-agent": agents}, honest=honest,
-                          hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
-                          render=render_name, font_paths=context.settings.font_paths, fit_crowd=default_crowd)
+                          hits_per_worker=hits_per_worker, threads=threads, fetch_images=images,
+                          layout=preset.layout, render=preset.render, font_paths=context.settings.font_paths,
+                          fit_crowd=default_crowd, preset=preset)
     steps = click_steps()
     done = steps.done
     import requests
@@ -90,6 +100,13 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         raise click.ClickException(str(error)) from None
 
     group = outcome.group
+    default = crowd == DEFAULT_CROWD.value
+    click.echo(f"\nbuilt for crowd {preset.describe()}"
+               + (": build's default, as a campaign for MTurk or Prolific gets it" if default and not preset.overrides
+                  else ": build's default, except the images" if default and plain and preset.overrides == {
+                      "render": "plain"} else "")
+               + (f"; drawn plain, as no simulated worker here reads them by OCR: {crowd}'s OCR-resistant ones take "
+                  "several times as long to draw (--render hardened or --ocr-bots draws them)" if plain else ""))
     for note in outcome.notes:
         click.echo(f"\n{note if note.startswith('warning') else 'note: ' + note}")
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")

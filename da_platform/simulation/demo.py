@@ -22,6 +22,8 @@ from da_platform.simulation.page_crowd import serving as serving  # re-exported:
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
+    from da_platform.building.crowds import CrowdChoice
+
 DemoSteps = Steps  # the progress callbacks (da_platform.simulation.page_crowd)
 
 DEMO_CAMPAIGN = "demo"
@@ -57,6 +59,8 @@ class DemoOptions:
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
     font_paths: tuple[str, ...] = ()  # $DA_FONT (settings): fonts tried before the bundled ones
     fit_crowd: bool = False  # the bad workers are the default crowd: made smaller to fit a small campaign
+    preset: CrowdChoice | None = None  # build's crowd preset (building.crowds): its layout, render and test, stored
+    # with the campaign; None: ``layout`` and ``render`` above, no test stored (the analysis's default)
 
     def crowd(self) -> CrowdSettings:
         """How the demo's crowd works (``da_platform.simulation.page_crowd``)."""
@@ -190,7 +194,8 @@ def planned_hits(options: DemoOptions) -> int:
     from hit_builder.layouts import layout_named
 
     items = len(load_truth()["systems"]) * (options.questions or sample_questions())
-    return options.passes * -(-items // layout_named(options.layout).ordinary_per_hit)
+    layout = options.preset.layout if options.preset is not None else options.layout
+    return options.passes * -(-items // layout_named(layout).ordinary_per_hit)
 
 
 def fewest_questions(options: DemoOptions) -> int:
@@ -210,6 +215,7 @@ def fewest_questions(options: DemoOptions) -> int:
 def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, images: Path,
                       steps: DemoSteps) -> tuple[int, int]:
     """Import the bundled sample and build the demo campaign, running; returns (campaign id, HITs)."""
+    from analysis.qc_policy import QCPolicy
     from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import transaction
     from da_platform.db.models import CampaignStatus
@@ -222,13 +228,17 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
         test_set = import_sample(session, questions=options.questions)
         n_questions = len(test_set.questions)
         n_systems = len(test_set.systems)
-    steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
+    preset = options.preset
+    steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions"
+               + (f", for crowd {preset.describe()}" if preset is not None else ""))
     with transaction(sessions) as session:
         campaign = build_campaign(session,
                                   BuildSpec(name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
                                             seed=options.seed, passes=options.passes,
                                             max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
-                                            layout=options.layout, style=render_style(options.render),
+                                            layout=preset.layout if preset else options.layout,
+                                            style=render_style(preset.render if preset else options.render),
+                                            qc=QCPolicy(preset.qc) if preset else None, crowd=preset,
                                             font_paths=list(options.font_paths)),
                                   storage=LocalImageStorage(images), progress=steps.stage_bars())
         steps.done()

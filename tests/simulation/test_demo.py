@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, func, select
 
 from da_platform.cli import main
-from da_platform.db.models import Assignment, Hit, Rating, Slot, Worker
+from da_platform.db.models import Assignment, Campaign, Hit, Rating, Slot, Worker
 from da_platform.simulation.demo import DEMO_ADMIN, demo_server_config
 from da_platform.web import create_app
 from tests.admin_client import login
@@ -26,6 +26,10 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     output = result.output
     assert "Human ranking, demo" in output
+    # Built as `build` builds by default (it ran the published test on plain images), and said so.
+    assert ("built for crowd paid (layout classic, render plain (set by hand), pooled test): build's default, except "
+            "the images; drawn plain, as no simulated worker here reads them by OCR") in output
+    assert "Quality control (pooled, pass when p < 0.05)" in output
     assert "✓ quality control caught 3 of 3 bad workers" in output
     assert "✓ quality control kept" in output
     assert "the known order of the 8 systems was recovered" in output
@@ -35,7 +39,10 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
     with engine.connect() as connection:
         ratings = connection.scalar(select(func.count(Rating.id)))
         workers = set(connection.scalars(select(Worker.external_id)))
+        settings = connection.scalar(select(Campaign.settings))
     engine.dispose()
+    assert settings["crowd"] == {"preset": "paid", "overrides": {"render": "plain"}}
+    assert settings["qc"]["method"] == "pooled"
     assert ratings == 500  # 40 questions x 8 systems = 320 items -> 5 HITs of 100 slots, all rated
     assert {"demo-random-01", "demo-constant-01", "demo-bot-01"} <= workers
     analysis = json.loads((out / "report" / "analysis.json").read_text(encoding="utf-8"))
