@@ -21,6 +21,7 @@ from pathlib import Path
 from analysis.rating_columns import table_from_text_columns, wmt_links
 from analysis.table import RatingsTable
 from da_core.errors import InputError
+from da_core.files import open_input
 
 
 @dataclass(frozen=True)
@@ -69,14 +70,11 @@ def read_mturk_batch(path: str | Path, spec: ColumnSpec | None = None) -> Rating
     """Read a batch-results CSV through ``spec`` (see the module docstring)."""
     spec = spec or ColumnSpec()
     path = Path(path)
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 (closed by the with below)
-    except OSError as error:
-        raise InputError(f"cannot open: {error.strerror}", file=str(path)) from None
+    opened = open_input(path, encoding="utf-8-sig")  # (gunzipped for .gz; errors name the file)
     out: dict[str, list[str]] = {k: [] for k in ("group", "worker", "hit", "system", "item", "slot_type", "slot",
                                                  "score")}
     lines: list[int] = []
-    with handle:
+    with opened as handle:
         reader = csv.reader(handle)
         try:
             header = next(reader, None)

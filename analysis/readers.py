@@ -8,7 +8,8 @@ Formats (documented in docs/ratings-format.md):
 - ``wmt15``, ``wmt-stnd``: the 2015 layout and good-stnd z tables (``analysis.wmt_formats``);
 - ``mturk``: an MTurk batch-results CSV (``analysis.mturk_batch``).
 
-Every error is an ``InputError`` naming the file, the line and the field.
+Each may be gzipped (``ratings.csv.gz``: its format told by the ending before ``.gz``). Every error is an
+``InputError`` naming the file, the line and the field.
 
 A campaign's export (``da-platform export ratings``, the bundle's ``ratings.csv``) is a long CSV that also
 carries what its analysis needs (:func:`write_long_csv`): each rating's evidence (``analysis.evidence_columns``),
@@ -22,9 +23,10 @@ import csv
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Any
 
 from analysis import csv_safety
 from analysis.evidence_columns import evidence_header, evidence_rows, has_evidence, read_evidence
@@ -32,6 +34,7 @@ from analysis.qc_policy import QCPolicy
 from analysis.rating_columns import table_from_text_columns, wmt_links
 from analysis.table import RatingRecord, RatingsTable, paused_gc
 from da_core.errors import InputError
+from da_core.files import content_suffix, open_input
 
 LONG_CSV_COLUMNS: tuple[str, ...] = RatingRecord._fields
 """group, worker, hit, system, item, slot_type, slot, original_slot, score, seconds."""
@@ -109,9 +112,9 @@ def _without_gc(reader: Callable[[str | Path], RatingsTable]) -> Callable[[str |
 
 
 def guess_format(path: Path) -> str:
-    """``jsonl`` by extension; ``wmt-stnd`` by a good-stnd name; ``wmt`` / ``wmt15`` by a WMT header
+    """``jsonl`` by extension (under a ``.gz``); ``wmt-stnd`` by a good-stnd name; ``wmt`` / ``wmt15`` by a WMT header
     (12 / 11 columns); ``mturk`` by an MTurk header (HITId,…,AssignmentId,…); else ``csv``."""
-    if path.suffix.lower() in (".jsonl", ".ndjson"):
+    if content_suffix(path) in (".jsonl", ".ndjson"):
         return "jsonl"
     if "-good-stnd" in path.name:
         return "wmt-stnd"
@@ -123,11 +126,9 @@ def guess_format(path: Path) -> str:
     return "mturk" if {"HITId", "WorkerId", "AssignmentId"} <= set(header) else "csv"
 
 
-def _open(path: Path) -> TextIO:
-    try:
-        return open(path, encoding="utf-8", newline="")
-    except OSError as error:
-        raise InputError(f"cannot open: {error.strerror}", file=str(path)) from None
+def _open(path: Path) -> AbstractContextManager[IO[Any]]:
+    """The file's UTF-8 text (gunzipped for ``.gz``), for a ``with`` block (``da_core.files.open_input``)."""
+    return open_input(path)
 
 
 def read_long_csv(path: str | Path) -> RatingsTable:

@@ -26,6 +26,7 @@ import numpy as np
 from analysis.rating_columns import table_from_text_columns, wmt_links
 from analysis.table import RatingsTable
 from da_core.errors import InputError
+from da_core.files import open_input
 
 WMT15_COLUMNS = ("HITId", "WorkerId", "src", "trg", "item", "sys_id", "rid", "type", "sid", "score", "time")
 WMT15_REQUIRED = ("HITId", "WorkerId", "src", "trg", "sys_id", "type", "sid", "score")
@@ -39,10 +40,8 @@ INTEGER_TOLERANCE = 1e-6
 
 def _lines(path: Path) -> list[str]:
     try:
-        with open(path, encoding="utf-8", newline="") as f:
+        with open_input(path) as f:  # (gunzipped for .gz)
             return f.read().splitlines()
-    except OSError as error:
-        raise InputError(f"cannot open: {error.strerror}", file=str(path)) from None
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text: {error}", file=str(path)) from None
 

@@ -1,7 +1,8 @@
-"""Reading a researcher's table files (JSONL, CSV, TSV) into records that remember their line.
+"""Reading a researcher's table files (JSONL, CSV, TSV, each also gzipped) into records that remember their line.
 
-This module only knows file formats: bytes → UTF-8 text → one :class:`Record` per JSON object or
-table row, each with the 1-based line it starts on. What the fields mean is decided by
+This module only knows file formats: bytes (gunzipped for a name ending in ``.gz``,
+:mod:`da_core.files`) → UTF-8 text → one :class:`Record` per JSON object or table row, each with the
+1-based line it starts on. What the fields mean is decided by
 :mod:`hit_builder.records`. Every problem raises :class:`~da_core.errors.InputError` naming the
 file, the line and (where there is one) the field.
 """
@@ -17,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from da_core.errors import InputError
+from da_core.files import GZIP, content_suffix, missing_file, open_input, read_input_bytes
 
-#: File name endings and the format each one is read as.
+#: File name endings and the format each one is read as (each also gzipped: ``.csv.gz``).
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
 
 _BOM = b"\xef\xbb\xbf"
@@ -52,20 +54,28 @@ class Table:
 
 
 def read_table(path: str | Path) -> Table:
-    """Read a JSONL, CSV or TSV file (chosen by its ending) into a :class:`Table`.
+    """Read a JSONL, CSV or TSV file (chosen by its ending, under a ``.gz``) into a :class:`Table`.
 
     The file must be UTF-8 (a leading byte-order mark is dropped). Blank lines are skipped. JSON lines
     are read one line at a time (the file's text is never held whole).
     """
     path = Path(path)
     file = str(path)
-    kind = FORMATS.get(path.suffix.lower())
+    missing = missing_file(path)
+    if missing is not None:
+        raise missing
+    suffix = content_suffix(path)
+    kind = FORMATS.get(suffix)
     if kind is None:
-        known = ", ".join(sorted(FORMATS))
-        raise InputError(f"unknown file type {path.suffix or '(none)'!r}: use one of {known}", file=file)
+        raise InputError(f"unknown file type {suffix or '(none)'!r}: use one of {accepted_endings()}", file=file)
     if kind == "jsonl":
         return read_json_lines(path)
     return _read_delimited(read_text(path), file, kind)
+
+
+def accepted_endings(*others: str) -> str:
+    """The file endings a reader accepts, for a message: the table formats', ``others``, and each gzipped."""
+    return ", ".join([*sorted(FORMATS), *others]) + f" (each also gzipped, ending in {GZIP})"
 
 
 def read_json_lines(path: str | Path) -> Table:
@@ -80,11 +90,7 @@ def read_json_lines(path: str | Path) -> Table:
 def _text_lines(path: str | Path, file: str) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line split on ``\n`` only, decoded as UTF-8 one line at a time
     (a leading byte-order mark dropped), with ``decode_utf8``'s errors."""
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
-    with handle:
+    with open_input(path, binary=True) as handle:
         offset = 0
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(_BOM):
@@ -102,13 +108,10 @@ def _text_lines(path: str | Path, file: str) -> Iterator[tuple[int, str]]:
 
 
 def read_text(path: str | Path) -> str:
-    """The file's text: UTF-8 (see ``decode_utf8``), not empty; errors name the file, never a traceback."""
+    """The file's text (gunzipped for ``.gz``): UTF-8 (see ``decode_utf8``), not empty; errors name the file, never
+    a traceback."""
     file = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
-    text = decode_utf8(data, file)
+    text = decode_utf8(read_input_bytes(path), file)
     if not text.strip():
         raise InputError("the file is empty", file=file)
     return text

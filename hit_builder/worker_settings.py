@@ -180,6 +180,15 @@ class WorkerPage:
     example: Example | None = None
     practice: tuple[PracticeItem, ...] = ()
 
+    def describe_language(self) -> str:
+        """``worker pages in zh-Hans (shipped catalogue)``, ``... in fr (the researcher's catalogue)``, with the
+        direction of a right-to-left script: where the language is said (build, inspect, the dashboard)."""
+        from da_core.languages import shipped, text_direction
+
+        source = "shipped catalogue" if shipped(self.lang) else "the researcher's catalogue"
+        direction = ", right to left" if text_direction(self.lang) == "rtl" else ""
+        return f"worker pages in {self.lang} ({source}{direction})"
+
     def to_json(self) -> dict[str, Any]:
         """The stored form: language and context first, then only what was set."""
         data: dict[str, Any] = {"lang": self.lang, "show_context": self.show_context}

@@ -44,13 +44,14 @@ def few_systems_warning(n_systems: int, best_r: float) -> str | None:
 def item_level(corpora: Sequence[SystemCorpus], metrics: Sequence[Metric], question_ids: Sequence[str],
                item_z: Mapping[tuple[str, str], float]) -> dict[str, CorrelationResult]:
     """Per metric: correlation of sentence scores with human item z-scores over the items humans rated
-    (``item_z``: (system, question id) -> z; ``question_ids`` in the corpora's order)."""
+    (``item_z``: (system, question id) -> z; ``question_ids`` in the corpora's order, for a corpus that does not
+    name its own ``ids``: a human system that abstains answers fewer questions)."""
     found: dict[str, CorrelationResult] = {}
     for metric in metrics:
         human, machine = [], []
         for corpus in corpora:
-            for qid, hypothesis, references, info in zip(question_ids, corpus.hypotheses, corpus.references,
-                                                         corpus.questions):
+            for qid, hypothesis, references, info in zip(corpus.ids or question_ids, corpus.hypotheses,
+                                                         corpus.references, corpus.questions):
                 z = item_z.get((corpus.system, qid))
                 if z is not None and math.isfinite(z):
                     human.append(z)

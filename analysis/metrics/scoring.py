@@ -26,6 +26,8 @@ class SystemCorpus:
     """Yes/no answers whose label was guessed from the text (only with the opt-in fallback)."""
     unlabelled: int = 0
     """Answers to yes/no questions with no label (no yes/no bonus for them)."""
+    ids: tuple[str, ...] = ()
+    """The question id of each answer, in order (``system_corpus`` sets them)."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,7 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
     performance: another reference with the same text still counts (two annotators who agree make a
     perfect answer). A question with that one reference only is scored against it as it is.
     """
-    hypotheses, references, infos = [], [], []
+    hypotheses, references, infos, ids = [], [], [], []
     guessed = unlabelled = 0
     for question in questions:
         if question.id not in answers:
@@ -221,7 +223,8 @@ def system_corpus(system: str, answers: Mapping[str, str], questions: Sequence[Q
         hypotheses.append(answer)
         references.append(refs)
         infos.append(info)
-    return SystemCorpus(system, tuple(hypotheses), tuple(references), tuple(infos), guessed, unlabelled)
+        ids.append(question.id)
+    return SystemCorpus(system, tuple(hypotheses), tuple(references), tuple(infos), guessed, unlabelled, tuple(ids))
 
 
 def _own_reference(references: Sequence[str], answer: str) -> int | None:

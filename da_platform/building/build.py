@@ -150,7 +150,8 @@ def _load_items(session: Session, test_set: TestSet, systems: list[System],
                 continue
             if answer is None or not answer.text.strip():
                 problem = "no answer" if answer is None else "an empty answer"
-                raise BuildError(f"system {system.name!r} has {problem} to question {question.external_id!r}")
+                hint = " (it abstains there: --allow-missing leaves such items out)" if answer is None else ""
+                raise BuildError(f"system {system.name!r} has {problem} to question {question.external_id!r}{hint}")
             items.append(_Item(system, question, answer.id, answer.text, references[question.id]))
     return items, references
 

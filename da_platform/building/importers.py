@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from da_core.files import input_stem
 from da_platform.db.models import Answer, Question, Reference, System, TestSet
 from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
 from hit_builder.readers import Table
@@ -27,7 +28,7 @@ _LISTED = 5
 
 def import_test_set(session: Session, path: str | Path, *, name: str | None = None, format: str = "auto",
                     notes: list[str] | None = None) -> TestSet:
-    """Add the test set in ``path`` named ``name`` (default: the file's stem).
+    """Add the test set in ``path`` named ``name`` (default: the file's name without its ending(s), ``.gz`` too).
 
     ``format``: the platform's JSONL/CSV/TSV or a standard QA format (``hit_builder.formats``; ``auto``
     guesses); what a converted file leaves out is appended to ``notes``.
@@ -36,7 +37,7 @@ def import_test_set(session: Session, path: str | Path, *, name: str | None = No
     if notes is not None:
         notes.extend(notes_of(table))
     records = parse_test_set(table)
-    name = check_name(Path(path).stem if name is None else name, table, field="name", what="test set")
+    name = check_name(input_stem(path) if name is None else name, table, field="name", what="test set")
     if session.scalar(select(TestSet.id).where(TestSet.name == name)) is not None:
         raise table.error(f"a test set named {name!r} already exists; choose another name", field="name")
     left_out = sorted(getattr(table, "left_out", ()))
@@ -85,7 +86,7 @@ def import_system_answers(
     if long_table and system is not None:
         raise table.error("the file names the system of each answer, so no system name may be given",
                           line=table.header_line or records[0].line, field="system")
-    default = check_name(Path(path).stem if system is None else system, table, field="system", what="system")
+    default = check_name(input_stem(path) if system is None else system, table, field="system", what="system")
     groups: dict[str, list[AnswerRecord]] = {}
     for record in records:
         groups.setdefault(record.system or default, []).append(record)
@@ -117,11 +118,14 @@ def import_system_answers(
     return systems
 
 
-def import_second_reference_as_human(session: Session, test_set: TestSet, *, name: str = "HUMAN") -> System:
+def import_second_reference_as_human(session: Session, test_set: TestSet, *, name: str = "HUMAN",
+                                     notes: list[str] | None = None) -> System:
     """Add a system ``name`` (is_human) whose answers are each question's second reference.
 
-    The first reference stays the one shown to workers; every question needs a second one. Each
-    answer carries its reference's yes/no label (or the question's), as a system's own label.
+    The first reference stays the one shown to workers. A question with one reference only has no second
+    annotator to stand for a human: the system abstains on it (``build --allow-missing`` leaves those items
+    out), and the questions are counted in ``notes``; a test set where no question has a second reference is
+    refused. Each answer carries its reference's yes/no label (or the question's), as a system's own label.
     """
     source = Table(test_set.source_file or f"test set {test_set.name}", "", (), ())
     name = check_name(name, source, field="system", what="system")
@@ -134,15 +138,19 @@ def import_second_reference_as_human(session: Session, test_set: TestSet, *, nam
         .order_by(Question.id)
     ).all()
     lacking = [external_id for _, external_id, text, _ in rows if text is None]
-    if lacking:
-        raise source.error(f"{_count(lacking, 'question')} of test set {test_set.name!r} "
-                           f"{'has' if len(lacking) == 1 else 'have'} no second reference, which a "
-                           f"{name} system needs: {_listing(lacking)}", field="references")
+    if len(lacking) == len(rows):
+        raise source.error(f"no question of test set {test_set.name!r} has a second reference, which a {name} "
+                           f"system needs (each of its {_count(lacking, 'question')} has one reference)",
+                           field="references")
+    if lacking and notes is not None:
+        notes.append(f"left out of {name} {_count(lacking, 'question')} of {len(rows)} with one reference only "
+                     f"(no second annotator): {_listing(lacking)}; {name} abstains on them, so build with "
+                     "--allow-missing, which leaves those items out")
     human = System(test_set=test_set, name=name, is_human=True, source_file=test_set.source_file)
     session.add(human)
     session.flush()
     _insert(session, Answer, [{"system_id": human.id, "question_id": question_id, "text": text, "yes_no_label": label}
-                              for question_id, _, text, label in rows])
+                              for question_id, _, text, label in rows if text is not None])
     return human
 
 
@@ -158,6 +166,48 @@ def identical_to_first_reference(session: Session, system: System) -> list[str]:
              .where(Answer.system_id == system.id, Answer.text == Reference.text)
              .order_by(Question.id))
     return list(session.scalars(query))
+
+
+#: The share of a system's answers that, given word for word as a reference of their question, makes it look like
+#: a reference itself (scored against itself by the metrics): ``import answers`` warns.
+REFERENCE_SHARE = 0.5
+
+
+def given_as_references(session: Session, system: System) -> dict[int, list[str]]:
+    """The ids of the questions ``system`` answers with one of their references word for word (ignoring space at
+    either end), by that reference's position (0: the first), positions in order."""
+    rows = session.execute(
+        select(Reference.position, Question.external_id)
+        .join(Question, Question.id == Reference.question_id)
+        .join(Answer, (Answer.question_id == Question.id) & (Answer.system_id == system.id))
+        .where(func.trim(Answer.text) == func.trim(Reference.text))
+        .order_by(Reference.position, Question.id)).all()
+    found: dict[int, list[str]] = {}
+    for position, external_id in rows:
+        found.setdefault(position, []).append(external_id)
+    return found
+
+
+def reference_warning(session: Session, system: System) -> str | None:
+    """A warning when at least :data:`REFERENCE_SHARE` of ``system``'s answers are a reference of their question
+    word for word (a reference imported as a system), else None; a human system (``import human``) is scored
+    against the other references, so it gets none."""
+    if system.is_human:
+        return None
+    answers = session.scalar(select(func.count()).where(Answer.system_id == system.id)) or 0
+    by_position = given_as_references(session, system)
+    same = len({question for questions in by_position.values() for question in questions})
+    if not answers or same < REFERENCE_SHARE * answers:
+        return None
+    which = ", ".join(f"{_ordinal(position)} reference {len(q)}" for position, q in by_position.items())
+    return (f"warning: system {system.name!r} gives a reference of its question word for word in {same} of its "
+            f"{answers} answers ({which}): the metrics score those answers against themselves, as perfect. If it "
+            "stands for human performance, import the references with `da-platform import human` (scored against "
+            "the other references) instead")
+
+
+def _ordinal(position: int) -> str:
+    return ("first", "second", "third")[position] if position < 3 else f"{position + 1}th"
 
 
 def _question_ids(session: Session, test_set: TestSet) -> dict[str, int]:

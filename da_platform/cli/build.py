@@ -247,13 +247,16 @@ def _nothing_built(error: Exception) -> click.ClickException:
 
 
 def _summary(name: str, settings: CampaignSettings, storage: ImageStorage) -> None:
-    """What was built: HITs, items, images, layout, quality control, merged answers, abstentions."""
+    """What was built: HITs, items, images, layout, quality control, the worker pages' language, merged answers,
+    abstentions."""
     assembly, render, layout = settings.assembly, settings.render, settings.layout_description
     assert assembly is not None and render is not None and layout is not None  # every build records them
     click.echo(f"built campaign {name!r}: {assembly.hits} HITs of 100 slots over {assembly.items} items, "
                f"{render.images} images in {_where(storage)}")
     click.echo(f"layout {settings.hit_layout.name} ({layout.description}); quality control: "
                f"{settings.qc_policy.method.value} test, alpha {settings.qc_policy.alpha:g}")
+    click.echo(f"{settings.worker.describe_language()} (--lang; `da-platform campaign preview {name}` shows a slot "
+               "as workers see it)")
     merged = settings.identical_answers
     if merged and not merged.saved:
         click.echo("no identical answers to merge")

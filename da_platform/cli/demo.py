@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from da_platform.building.crowds import DEFAULT_CROWD, PRESETS, Crowd, choose, render_name
 from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.progress import click_steps
 from da_platform.cli.progress import progress_lines as progress_lines  # (tests and scripts import it from here)
@@ -21,7 +22,8 @@ from da_platform.cli.progress import progress_lines as progress_lines  # (tests 
 @click.option("--honest", type=click.IntRange(1, None), default=None,
               help="Honest workers [default: enough for every HIT].")
 @click.option("--random", "random_", type=click.IntRange(0, None), default=2, show_default=True,
-              help="Random clickers.")
+              help="Random clickers. Unless --random, --constant, --bots, --ocr-bots or --agents is given, the "
+                   "default bad workers are made fewer for a small campaign, to take a third of its HITs at most.")
 @click.option("--constant", type=click.IntRange(0, None), default=2, show_default=True,
               help="Workers who give every answer the same score.")
 @click.option("--bots", type=click.IntRange(0, None), default=2, show_default=True,
@@ -31,11 +33,17 @@ from da_platform.cli.progress import progress_lines as progress_lines  # (tests 
 @click.option("--agents", type=click.IntRange(0, None), default=0, show_default=True,
               help="Scripted agents that know each answer's true quality (oracle-agent): no input events, "
                    "regular timing.")
-@click.option("--layout", type=click.Choice(["classic", "hardened", "targeted"]), default="classic",
-              show_default=True, help="HIT layout (hardened adds meaning-change checks; targeted makes the checks of "
-                                      "the answers closest to and furthest from the reference).")
-@click.option("--render", "render_name", type=click.Choice(["plain", "hardened"]), default="plain",
-              show_default=True, help="Answer images (hardened: drawn to resist OCR).")
+@click.option("--crowd", type=click.Choice([c.value for c in Crowd]), default=DEFAULT_CROWD.value, show_default=True,
+              help="The crowd preset the campaign is built for, as `da-platform build --crowd` (the same default): "
+                   "its layout, render and quality-control test, each overridable below.")
+@click.option("--layout", type=click.Choice(["classic", "hardened", "targeted"]), default=None,
+              help="HIT layout [default: the crowd's] (hardened adds meaning-change checks; targeted makes the checks "
+                   "of the answers closest to and furthest from the reference).")
+@click.option("--render", "render", type=click.Choice(["plain", "hardened"]), default=None,
+              help="Answer images (hardened: drawn to resist OCR) [default: plain unless --ocr-bots, which read "
+                   "them; the crowd's, hardened for paid, take several times as long to draw].")
+@click.option("--qc", "qc_method", type=click.Choice(["pooled", "wilcoxon"]), default=None,
+              help="Quality-control test [default: the crowd's].")
 @click.option("--hits-per-worker", type=click.IntRange(1, None), default=3, show_default=True,
               help="How many HITs one honest worker may do.")
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
@@ -44,8 +52,8 @@ from da_platform.cli.progress import progress_lines as progress_lines  # (tests 
               help="Let simulated workers download the answer images, as a browser does.")
 @pass_context
 def demo(context: CliContext, out: Path, questions: int | None, seed: int, criterion: str, honest: int | None,
-         random_: int, constant: int, bots: int, ocr_bots: int, agents: int, layout: str, render_name: str,
-         hits_per_worker: int, threads: int, images: bool) -> None:
+         random_: int, constant: int, bots: int, ocr_bots: int, agents: int, crowd: str, layout: str | None,
+         render: str | None, qc_method: str | None, hits_per_worker: int, threads: int, images: bool) -> None:
     """Run a whole simulated campaign and print the human ranking.
 
     On a fresh SQLite database in --out and the bundled sample data: build a campaign, serve the
@@ -58,11 +66,18 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     from analysis.output import text_table
     from da_platform.simulation.demo import CROWD_KIND_DESCRIPTIONS, DemoError, DemoOptions, run_demo
 
+    given = click.get_current_context().get_parameter_source
+    default_crowd = all(given(name) is not click.core.ParameterSource.COMMANDLINE
+                        for name in ("random_", "constant", "bots", "ocr_bots", "agents"))
+    plain = render is None and not ocr_bots and render_name(PRESETS[Crowd(crowd)].render) != "plain"
+    preset = choose(crowd, layout=layout, render="plain" if plain else render, qc=qc_method)
     options = DemoOptions(out=out, questions=questions, seed=seed, criterion=criterion,
                           bad_workers={"random": random_, "constant": constant, "bot": bots, "ocr-overlap": ocr_bots,
                                        "oracle-agent": agents}, honest=honest,
-                          hits_per_worker=hits_per_worker, threads=threads, fetch_images=images, layout=layout,
-                          render=render_name, font_paths=context.settings.font_paths)
+                          hits_per_worker=hits_per_worker, threads=threads, fetch_images=images,
+                          layout=preset.layout, render=render_name(preset.render),
+                          font_paths=context.settings.font_paths,
+                          fit_crowd=default_crowd, preset=preset)
     steps = click_steps()
     done = steps.done
     import requests
@@ -74,6 +89,7 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     try:
         outcome = run_demo(options, steps)
     except OcrUnavailable as error:
+        done()
         raise click.ClickException(f"{error} (needed by --ocr-bots)") from None
     except (CrowdError, requests.RequestException) as error:
         done()
@@ -83,6 +99,15 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         raise click.ClickException(str(error)) from None
 
     group = outcome.group
+    default = crowd == DEFAULT_CROWD.value
+    click.echo(f"\nbuilt for crowd {preset.describe()}"
+               + (": build's default, as a campaign for MTurk or Prolific gets it" if default and not preset.overrides
+                  else ": build's default, except the images" if default and plain and preset.overrides == {
+                      "render": "plain"} else "")
+               + (f"; drawn plain, as no simulated worker here reads them by OCR: {crowd}'s OCR-resistant ones take "
+                  "several times as long to draw (--render hardened or --ocr-bots draws them)" if plain else ""))
+    for note in outcome.notes:
+        click.echo(f"\n{note if note.startswith('warning') else 'note: ' + note}")
     click.echo(f"\nHuman ranking, {outcome.campaign} ({criterion}; lines separate significance clusters):\n")
     click.echo(text_table(group), nl=False)
     click.echo(f"\nQuality control ({outcome.result.settings.qc.policy.method}, pass when p < "

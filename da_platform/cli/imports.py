@@ -104,7 +104,7 @@ def import_answers_command(context: CliContext, test_set_name: NamedTestSet, sys
 
     All FILES are imported together or, if any has an error, none.
     """
-    from da_platform.building.importers import import_system_answers
+    from da_platform.building.importers import import_system_answers, reference_warning
 
     if system is not None and len(files) > 1:
         raise click.UsageError("--system names the system of a single file; give one file or leave it out")
@@ -125,7 +125,8 @@ def import_answers_command(context: CliContext, test_set_name: NamedTestSet, sys
             select(System.name, Question.external_id, Answer.text).join(Answer, Answer.system_id == System.id)
             .join(Question, Question.id == Answer.question_id).where(System.id.in_([s.id for s in systems])))
         warning = long_answers((f"{name}/{question}", text) for name, question, text in rows).warning()
-        return lines + [f"note: {note}" for note in notes] + ([warning] if warning else [])
+        references = [found for imported in systems if (found := reference_warning(session, imported))]
+        return lines + [f"note: {note}" for note in notes] + ([warning] if warning else []) + references
 
     _run_import(context, work)
 
@@ -137,7 +138,8 @@ def import_answers_command(context: CliContext, test_set_name: NamedTestSet, sys
 def import_human_command(context: CliContext, test_set_name: NamedTestSet, name: str) -> None:
     """Add each question's second reference as a human system (to estimate human performance).
 
-    The first reference stays the one shown to workers as "Answer A".
+    The first reference stays the one shown to workers as "Answer A". Questions with one reference only
+    are left out of the human system and counted (it abstains on them: build with --allow-missing).
     """
     from da_platform.building.importers import (
         identical_to_first_reference,
@@ -146,8 +148,10 @@ def import_human_command(context: CliContext, test_set_name: NamedTestSet, name:
 
     def work(session: Session) -> list[str]:
         test_set = test_set_name.find(session)
-        human = import_second_reference_as_human(session, test_set, name=name)
+        notes: list[str] = []
+        human = import_second_reference_as_human(session, test_set, name=name, notes=notes)
         lines = [f"imported {_describe_system(session, human)} into test set {test_set.name!r}"]
+        lines += [f"note: {note}" for note in notes]
         same = identical_to_first_reference(session, human)
         if same:
             shown = ", ".join(repr(q) for q in same[:5]) + (f" and {len(same) - 5} more" if len(same) > 5 else "")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +13,7 @@ from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.params import CAMPAIGN, TEST_SET, NamedCampaign, NamedTestSet
 
 if TYPE_CHECKING:
+    from analysis.metrics.base import Metric
     from analysis.metrics.scoring import SystemCorpus
 
 
@@ -101,7 +102,8 @@ def _corpora_from_database(context: CliContext, named: NamedTestSet, systems: li
     from da_platform.results.metric_corpora import corpora_from_database
 
     with context.sessions() as session:
-        return _corpora(lambda: corpora_from_database(session, named.find(session), systems, guess_labels))
+        return _corpora(lambda: corpora_from_database(session, named.find(session), systems, guess_labels,
+                                                      note=_note, warn=_warn))
 
 
 def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: list[str] | None,
@@ -109,10 +111,15 @@ def _corpora_from_files(references: Path, answers: tuple[Path, ...], systems: li
     """Test set and answer files in the import formats, scored without a database (notes on stderr)."""
     from da_platform.results.metric_corpora import corpora_from_files
 
-    def note(text: str) -> None:
-        click.echo(f"note: {text}", err=True)
+    return _corpora(lambda: corpora_from_files(references, answers, systems, guess_labels, note=_note, warn=_warn))
 
-    return _corpora(lambda: corpora_from_files(references, answers, systems, guess_labels, note=note))
+
+def _note(text: str) -> None:
+    click.echo(f"note: {text}", err=True)
+
+
+def _warn(text: str) -> None:
+    click.echo(f"warning: {text}", err=True)
 
 
 def _corpora(load: Callable[[], list[SystemCorpus]]) -> list[SystemCorpus]:
@@ -154,12 +161,17 @@ def _write(path: Path, text: str) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the scores: .csv, .json or .md by the file's ending (a CSV is plain, header "
                    "first; its signatures go to FILE.signatures.json beside it).")
+@click.option("--per-answer", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Also write each answer's score (system, id, score in [0, 1]; .jsonl, .csv or .tsv), the file "
+                   "`import judge-scores` reads: one file per metric, FILE itself for one --metric, else FILE with "
+                   "the metric's name before its ending (scores.rouge-l.jsonl).")
 @metric_options
 @pass_context
 def metrics_command(context: CliContext, test_set: NamedTestSet | None, references: Path | None,
                     answers: tuple[Path, ...], systems: str | None, metric_names: tuple[str, ...], list_metrics: bool,
-                    out: Path | None, preset: str, alpha: float | None, beta: float | None, gamma: float | None,
-                    tokenization: str, bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool) -> None:
+                    out: Path | None, per_answer: Path | None, preset: str, alpha: float | None, beta: float | None,
+                    gamma: float | None, tokenization: str, bleu_tokenize: str | None, bleu_smooth: str,
+                    guess_labels: bool) -> None:
     """Score every system's answers against the references with automatic metrics.
 
     ROUGE-L (γ = 1.2), BLEU-1, BLEU-4 (no smoothing), METEOR, exact match, token F1 and the adapted
@@ -177,6 +189,9 @@ def metrics_command(context: CliContext, test_set: NamedTestSet | None, referenc
         return
     if out is not None and out.suffix.lower() not in (".csv", ".json", ".md"):
         raise click.ClickException(f"--out {out}: use a .csv, .json or .md file")
+    if per_answer is not None and per_answer.suffix.lower() not in PER_ANSWER_FORMATS:
+        raise click.ClickException(f"--per-answer {per_answer}: use a .jsonl, .csv or .tsv file (what `import "
+                                   "judge-scores` reads)")
     if (test_set is None) == (references is None):
         raise click.ClickException("give either --test-set NAME or --references FILE with --answers FILE...")
     if references is not None and not answers:
@@ -201,6 +216,43 @@ def metrics_command(context: CliContext, test_set: NamedTestSet | None, referenc
         if suffix == ".csv":  # a plain CSV (header first): the signatures go beside it
             _write(signatures_path(out), scores.signatures_json())
             click.echo(f"signatures written to {signatures_path(out)}")
+    if per_answer is not None:
+        for metric, path in _write_per_answer(per_answer, corpora, metrics):
+            click.echo(f"each answer's {metric.label} written to {path} (import it with `da-platform import "
+                       f"judge-scores {path} --test-set NAME --judge {metric.name}`)")
+
+
+PER_ANSWER_FORMATS = (".jsonl", ".csv", ".tsv")
+"""Endings of ``--per-answer``: the table formats ``import judge-scores`` reads."""
+
+
+def _write_per_answer(path: Path, corpora, metrics: Sequence[Metric]) -> list[tuple[Metric, Path]]:
+    """Each answer's sentence score per metric (what ``simulate --truth metric:NAME`` scores, there x 100; a human
+    system against the other references) in the judge-scores format: ``system``, ``id``, ``score``. One file per
+    metric: ``path`` itself for one, else ``path`` with the metric's name before its ending. CSV cells that a
+    spreadsheet would run as formulas are quoted (``analysis.csv_safety``): JSON lines keep every name as it is."""
+    import json
+
+    from analysis import csv_safety
+
+    written = []
+    for metric in metrics:
+        target = path if len(metrics) == 1 else path.with_name(f"{path.stem}.{metric.name}{path.suffix}")
+        rows = [(corpus.system, qid, float(metric.sentence_score(hypothesis, references, info)))
+                for corpus in corpora
+                for qid, hypothesis, references, info in zip(corpus.ids, corpus.hypotheses, corpus.references,
+                                                             corpus.questions)]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "w", encoding="utf-8", newline="") as stream:
+            if target.suffix.lower() == ".jsonl":
+                stream.writelines(json.dumps({"system": system, "id": qid, "score": score}, ensure_ascii=False)
+                                  + "\n" for system, qid, score in rows)
+            else:
+                writer = csv_safety.writer(stream, delimiter="," if target.suffix.lower() == ".csv" else "\t")
+                writer.writerow(("system", "id", "score"))
+                writer.writerows((system, qid, repr(score)) for system, qid, score in rows)
+        written.append((metric, target))
+    return written
 
 
 @click.command("validate-metrics")

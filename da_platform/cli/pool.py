@@ -36,6 +36,8 @@ def _ready_for_links(session, campaign, open_campaign: bool) -> None:
         campaign.status = CampaignStatus.running
         session.add(AuditLog(actor="cli", campaign_id=campaign.id, action="campaign.open", target=name,
                              reason="da-platform invite --open"))
+        click.echo(f"opened campaign {name!r} (built → running): workers who follow a link get its HITs "
+                   f"(`da-platform campaign pause {name}` stops new work)", err=True)
 
 
 @click.command()

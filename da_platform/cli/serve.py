@@ -5,8 +5,8 @@ Production does not use ``serve``; run the application factory under gunicorn (d
     DA_SECRET_KEY=… DA_DATABASE_URL=… da-platform init
     gunicorn --worker-class gthread --workers 3 --threads 4 --bind 127.0.0.1:8000 "da_platform.web:create_app()"
 
-Extension point (``serve --demo``): build the app with :func:`development_app` (extra configuration
-in ``config``) and run it with :func:`run_development_server`; add the option to :func:`serve`.
+Extension points (``serve --demo``, ``serve --rehearsal``): build the app with :func:`development_app` (extra
+configuration in ``config``) and run it with :func:`run_development_server`; add the option to :func:`serve`.
 """
 from __future__ import annotations
 
@@ -51,9 +51,12 @@ def run_development_server(app, host: str, port: int, debug: bool) -> None:
                    "`da-platform demo` first if it has not been run there.")
 @click.option("--out", "demo_folder", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="With --demo: the demo's folder (as `da-platform demo --out FOLDER`).")
+@click.option("--rehearsal", "rehearsal_out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="FOLDER", help="Serve the dashboard on the copy a `da-platform simulate` rehearsal left in "
+                                     "FOLDER (its --out, which its report prints); the live database is not opened.")
 @pass_context
 def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path | None,
-          demo_folder: Path | None) -> None:
+          demo_folder: Path | None, rehearsal_out: Path | None) -> None:
     """Serve the worker pages for development.
 
     Without $DA_SECRET_KEY a random key is used, so links stop working when the server restarts and
@@ -66,7 +69,11 @@ def serve(context: CliContext, host: str, port: int, debug: bool, demo_out: Path
         if demo_out is None:
             raise click.UsageError("--out names the demo's folder: use it with --demo")
         demo_out = demo_folder
-    if demo_out is not None:
+    if rehearsal_out is not None:
+        if demo_out is not None:
+            raise click.UsageError("--rehearsal and --demo each name what to serve: give one")
+        app = _rehearsal_app(rehearsal_out, host, port, context)
+    elif demo_out is not None:
         app = _demo_app(demo_out, host, port, context)
     else:
         try:
@@ -95,4 +102,18 @@ def _demo_app(out: Path, host: str, port: int, context: CliContext):
     config, password = demo_server_config(out)
     click.echo(f"dashboard: http://{host}:{port}/admin/  (user {DEMO_ADMIN}, password {password}); "
                f"campaign {DEMO_CAMPAIGN!r}")
+    return create_app(config, settings=context.settings)
+
+
+def _rehearsal_app(out: Path, host: str, port: int, context: CliContext):
+    """The app on a rehearsal's copy (``simulation.sqlite`` and ``images/`` in ``out``); prints the login."""
+    from da_platform.simulation.rehearsal import REHEARSAL_ADMIN, rehearsal_server_config
+    from da_platform.web import create_app
+
+    try:
+        config, password = rehearsal_server_config(out)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"dashboard of the rehearsal copy in {out}: http://{host}:{port}/admin/  (user {REHEARSAL_ADMIN}, "
+               f"password {password})")
     return create_app(config, settings=context.settings)

@@ -27,11 +27,18 @@ def _bad_workers(_ctx, _param, values: tuple[str, ...]) -> dict[str, int]:
 
 
 def _reward(value: str | None) -> tuple[str, str] | None:
+    """``PROVIDER:AMOUNT``, the amount checked as money here, before any work."""
+    from da_platform.providers.money import parse_amount
+
     if value is None:
         return None
     provider, _, amount = value.partition(":")
     if provider not in ("mturk", "prolific") or not amount:
         raise click.BadParameter(f"{value!r}: give PROVIDER:AMOUNT, e.g. mturk:2.00 or prolific:3.00")
+    try:
+        parse_amount(amount, field="the amount")
+    except ValueError as error:
+        raise click.BadParameter(f"{value!r}: {error}") from None
     return provider, amount
 
 

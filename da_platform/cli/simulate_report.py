@@ -1,7 +1,9 @@
-"""The report ``da-platform simulate`` prints: kept / flagged / excluded per kind, order, separation, ratings,
-cost, exports."""
+"""The report ``da-platform simulate`` prints: first how many bad workers of each kind were kept and the bad
+workers' share of the campaign, then kept / flagged / excluded per kind, order, separation, ratings, cost, exports
+and the commands that serve, analyse or export the copy."""
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 import click
@@ -18,9 +20,13 @@ def print_report(outcome: RehearsalOutcome) -> None:
     echo = click.echo
     echo(f"\nRehearsal of campaign {outcome.campaign!r} on a copy ({outcome.database_url}); the live database "
          "was only read.")
+    _lead(outcome)
     echo(f"Truth: {outcome.truth.describe()}.")
     echo(f"{outcome.ratings} ratings in {outcome.hits_rated} of the {outcome.places} assignments "
-         f"({outcome.hits} HITs).\n")
+         f"({outcome.hits} HITs) of {len(outcome.ratings_by_system)} systems.")
+    for line in outcome.merged:
+        echo(f"  {line}")
+    echo()
 
     echo(f"Quality control ({outcome.qc}), per kind of simulated worker:")
     width = max([len(k.kind) for k in outcome.kinds] + [4])
@@ -54,14 +60,19 @@ def print_report(outcome: RehearsalOutcome) -> None:
     echo(f"  {outcome.clusters} significance cluster(s) for {len(outcome.true_quality)} systems; adjacent systems "
          "in the true order:")
     for pair in outcome.separation:
+        if pair.identical:
+            echo(f"    {pair.better} = {pair.worse}: the same answers, rated once: the same ratings")
+            continue
         p = "not ranked" if pair.pvalue is None else f"p = {pair.pvalue:.3g}"
         echo(f"    {pair.better} › {pair.worse}: {pair.true_difference:.1f} points apart, {p}, "
              f"{'separated' if pair.separated else 'NOT separated'}")
 
-    echo("\nRatings per system (stored, every slot of the system / scored, from workers kept):")
-    name_width = max([len(s) for s, _, _ in outcome.ratings_by_system] + [6])
-    for system, stored, scored in outcome.ratings_by_system:
-        echo(f"  {system:<{name_width}}  {stored:>7}  {scored:>7}")
+    echo("\nRatings per system (stored: every slot of the system; copies: ratings of its answers merged with "
+         "another system's identical ones; scored: from workers kept):")
+    name_width = max([len(row[0]) for row in outcome.ratings_by_system] + [6])
+    echo(f"  {'system':<{name_width}}   stored   copies   scored")
+    for system, stored, copies, scored in outcome.ratings_by_system:
+        echo(f"  {system:<{name_width}}  {stored:>7}  {copies:>7}  {scored:>7}")
 
     cost = outcome.cost
     if cost is None:
@@ -74,4 +85,31 @@ def print_report(outcome: RehearsalOutcome) -> None:
     echo(f"\nExports of the copy: {outcome.out / 'exports'}/ ({', '.join(p.name for p in outcome.exports) or 'none'})")
     for note in outcome.export_notes:
         echo(f"  note: {note}")
+    echo(f"The copy on the dashboard: da-platform serve --rehearsal {shlex.quote(str(outcome.out))}")
+    echo(f"  analysed or exported again: DA_DATABASE_URL={shlex.quote(outcome.database_url)} da-platform analyze "
+         f"--campaign {shlex.quote(outcome.campaign)} --out {shlex.quote(str(outcome.out) + '-analysis')}  (or export "
+         "... with the same DA_DATABASE_URL)")
     echo(", ".join(f"{step} {sec:.1f} s" for step, sec in outcome.seconds.items()))
+
+
+def _lead(outcome: RehearsalOutcome) -> None:
+    """What a researcher asks first: were the bad workers of each kind caught, were the honest ones kept, and was
+    the crowd like a real one (the bad workers' share of the assignments)."""
+    from da_platform.simulation.page_crowd import BAD_SHARE
+
+    bad = [k for k in outcome.kinds if k.kind != "honest"]
+    honest = [k for k in outcome.kinds if k.kind == "honest"]
+    if bad:
+        kept = sum(k.kept for k in bad)
+        mark = "✗" if kept else "✓"
+        click.echo(f"{mark} bad workers kept (scored as if honest): {kept} of {sum(k.workers for k in bad)}: "
+                   + ", ".join(f"{k.kind} {k.kept} of {k.workers}" for k in bad)
+                   + (f"; flagged for your review: {sum(k.flagged for k in bad)}" if any(k.flagged for k in bad)
+                      else ""))
+    else:
+        click.echo("no bad workers asked for (--bad KIND=N adds them)")
+    if honest:
+        click.echo(f"  honest workers kept: {honest[0].kept} of {honest[0].workers}")
+    if outcome.share.over_share:
+        click.echo(f"warning: {outcome.share.describe()}, more than {100 * BAD_SHARE:.0f} %: the honest crowd is "
+                   "smaller than a real campaign's would be (ask for fewer with --bad)")

@@ -10,7 +10,9 @@ The settings are one JSON object per campaign. Its keys, in the order a build wr
   (the crowd preset, ``build --crowd``, and the parts set by hand);
 - ``review``: the review policy, written by each review run (``mturk|prolific|pool review``);
 - ``mturk`` and ``mturk_launch`` (``mturk launch``; ``mturk expire --delete`` adds the deleted HITs),
-  ``prolific`` (``prolific launch``), ``pool_time_limit_minutes`` (``invite --time-limit``).
+  ``prolific`` (``prolific launch``), ``pool_time_limit_minutes`` (``invite --time-limit``);
+- ``rehearsal``: only in a rehearsal's scratch copy (``da-platform simulate``): of which campaign, the crowd's
+  seed and truth, and the reward it was priced at (:class:`RehearsalCopy`); its times are the simulated crowd's.
 
 Reading (:meth:`CampaignSettings.of`) accepts every shape an earlier version stored: any key may be missing
 (campaigns built before it existed read its default), and a review policy that still holds the test of quality
@@ -52,7 +54,8 @@ DEFAULT_POOL_TIME_LIMIT_MINUTES = 180
 REDACTED = ("id_salt",)
 """Keys left out of what leaves the platform (the bundle): the salt maps public ids back to slots."""
 _LEGACY_QC = ("qc_method", "qc_alpha")  # in the review policy until migration 0009
-__all__ = ["CampaignSettings", "CampaignSettingsError", "MTurkLaunch", "TimeLimits", "TIME_LIMITS", "REDACTED"]
+__all__ = ["CampaignSettings", "CampaignSettingsError", "MTurkLaunch", "RehearsalCopy", "TimeLimits", "TIME_LIMITS",
+           "REDACTED"]
 
 
 @dataclass(frozen=True)
@@ -73,11 +76,43 @@ class MTurkLaunch:
 
     @classmethod
     def from_json(cls, data: object) -> MTurkLaunch:
-        data = checked_fields(cls, data, "the MTurk launch")
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown MTurk launch field(s): {', '.join(unknown)}")
-        return cls(**data)
+        return _from_fields(cls, data, "MTurk launch")
+
+
+def _from_fields(cls: Any, data: object, what: str) -> Any:
+    """A dataclass of the fields of the JSON object ``data``, checked (``stored_json.checked_fields``); an unknown
+    field is a ``ValueError`` naming ``what``."""
+    data = checked_fields(cls, data, f"the {what}")
+    unknown = sorted(set(data) - {f.name for f in fields(cls)})
+    if unknown:
+        raise ValueError(f"unknown {what} field(s): {', '.join(unknown)}")
+    return cls(**data)
+
+
+@dataclass(frozen=True)
+class RehearsalCopy:
+    """A rehearsal's scratch copy of a campaign (``da-platform simulate``): what it rehearsed and how. Its
+    assignments' times are the simulated crowd's clock (a worker's pace, not the time the rehearsal took), so the
+    dashboard measures no rate and projects no finish from them."""
+
+    of: str  # the campaign rehearsed (in the live database)
+    seed: int
+    truth: str  # metric:NAME or labels:FILE
+    reward: str | None = None  # --reward PROVIDER:AMOUNT it was priced at (stored as the provider's settings too)
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: value for f in fields(self) if (value := getattr(self, f.name)) is not None}
+
+    @classmethod
+    def from_json(cls, data: object) -> RehearsalCopy:
+        return _from_fields(cls, data, "rehearsal copy")
+
+    def describe(self) -> str:
+        """``a rehearsal of campaign 'x' (da-platform simulate, seed 1, truth metric:rouge-l, priced at
+        mturk:2.00)``."""
+        priced = f", priced at {self.reward}" if self.reward else ""
+        return (f"a rehearsal of campaign {self.of!r} (da-platform simulate, seed {self.seed}, truth "
+                f"{self.truth}{priced})")
 
 
 class TimeLimit(NamedTuple):
@@ -166,6 +201,7 @@ _READERS: dict[str, Any] = {
     "mturk": _policy(MTurkSettings, "the MTurk settings"), "mturk_launch": MTurkLaunch.from_json,
     "prolific": _policy(ProlificSettings, "the Prolific settings"),
     "pool_time_limit_minutes": lambda value: number(value, "pool_time_limit_minutes"),
+    "rehearsal": RehearsalCopy.from_json,
 }
 
 
@@ -217,6 +253,7 @@ class CampaignSettings:
     mturk_launch: MTurkLaunch | None = None
     prolific: ProlificSettings | None = None
     pool_time_limit_minutes: float | None = None
+    rehearsal: RehearsalCopy | None = None  # only in a rehearsal's scratch copy
     _stored: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # as read (None: new)
     _written: tuple[str, ...] = field(default=(), repr=False, compare=False)  # keys replaced since
 

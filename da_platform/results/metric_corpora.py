@@ -4,7 +4,8 @@ formats without one. ``metrics`` and ``validate-metrics`` score them.
 
 Bad input raises :class:`da_core.errors.InputError` (a system the test set does not have, a file's error with its
 line and field); an answer that cannot be aligned, ``ValueError`` (``system_corpus``). Notes about what is left out
-go to ``note``.
+go to ``note``; a warning that a system gives its questions' references word for word (scored against itself) to
+``warn``.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from sqlalchemy.orm import Session, selectinload
 from analysis.metrics import QuestionInfo
 from analysis.metrics.scoring import QuestionEntry, SystemCorpus, system_corpus
 from da_core.errors import InputError
+from da_core.files import input_stem
+from da_platform.building.importers import REFERENCE_SHARE
 from da_platform.db.models import Question, System, TestSet
 from hit_builder.formats import notes_of, read_answers_input, read_test_set_input
 from hit_builder.records import parse_predictions, parse_test_set
@@ -28,8 +31,10 @@ def _question_info(answer_type, yes_no_label, gold_entities, references):
 
 
 def corpora_from_database(session: Session, test_set: TestSet, systems: Sequence[str] | None,
-                          guess_labels: bool = False) -> list[SystemCorpus]:
-    """The answers of the test set's systems, with the references and annotations of their questions."""
+                          guess_labels: bool = False, *, note: Callable[[str], None],
+                          warn: Callable[[str], None]) -> list[SystemCorpus]:
+    """The answers of the test set's systems, with the references and annotations of their questions (a human
+    system's only of those it answers: :func:`_answered_by_human`)."""
     questions = session.scalars(select(Question).where(Question.test_set_id == test_set.id)
                                 .options(selectinload(Question.references)).order_by(Question.id)).all()
     entries = [QuestionEntry(q.external_id, tuple(r.text for r in q.references), _question_info(
@@ -48,14 +53,45 @@ def corpora_from_database(session: Session, test_set: TestSet, systems: Sequence
     if not found:
         raise InputError(f"test set {test_set.name!r} has no systems to score")
     by_id = {q.id: q.external_id for q in questions}
-    return [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers}, entries,
-                          is_human=s.is_human, guess_labels=guess_labels,
-                          labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
-            for s in found]
+    corpora = [system_corpus(s.name, {by_id[a.question_id]: a.text for a in s.answers},
+                             _answered_by_human(s, entries, by_id, note) if s.is_human else entries,
+                             is_human=s.is_human, guess_labels=guess_labels,
+                             labels={by_id[a.question_id]: a.yes_no_label for a in s.answers})
+               for s in found]
+    _warn_if_references(corpora, warn, frozenset(s.name for s in found if s.is_human))
+    return corpora
+
+
+def _warn_if_references(corpora: Sequence[SystemCorpus], warn: Callable[[str], None],
+                        human: frozenset[str] = frozenset()) -> None:
+    """Say when a system (not ``human``) gives its questions' references word for word in at least
+    ``importers.REFERENCE_SHARE`` of its answers: the metrics score those answers against themselves."""
+    for corpus in corpora:
+        if corpus.system in human or not corpus.hypotheses:
+            continue
+        same = sum(answer.strip() in {reference.strip() for reference in references}
+                   for answer, references in zip(corpus.hypotheses, corpus.references))
+        if same >= REFERENCE_SHARE * len(corpus.hypotheses):
+            warn(f"system {corpus.system!r} gives a reference of its question word for word in {same} of its "
+                 f"{len(corpus.hypotheses)} answers: it is scored against itself there (perfect on every metric); a "
+                 "human baseline is `import human`'s, scored against the other references")
+
+
+def _answered_by_human(system: System, entries: list[QuestionEntry], by_id: dict[int, str],
+                       note: Callable[[str], None]) -> list[QuestionEntry]:
+    """The questions a human system answers: ``import human`` leaves out those with one reference only (no
+    second annotator), so it is scored on the others, and a note says so."""
+    answered = {by_id[a.question_id] for a in system.answers}
+    scored = [entry for entry in entries if entry.id in answered]
+    if len(scored) < len(entries):
+        note(f"{system.name} (human) is scored on the {len(scored)} of {len(entries)} questions it answers (the "
+             f"other {len(entries) - len(scored)} have one reference only); the other systems on all of them")
+    return scored
 
 
 def corpora_from_files(references: Path, answers: Sequence[Path], systems: Sequence[str] | None,
-                       guess_labels: bool = False, *, note: Callable[[str], None]) -> list[SystemCorpus]:
+                       guess_labels: bool = False, *, note: Callable[[str], None],
+                       warn: Callable[[str], None]) -> list[SystemCorpus]:
     """Test set and answer files in the import formats (hit_builder readers), scored without a database.
 
     Scoring needs no question text, so reference files without one (the MRC2018 evaluation kit's) are read.
@@ -81,7 +117,7 @@ def corpora_from_files(references: Path, answers: Sequence[Path], systems: Seque
             if record.id not in known:
                 raise table.error(f"no question with id {record.id!r} in {references}", line=record.line,
                                   field="id")
-            name = record.system or path.stem
+            name = record.system or input_stem(path)
             if record.system is None and name in grouped and record.id in grouped[name]:
                 raise table.error(f"system {name!r} is given twice (file names must differ)", field="system")
             grouped.setdefault(name, {})[record.id] = record.answer
@@ -95,5 +131,7 @@ def corpora_from_files(references: Path, answers: Sequence[Path], systems: Seque
     missing = [s for s in names if s not in grouped]
     if missing:
         raise InputError(f"no answers for system {', '.join(missing)}")
-    return [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
-            for name in names]
+    corpora = [system_corpus(name, grouped[name], entries, labels=labels[name], guess_labels=guess_labels)
+               for name in names]
+    _warn_if_references(corpora, warn)
+    return corpora

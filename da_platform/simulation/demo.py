@@ -22,6 +22,8 @@ from da_platform.simulation.page_crowd import serving as serving  # re-exported:
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
+    from da_platform.building.crowds import CrowdChoice
+
 DemoSteps = Steps  # the progress callbacks (da_platform.simulation.page_crowd)
 
 DEMO_CAMPAIGN = "demo"
@@ -56,6 +58,9 @@ class DemoOptions:
     # the virtual times anyway (da_platform.simulation.crowd.SimulatedClock)
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
     font_paths: tuple[str, ...] = ()  # $DA_FONT (settings): fonts tried before the bundled ones
+    fit_crowd: bool = False  # the bad workers are the default crowd: made smaller to fit a small campaign
+    preset: CrowdChoice | None = None  # build's crowd preset (building.crowds): its layout, render and test, stored
+    # with the campaign; None: ``layout`` and ``render`` above, no test stored (the analysis's default)
 
     def crowd(self) -> CrowdSettings:
         """How the demo's crowd works (``da_platform.simulation.page_crowd``)."""
@@ -84,6 +89,7 @@ class DemoOutcome:
     report_files: list[Path]
     facts: list[Fact]
     seconds: dict[str, float]
+    notes: list[str] = field(default_factory=list)  # how the crowd was sized to the campaign
 
     @property
     def group(self) -> GroupAnalysis:
@@ -101,9 +107,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     from da_platform.simulation.sample_data import load_truth
 
     steps = steps or DemoSteps()
-    unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}
-    if unknown:
-        raise ValueError(f"unknown worker kinds {sorted(unknown)}; expected {sorted(CROWD_KINDS)}")
+    bad_workers, notes = check_options(options)
     seconds: dict[str, float] = {}
     out = options.out.resolve()
     database, images = fresh_workspace(out)
@@ -120,7 +124,7 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     with sessions() as session:
         oracle = SlotOracle.from_database(session, campaign_id, truth["quality"])
     crowd = options.crowd()
-    crowd_kinds = crowd_plan("demo", options.bad_workers, options.honest, n_hits, crowd)
+    crowd_kinds = crowd_plan("demo", bad_workers, options.honest, n_hits, crowd)
     started = time.perf_counter()
     outcomes = rate_through_pages(crowd, steps, url, images, campaign_id, n_hits * 100, crowd_kinds, oracle)
     seconds["crowd"] = time.perf_counter() - started
@@ -141,7 +145,71 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
     return DemoOutcome(campaign=DEMO_CAMPAIGN, database_url=url, hits=n_hits,
                        ratings=sum(o.ratings for o in outcomes), workers=labels,
                        hits_rated=sum(o.hits for o in outcomes),  # one assignment per HIT
-                       result=result, report_files=report_files, facts=facts, seconds=seconds)
+                       result=result, report_files=report_files, facts=facts, seconds=seconds, notes=notes)
+
+
+def check_options(options: DemoOptions) -> tuple[dict[str, int], list[str]]:
+    """Refuse options the demo cannot run with, before any work: unknown kinds of worker, more questions than the
+    sample has, a tool a kind of bad worker needs and this machine lacks (an OCR engine), bad workers that leave
+    honest workers too few HITs (``page_crowd.MIN_HONEST``). Returns the bad workers to send (the default crowd
+    made smaller to fit a small campaign) and notes saying how the crowd was sized."""
+    from da_platform.simulation.page_crowd import BAD_SHARE, check_crowd_tools, crowd_share, fit_bad_crowd
+    from da_platform.simulation.sample_data import sample_questions
+
+    unknown = set(options.bad_workers) - set(CROWD_KINDS) - {"honest"}
+    if unknown:
+        raise ValueError(f"unknown worker kinds {sorted(unknown)}; expected {sorted(CROWD_KINDS)}")
+    available = sample_questions()
+    if options.questions is not None and options.questions > available:
+        raise DemoError(f"--questions {options.questions}: the bundled sample has {available} questions")
+    check_crowd_tools(options.bad_workers)
+    hits = planned_hits(options)
+    share = crowd_share(options.bad_workers, hits, options.bad_hits)
+    asked = ", ".join(f"{n} {kind}" for kind, n in options.bad_workers.items() if n)
+    size = f"{options.questions or available} questions make {hits} HITs"
+    if options.fit_crowd and (share.over_share or share.too_many):
+        fitted = fit_bad_crowd(options.bad_workers, hits, options.bad_hits)
+        if not sum(fitted.values()):
+            raise DemoError(f"{size}: too few for a bad worker and honest ones; give --questions "
+                            f"{fewest_questions(options)} or more")
+        sent = ", ".join(f"{n} {kind}" for kind, n in fitted.items() if n)
+        return fitted, [f"{size}: the default {share.bad_workers} bad workers ({asked}) would take "
+                        f"{share.bad_places} of the {hits}, so the demo sends {sent}, a third of the HITs at most "
+                        "(--random, --constant, --bots set your own)"]
+    if share.too_many:
+        raise DemoError(f"{size}, and {share.describe().replace('assignment(s)', 'HITs')} first (one each), "
+                        f"leaving {max(0, share.left)} to honest workers: ask for fewer bad workers or more "
+                        "--questions")
+    if share.over_share:
+        return dict(options.bad_workers), [
+            f"warning: {size}; {share.describe().replace('assignment(s)', 'HITs')}, more than "
+            f"{100 * BAD_SHARE:.0f} %: the honest crowd is smaller than a real campaign's would be"]
+    return dict(options.bad_workers), []
+
+
+def planned_hits(options: DemoOptions) -> int:
+    """The HITs the demo's campaign will have: every sample system (HUMAN too) answers every question used, in
+    HITs of the layout's ordinary slots, times the passes (``hit_builder.assembly``)."""
+    from da_platform.simulation.sample_data import load_truth, sample_questions
+    from hit_builder.layouts import layout_named
+
+    items = len(load_truth()["systems"]) * (options.questions or sample_questions())
+    layout = options.preset.layout if options.preset is not None else options.layout
+    return options.passes * -(-items // layout_named(layout).ordinary_per_hit)
+
+
+def fewest_questions(options: DemoOptions) -> int:
+    """The fewest questions that leave room for one bad worker and :data:`page_crowd.MIN_HONEST` honest HITs."""
+    from dataclasses import replace
+
+    from da_platform.simulation.page_crowd import crowd_share
+    from da_platform.simulation.sample_data import sample_questions
+
+    for questions in range(options.questions or 10, sample_questions() + 1):
+        share = crowd_share({"random": 1}, planned_hits(replace(options, questions=questions)), options.bad_hits)
+        if not (share.over_share or share.too_many):
+            return questions
+    return sample_questions()
 
 
 def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, images: Path,
@@ -160,13 +228,16 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
         test_set = import_sample(session, questions=options.questions)
         n_questions = len(test_set.questions)
         n_systems = len(test_set.systems)
-    steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions")
+    preset = options.preset
+    steps.step(f"building the {options.criterion} campaign: {n_systems} systems x {n_questions} questions"
+               + (f", for crowd {preset.describe()}" if preset is not None else ""))
     with transaction(sessions) as session:
         campaign = build_campaign(session,
                                   BuildSpec(name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
                                             seed=options.seed, passes=options.passes,
                                             max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
-                                            crowd=CrowdChoice(options.layout, render_style(options.render)),
+                                            crowd=preset or CrowdChoice(options.layout,
+                                                                        render_style(options.render)),
                                             font_paths=list(options.font_paths)),
                                   storage=LocalImageStorage(images), progress=steps.stage_bars())
         steps.done()
@@ -251,22 +322,28 @@ DEMO_ADMIN = "demo"
 def demo_server_config(out: Path) -> tuple[dict, str]:
     """App configuration serving an existing demo's database and images, and a fresh password for the
     dashboard account ``demo`` (created on first use)."""
-    from da_platform.config.accounts import create_user, find_user, set_password
-    from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
-
     database = out.resolve() / "demo.sqlite"
     if not database.exists():
         raise FileNotFoundError(f"no demo database at {database}: run `da-platform demo --out {out}` first")
+    return scratch_server_config(database, out.resolve() / "images", DEMO_ADMIN)
+
+
+def scratch_server_config(database: Path, images: Path, account: str) -> tuple[dict, str]:
+    """App configuration serving a scratch SQLite database (the demo's, a rehearsal's copy) and its image folder,
+    and a fresh password for the dashboard account ``account`` (created on first use)."""
+    from da_platform.config.accounts import create_user, find_user, set_password
+    from da_platform.db.engine import make_engine, session_factory, transaction, upgrade
+
     url = f"sqlite:///{database}"
     upgrade(url)
     engine = make_engine(url)
     password = secrets.token_urlsafe(12)
     with transaction(session_factory(engine)) as session:
-        if find_user(session, DEMO_ADMIN) is None:
-            create_user(session, DEMO_ADMIN, password)
+        if find_user(session, account) is None:
+            create_user(session, account, password)
         else:
-            set_password(session, DEMO_ADMIN, password)
+            set_password(session, account, password)
     engine.dispose()
-    config = {"DATABASE_URL": url, "IMAGE_FOLDER": str(out.resolve() / "images"),
+    config = {"DATABASE_URL": url, "IMAGE_STORE": "folder", "IMAGE_FOLDER": str(images),
               "SECRET_KEY": secrets.token_hex(32), "ENVIRONMENT": "development"}
     return config, password

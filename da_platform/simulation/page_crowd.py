@@ -64,6 +64,63 @@ class CrowdSettings:
     phone_share: float = 0.3  # share of honest workers rating on a phone (touch events)
 
 
+BAD_SHARE = 1 / 3
+"""The share of a simulated campaign's assignments its bad workers may take: beyond it a rehearsal warns that its
+honest crowd is smaller than a real one would be, and the demo's default crowd is made smaller to fit."""
+MIN_HONEST = 2
+"""Assignments left to honest workers at least: with fewer, one honest worker (or none) does all the honest work,
+and nothing shows how quality control treats people."""
+
+
+@dataclass(frozen=True)
+class CrowdShare:
+    """How much of a simulated campaign the bad workers asked for take (each takes its ``bad_hits`` first)."""
+
+    bad_workers: int
+    bad_places: int  # assignments the bad workers take (at most every one)
+    places: int  # assignments of the campaign
+
+    @property
+    def left(self) -> int:
+        """Assignments left to honest workers."""
+        return self.places - self.bad_places
+
+    @property
+    def too_many(self) -> bool:
+        """The bad workers leave honest workers fewer than :data:`MIN_HONEST` assignments."""
+        return self.bad_workers > 0 and self.left < min(MIN_HONEST, self.places)
+
+    @property
+    def over_share(self) -> bool:
+        """The bad workers take more than :data:`BAD_SHARE` of the assignments."""
+        return self.bad_places > BAD_SHARE * self.places
+
+    def describe(self) -> str:
+        """``the 4 bad workers take 4 of the 6 assignments (67 %)``."""
+        return (f"the {self.bad_workers} bad worker(s) asked for take {self.bad_places} of the {self.places} "
+                f"assignment(s) ({100 * self.bad_places / max(1, self.places):.0f} %)")
+
+
+def crowd_share(bad_workers: Mapping[str, int], places: int, bad_hits: int = 1) -> CrowdShare:
+    """The share of ``places`` assignments the bad workers asked for take, ``bad_hits`` each, arriving first."""
+    count = sum(bad_workers.values())
+    return CrowdShare(count, min(places, count * bad_hits), places)
+
+
+def fit_bad_crowd(bad_workers: Mapping[str, int], places: int, bad_hits: int = 1) -> dict[str, int]:
+    """The bad crowd made smaller, one worker at a time from the kind with the most (the last such kind first), until
+    it takes at most :data:`BAD_SHARE` of ``places`` and leaves :data:`MIN_HONEST` to honest workers; the crowd as
+    it is when it fits already. May leave no bad worker at all."""
+    fitted = dict(bad_workers)
+    while True:
+        share = crowd_share(fitted, places, bad_hits)
+        if share.bad_workers == 0 or not (share.over_share or share.too_many):
+            return fitted
+        most = max(fitted.values())
+        kind = [k for k, n in fitted.items() if n == most][-1]
+        fitted[kind] -= 1
+
+
 def crowd_plan(prefix: str, bad_workers: Mapping[str, int], honest: int | None, places: int,
                crowd: CrowdSettings) -> dict[str, str]:
     """Worker name -> kind, in order of arrival: ``{prefix}-{kind}-01`` ... The bad workers arrive first, so that
@@ -74,6 +131,17 @@ def crowd_plan(prefix: str, bad_workers: Mapping[str, int], honest: int | None, 
         honest = max(3, -(-max(0, places - len(plan) * crowd.bad_hits) // crowd.hits_per_worker))
     plan.update({f"{prefix}-honest-{i + 1:02d}": "honest" for i in range(honest)})
     return plan
+
+
+def check_crowd_tools(bad_workers: Mapping[str, int]) -> None:
+    """Make one rater of each kind asked for and drop it, so that a tool a kind needs and this machine lacks (an
+    OCR engine: ``da_platform.simulation.ocr.OcrUnavailable``) is said before any work, not when the crowd
+    arrives."""
+    from da_platform.simulation.text_raters import make_crowd_rater
+
+    for kind, count in bad_workers.items():
+        if count:
+            make_crowd_rater(kind, np.random.default_rng(0))
 
 
 def simulated_workers(crowd: CrowdSettings, crowd_kinds: Mapping[str, str],

@@ -11,13 +11,25 @@ the real campaign costs at its reward settings.
 """
 from __future__ import annotations
 
+import math
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from da_platform.simulation.page_crowd import CrowdSettings, Steps, crowd_plan, rate_through_pages
+from da_platform.simulation.page_crowd import (
+    MIN_HONEST,
+    CrowdSettings,
+    CrowdShare,
+    Steps,
+    check_crowd_tools,
+    crowd_plan,
+    crowd_share,
+    rate_through_pages,
+)
+from da_platform.simulation.truth import Truth
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -26,7 +38,6 @@ if TYPE_CHECKING:
     from da_platform.campaigns.progress import CostProjection
     from da_platform.db.models import Campaign
     from da_platform.simulation.demo import Fact
-    from da_platform.simulation.truth import Truth
     from hit_builder.storage import ImageStorage
 
 DATABASE = "simulation.sqlite"
@@ -77,6 +88,7 @@ class PairSeparation:
     true_difference: float  # mean true quality, better minus worse (0-100 points)
     pvalue: float | None  # p(better > worse) of the ranking; None when one of them is not ranked
     separated: bool  # in different significance clusters, the better one above
+    identical: bool = False  # one gives the other's answers word for word: rated once, the same ratings
 
 
 @dataclass(frozen=True)
@@ -91,17 +103,36 @@ class RehearsalOutcome:
     ratings: int
     kinds: list[KindCount]  # of the workers who rated
     idle: dict[str, int]  # kind -> workers who found no HIT left
-    true_quality: dict[str, float]  # system -> mean true quality of its shown answers
+    true_quality: dict[str, float]  # system -> mean true quality of its answers (as shown: merged ones as rated)
     order: Fact
     separation: list[PairSeparation]
     clusters: int  # significance clusters of the ranking (0: no ranking)
-    ratings_by_system: list[tuple[str, int, int]]  # system, ratings stored, ratings scored (kept workers)
+    # system, ratings stored, copies of ratings of its merged identical answers, ratings scored (kept workers)
+    ratings_by_system: list[tuple[str, int, int, int]]
+    merged: list[str]  # how the answers of systems merged with another's were rated (rating.merged)
     group: GroupAnalysis | None
     qc: str  # the quality-control policy the analysis used
     cost: CostProjection | None
     exports: list[Path]
     export_notes: list[str]
     seconds: dict[str, float]
+    share: CrowdShare  # of the assignments the bad workers asked for take
+
+
+REHEARSAL_ADMIN = "rehearsal"
+"""The dashboard account ``serve --rehearsal`` creates in a copy (a fresh password each time)."""
+
+
+def rehearsal_server_config(out: Path) -> tuple[dict, str]:
+    """App configuration serving the copy a rehearsal left in ``out`` and its images, and a fresh password for the
+    dashboard account :data:`REHEARSAL_ADMIN`."""
+    from da_platform.simulation.demo import scratch_server_config
+
+    database = out.resolve() / DATABASE
+    if not database.exists():
+        raise FileNotFoundError(f"no rehearsal copy at {database}: run `da-platform simulate CAMPAIGN --out {out}` "
+                                "first")
+    return scratch_server_config(database, out.resolve() / "images", REHEARSAL_ADMIN)
 
 
 def default_out(instance: Path, campaign: str) -> Path:
@@ -135,22 +166,35 @@ def run_rehearsal(live: Session, campaign: Campaign, images: ImageStorage, optio
 
     steps = steps or Steps()
     seconds: dict[str, float] = {}
+    # Every option is checked before any work (the answers scored, the folder emptied, the crowd served).
     crowd = _crowd_settings(campaign, options)
     hits, places = _size(live, campaign)
-    started = time.perf_counter()
-    truth = _truth(live, campaign, options.truth, steps)
-    seconds["truth"] = time.perf_counter() - started
+    share = crowd_share(options.bad_workers, places, crowd.bad_hits)
+    if share.too_many:
+        raise RehearsalError(f"{share.describe()}, one each and first, leaving {max(0, share.left)} to honest workers "
+                             f"({MIN_HONEST} at least, or nothing shows how quality control treats people): ask for "
+                             "fewer with --bad")
     cost = _cost(campaign, places, options.reward)
-
     started = time.perf_counter()
+    truth = _truth(live, campaign, options.truth, steps)  # labels read at once; a metric only checked
+    check_crowd_tools(options.bad_workers)
+
     out = options.out.resolve()
     database = fresh_workspace(out)
+    if not isinstance(truth, Truth):
+        truth = truth()
+    seconds["truth"] = time.perf_counter() - started
+
+    started = time.perf_counter()
     url = f"sqlite:///{database}"
     steps.step(f"copying campaign {campaign.name!r} to {database}")
     upgrade(url)
     engine = make_engine(url)
     try:
         copy_campaign(live, campaign, engine)
+        with session_factory(engine)() as copied:
+            _mark_copy(copied, _campaign(copied, campaign.id), options)
+            copied.commit()
         keys = image_keys(live, campaign.id)
         copy_images(keys, images, out / "images", steps.bar("copying the answer images", len(keys)))
         steps.done()
@@ -161,7 +205,7 @@ def run_rehearsal(live: Session, campaign: Campaign, images: ImageStorage, optio
     finally:
         engine.dispose()
     return RehearsalOutcome(**outcome, campaign=campaign.name, out=out, database_url=url, truth=truth, hits=hits,
-                            places=places, cost=cost, seconds=seconds)
+                            places=places, cost=cost, seconds=seconds, share=share)
 
 
 def _crowd_settings(campaign: Campaign, options: RehearsalOptions) -> CrowdSettings:
@@ -193,17 +237,24 @@ def _size(session: Session, campaign: Campaign) -> tuple[int, int]:
     return int(hits), int(places)
 
 
-def _truth(session: Session, campaign: Campaign, spec: str, steps: Steps) -> Truth:
-    from da_platform.simulation.truth import labels_truth, metric_truth, parse_truth, shown_answers
+def _truth(session: Session, campaign: Campaign, spec: str, steps: Steps) -> Truth | Callable[[], Truth]:
+    """``--truth`` checked: the labels read (quick), or a metric's scoring to run once every option is checked."""
+    from da_platform.simulation.truth import labels_truth, metric_scorer, metric_truth, parse_truth, shown_answers
 
     kind, value = parse_truth(spec)
     if kind == "labels":
         steps.step(f"reading the quality labels in {value}")
         return labels_truth(session, campaign, Path(value))
-    shown = len(shown_answers(session, campaign))
-    truth = metric_truth(session, campaign, value, steps.bar(f"scoring the {shown} answers shown ({value})", shown))
-    steps.done()
-    return truth
+    metric_scorer(value)  # an unknown or unavailable metric is said now
+
+    def score() -> Truth:
+        shown = len(shown_answers(session, campaign))
+        truth = metric_truth(session, campaign, value,
+                             steps.bar(f"scoring the {shown} answers shown ({value})", shown))
+        steps.done()
+        return truth
+
+    return score
 
 
 def _cost(campaign: Campaign, places: int, reward: tuple[str, str] | None) -> CostProjection | None:
@@ -216,17 +267,35 @@ def _cost(campaign: Campaign, places: int, reward: tuple[str, str] | None) -> Co
 
     if reward is None:
         return project_cost(campaign, places, places)
+    priced = Campaign(settings=CampaignSettings().replace(**_priced(campaign, reward)).to_json())  # (never stored)
+    return project_cost(priced, places, places)
+
+
+def _priced(campaign: Campaign, reward: tuple[str, str]) -> dict[str, object]:
+    """The provider's settings of ``campaign`` (as stored, or the defaults) at ``reward`` (provider, amount), by
+    their settings key (``mturk`` or ``prolific``)."""
+    from da_platform.config.campaign_settings import CampaignSettings
+
     provider, amount = reward
     if provider not in ("mturk", "prolific"):
         raise RehearsalError(f"--reward {provider}:{amount}: the provider is mturk or prolific")
     try:
         settings = CampaignSettings.of(campaign)
         stored = settings.mturk_settings if provider == "mturk" else settings.prolific_settings
-        priced = Campaign(settings=CampaignSettings().replace(  # (never stored)
-            **{provider: stored.with_changes(reward=amount)}).to_json())
+        return {provider: stored.with_changes(reward=amount)}
     except ValueError as error:
         raise RehearsalError(f"--reward {provider}:{amount}: {error}") from None
-    return project_cost(priced, places, places)
+
+
+def _mark_copy(session: Session, campaign: Campaign, options: RehearsalOptions) -> None:
+    """Say in the copy's settings that it is a rehearsal's (of which campaign, how), and store the reward it was
+    priced at as the provider's settings, so that its dashboard prices it as the report does."""
+    from da_platform.config.campaign_settings import CampaignSettings, RehearsalCopy
+
+    reward = ":".join(options.reward) if options.reward else None
+    parts: dict[str, object] = _priced(campaign, options.reward) if options.reward else {}
+    CampaignSettings.update(campaign, rehearsal=RehearsalCopy(of=campaign.name, seed=options.seed,
+                                                              truth=options.truth, reward=reward), **parts)
 
 
 def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdSettings, options: RehearsalOptions,
@@ -268,6 +337,8 @@ def _analyse_and_export(session: Session, campaign: Campaign, truth: Truth, fold
                         kinds: dict[str, str]) -> dict:
     """The campaign's one analysis (as the dashboard and the exports compute it) and every export, in ``folder``."""
     from da_platform.campaigns.progress import ratings_by_system
+    from da_platform.config.campaign_settings import CampaignSettings
+    from da_platform.rating.merged import also_rated, copies_by_system, merged_systems
     from da_platform.results.campaign_analysis import CampaignAnalysis
     from da_platform.simulation.demo import order_fact
     from da_platform.simulation.truth import shown_answers
@@ -276,20 +347,27 @@ def _analyse_and_export(session: Session, campaign: Campaign, truth: Truth, fold
     if analysis.load_error:
         raise RehearsalError(f"the copy's ratings cannot be analysed: {analysis.load_error}")
     group = analysis.group
-    true_quality = _mean_quality(truth, shown_answers(session, campaign))
-    true_order = sorted(true_quality, key=lambda s: -true_quality[s])
+    merged = merged_systems(session, campaign)
+    true_quality = _mean_quality(truth, shown_answers(session, campaign),
+                                 also_rated(CampaignSettings.of(campaign).identical_answers))
     ranked = list(group.ranking.systems) if group is not None else []
+    # Ties (systems giving the same answers) in the ranking's order: no inversion is made of them.
+    true_order = sorted(true_quality, key=lambda s: (-true_quality[s], ranked.index(s) if s in ranked else 0))
     clusters = group.ranking.clusters if group is not None else ()
     stored = ratings_by_system(session, campaign)
+    copies = copies_by_system(analysis.table)
     scored = {s.system: s.n_ratings for s in group.system_scores} if group is not None else {}
     exports, notes = _exports(session, campaign, analysis, folder)
     return {
         "kinds": _kind_counts(analysis, kinds),
         "true_quality": true_quality,
         "order": order_fact(ranked, clusters, true_order),
-        "separation": _separation(group, true_order, true_quality),
+        "separation": _separation(group, true_order, true_quality,
+                                  {m.name: m.same_as for m in merged.values() if m.same_as is not None}),
         "clusters": len(clusters),
-        "ratings_by_system": [(s.name, stored.get(s.name, 0), scored.get(s.name, 0)) for s in campaign.systems],
+        "ratings_by_system": [(s.name, stored.get(s.name, 0), copies.get(s.name, 0), scored.get(s.name, 0))
+                              for s in campaign.systems],
+        "merged": [m.describe() for m in merged.values()],
         "group": group,
         "qc": f"{analysis.qc.method}, alpha {analysis.qc.alpha}",
         "exports": exports,
@@ -297,12 +375,18 @@ def _analyse_and_export(session: Session, campaign: Campaign, truth: Truth, fold
     }
 
 
-def _mean_quality(truth: Truth, shown: dict[tuple[str, str], int]) -> dict[str, float]:
-    """Each system's mean true quality over the answers the campaign shows of it."""
+def _mean_quality(truth: Truth, shown: dict[tuple[str, str], int],
+                  merged: dict[tuple[str, str], list[str]] | None = None) -> dict[str, float]:
+    """Each system's mean true quality over the answers the campaign shows of it; an answer merged with another
+    system's identical one (``merged``: ``rating.merged.also_rated``) counts as shown, at the quality of the answer
+    rated for it, which is what the workers saw."""
     totals: dict[str, list[float]] = {}
     for system, question in shown:
         totals.setdefault(system, []).append(truth.quality[system][question])
-    return {system: sum(values) / len(values) for system, values in totals.items()}
+    for (question, rated_as), also in (merged or {}).items():
+        for system in also:
+            totals.setdefault(system, []).append(truth.quality[rated_as][question])
+    return {system: math.fsum(values) / len(values) for system, values in totals.items()}  # (exact: in any order)
 
 
 def _kind_counts(analysis, kinds: dict[str, str]) -> list[KindCount]:
@@ -338,16 +422,19 @@ def _kind_counts(analysis, kinds: dict[str, str]) -> list[KindCount]:
     return [KindCount(kind, row[0], row[1], row[2], row[3], row[4], why[kind]) for kind, row in counts.items()]
 
 
-def _separation(group: GroupAnalysis | None, true_order: list[str],
-                true_quality: dict[str, float]) -> list[PairSeparation]:
+def _separation(group: GroupAnalysis | None, true_order: list[str], true_quality: dict[str, float],
+                same: dict[str, str] | None = None) -> list[PairSeparation]:
+    """Adjacent systems in the true order; ``same``: system -> the one whose answers it gives word for word."""
     ranking = group.ranking if group is not None else None
     cluster = ranking.cluster_index() if ranking is not None else {}
+    same = same or {}
     pairs = []
     for better, worse in zip(true_order, true_order[1:]):
         known = ranking is not None and better in cluster and worse in cluster
         pvalue = ranking.pvalue(better, worse) if known and ranking is not None else None
         pairs.append(PairSeparation(better, worse, true_quality[better] - true_quality[worse], pvalue,
-                                    known and cluster[better] < cluster[worse]))
+                                    known and cluster[better] < cluster[worse],
+                                    identical=same.get(better) == worse or same.get(worse) == better))
     return pairs
 
 

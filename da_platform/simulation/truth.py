@@ -20,12 +20,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from da_core.errors import InputError
 from da_platform.db.models import Answer, Campaign, Hit, Question, Slot, System
+
+if TYPE_CHECKING:
+    from analysis.metrics import QuestionInfo
 
 CHRF = "chrf"
 
@@ -75,29 +79,36 @@ def shown_answers(session: Session, campaign: Campaign) -> dict[tuple[str, str],
     return {(system, question): answer for system, question, answer in rows}
 
 
-def metric_truth(session: Session, campaign: Campaign, name: str,
-                 advance: Callable[[int], None] | None = None) -> Truth:
-    """Each shown answer's ``name`` score against its question's references, x 100 (chrF: as it is)."""
-    from analysis.metrics import MetricUnavailable, QuestionInfo
+def metric_scorer(name: str) -> tuple[str, Callable[[str, Sequence[str], QuestionInfo], float]]:
+    """The metric ``name``'s printed name and its score of one answer x 100 (chrF as it is); a ``TruthError`` for
+    an unknown or unavailable metric, so that ``--truth`` can be checked before any work."""
+    from analysis.metrics import MetricUnavailable
     from analysis.metrics.config import MetricSettings, configure
-    from analysis.metrics.scoring import system_corpus
 
     if name not in metric_names():
         raise TruthError(f"--truth metric:{name}: no such metric (choose from {', '.join(metric_names())})")
     if name == CHRF:
-        label = "chrF"
-
-        def score(hypothesis: str, references: Sequence[str], info: QuestionInfo) -> float:  # (chrF: no annotations)
+        def chrf(hypothesis: str, references: Sequence[str], info: QuestionInfo) -> float:  # (no annotations)
             return float(_chrf().sentence_score(hypothesis, list(references)).score)
-    else:
-        try:
-            [metric] = configure([name], MetricSettings())
-        except MetricUnavailable as error:
-            raise TruthError(str(error)) from None
-        label = metric.label
 
-        def score(hypothesis: str, references: Sequence[str], info: QuestionInfo) -> float:
-            return 100 * metric.sentence_score(hypothesis, references, info)
+        return "chrF", chrf
+    try:
+        [metric] = configure([name], MetricSettings())
+    except MetricUnavailable as error:
+        raise TruthError(str(error)) from None
+
+    def score(hypothesis: str, references: Sequence[str], info: QuestionInfo) -> float:
+        return 100 * metric.sentence_score(hypothesis, references, info)
+
+    return metric.label, score
+
+
+def metric_truth(session: Session, campaign: Campaign, name: str,
+                 advance: Callable[[int], None] | None = None) -> Truth:
+    """Each shown answer's ``name`` score against its question's references, x 100 (chrF: as it is)."""
+    from analysis.metrics.scoring import system_corpus
+
+    label, score = metric_scorer(name)
     shown = shown_answers(session, campaign)
     entries = _question_entries(session, campaign, {question for _, question in shown})
     answers = session.execute(select(Answer, System.name, System.is_human, Question.external_id)

@@ -335,11 +335,28 @@ def test_system_name_given_for_a_long_table(sessions, base: str, tmp_path: Path)
                     "system", "no system name may be given")
 
 
-def test_human_needs_a_second_reference_everywhere(sessions, base: str, tmp_path: Path) -> None:
-    source = str(tmp_path / "base.jsonl")
-    assert_rejected(sessions, lambda s: import_second_reference_as_human(s, load(s, base)), source, None,
-                    "references", "1 question of test set 'base' has no second reference, which a HUMAN system "
-                                  "needs: 'a3'")
+def test_human_leaves_out_the_questions_with_one_reference_and_counts_them(sessions, base: str) -> None:
+    notes: list[str] = []
+    with sessions() as s:
+        import_second_reference_as_human(s, load(s, base), notes=notes)
+        s.commit()
+    with sessions() as s:
+        human = s.scalars(select(System).where(System.name == "HUMAN")).one()
+        # a1 and a2 have a second reference (BASE_TEST_SET); a3 has one only.
+        assert sorted((a.question.external_id, a.text) for a in human.answers) == [
+            ("a1", "The green pigment fades."), ("a2", "绿色素褪去了。")]
+    assert notes == ["left out of HUMAN 1 question of 3 with one reference only (no second annotator): 'a3'; "
+                     "HUMAN abstains on them, so build with --allow-missing, which leaves those items out"]
+
+
+def test_human_needs_a_second_reference_somewhere(sessions, tmp_path: Path) -> None:
+    with sessions() as s:
+        import_test_set(s, write(tmp_path, "single.csv", "id,question,reference\nq1,Q1,R1\nq2,Q2,R2\n"))
+        s.commit()
+    source = str(tmp_path / "single.csv")
+    assert_rejected(sessions, lambda s: import_second_reference_as_human(s, load(s, "single")), source, None,
+                    "references", "no question of test set 'single' has a second reference, which a HUMAN system "
+                                  "needs (each of its 2 questions has one reference)")
 
 
 def test_human_name_already_taken(sessions, base: str, tmp_path: Path) -> None:

@@ -57,6 +57,28 @@ def test_human_from_squad_is_the_second_annotation_as_given(run, sessions, tmp_p
     assert human["f1"]["HUMAN"]["score"] == pytest.approx((1 + 0.8 + 1) / 3)
 
 
+def test_human_from_dureader_takes_the_questions_with_a_second_answer(run, sessions, tmp_path):
+    rows = [{"question_id": 1, "question": "世界最高峰是哪座山", "question_type": "ENTITY",
+             "answers": ["珠峰", "珠峰"]},
+            {"question_id": 2, "question": "生鸡蛋能吃吗", "question_type": "YES_NO", "answers": ["能吃", "不能"],
+             "yesno_answers": ["Yes", "No"]},
+            {"question_id": 3, "question": "如何养绿萝", "question_type": "DESCRIPTION", "answers": ["保持土壤湿润"]}]
+    path = write_jsonl(tmp_path / "dev.json", rows)
+    assert run("import", "test-set", str(path), "--name", "du").exit_code == 0
+    result = run("import", "human", "--test-set", "du")
+    assert result.exit_code == 0, result.output
+    assert "imported system 'HUMAN' (human): 2 answers into test set 'du'" in result.output
+    assert ("note: left out of HUMAN 1 question of 3 with one reference only (no second annotator): '3'; HUMAN "
+            "abstains on them, so build with --allow-missing") in result.output
+    out = tmp_path / "m.json"
+    result = run("metrics", "--test-set", "du", "--metric", "exact-match", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "HUMAN (human) is scored on the 2 of 3 questions it answers" in result.output
+    # Question 1: the second answer equals the first (exact match 1); question 2: "不能" against "能吃" (0); the
+    # third is not HUMAN's.
+    assert json.loads(out.read_text())["scores"]["exact-match"]["HUMAN"]["score"] == pytest.approx(1 / 2)
+
+
 def test_squad_errors_say_where_the_first_is_and_what_was_expected(run, sessions, tmp_path):
     duplicate = json.loads(json.dumps(SQUAD_DEV))
     duplicate["data"][0]["paragraphs"][1]["qas"][0]["id"] = "q1"

@@ -40,6 +40,22 @@ def test_item_level_pairs_sentence_scores_with_item_z():
     assert result.pearson == pytest.approx(np.corrcoef(em, human)[0, 1], abs=1e-12)
 
 
+def test_item_level_pairs_a_corpus_of_fewer_answers_by_its_own_ids():
+    """A HUMAN system that abstains on q1 (one reference only) answers q2 and q3: its scores pair with its own
+    items, not with the first ids of the test set."""
+    from analysis.metrics.scoring import QuestionEntry, system_corpus
+
+    info = QuestionInfo(None, None, ())
+    entries = [QuestionEntry("q2", ("blue",), info), QuestionEntry("q3", ("4",), info)]
+    human = system_corpus("HUMAN", {"q2": "blue", "q3": "four"}, entries)
+    assert human.ids == ("q2", "q3")
+    z = {("HUMAN", "q1"): -2.0, ("HUMAN", "q2"): 1.0, ("HUMAN", "q3"): -1.0}
+    a = SystemCorpus("a", ("paris",), (("paris",),), (info,), ids=("q1",))
+    found = item_level([human, a], [ExactMatch()], ["q1", "q2", "q3"], {**z, ("a", "q1"): 0.5})
+    # (exact match, z): HUMAN q2 (1, 1.0), q3 (0, -1.0); a q1 (1, 0.5). Paired by position it took q1's -2.0.
+    assert found["exact-match"].pearson == pytest.approx(np.corrcoef([1, 0, 1], [1.0, -1.0, 0.5])[0, 1], abs=1e-12)
+
+
 def test_validate_metrics_on_a_campaign_warns_and_adds_the_item_level_table(sessions, database_url, tmp_path):
     from click.testing import CliRunner
 

@@ -23,6 +23,9 @@ def test_invite_mints_working_links_and_opens_the_campaign(database_url, tmp_pat
     assert closed.exit_code == 0 and "add --open" in closed.stderr
     result = runner.invoke(main, ["invite", campaign.name, "--count", "3", "--open"])
     assert result.exit_code == 0, result.output
+    # It opened the campaign without a word.
+    assert f"opened campaign {campaign.name!r} (built → running): workers who follow a link get its HITs" \
+        in result.stderr
     links = result.stdout.split()
     assert len(links) == 3 == len(set(links))
     assert all(link.startswith("https://rate.example.org/pool/") for link in links)
@@ -32,6 +35,8 @@ def test_invite_mints_working_links_and_opens_the_campaign(database_url, tmp_pat
     client = env.app.test_client()  # the server shares the secret key: the links work
     assert all(client.get(urlsplit(link).path).status_code == 303 for link in links)
 
+    again = runner.invoke(main, ["invite", campaign.name, "--open"])  # running already: nothing opened, nothing said
+    assert again.exit_code == 0 and "opened" not in again.stderr
     missing = runner.invoke(main, ["invite", "no-such-campaign"])
     assert missing.exit_code == 1 and f"campaigns: {campaign.name}" in missing.output
 

@@ -255,6 +255,10 @@ def test_the_salt_never_leaves_the_platform():
     ({"abstentions": {"gamma": "q7"}}, "'abstentions': must be a list of names"),
     ({"pool_time_limit_minutes": "soon"}, "'pool_time_limit_minutes': 'pool_time_limit_minutes' must be a number"),
     ({"id_salt": 42}, "'id_salt': must be a text"),
+    ({"rehearsal": {"of": "qa", "seed": 1, "truth": "metric:rouge-l", "when": "now"}},
+     "'rehearsal': unknown rehearsal copy field(s): when"),
+    ({"rehearsal": {"of": "qa", "seed": "one", "truth": "metric:rouge-l"}}, "'rehearsal': the rehearsal copy field "
+                                                                           "'seed'"),
 ])
 def test_a_value_that_cannot_be_read_is_refused_naming_its_key(stored, named):
     with pytest.raises(CampaignSettingsError, match="^campaign settings ") as refused:
@@ -269,6 +273,18 @@ def test_the_rating_paths_time_limits_name_a_bad_value_too():
         CampaignSettings.from_json(["not", "an", "object"])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="no campaign setting"):
         CampaignSettings().replace(colour="blue")
+
+
+def test_a_rehearsal_copy_says_what_it_rehearsed_and_reads_back_byte_for_byte():
+    from da_platform.config.campaign_settings import RehearsalCopy
+
+    stored = {**FIRST_BUILD, "rehearsal": {"of": "qa", "seed": 3, "truth": "metric:rouge-l", "reward": "mturk:2.00"}}
+    settings = CampaignSettings.from_json(stored)
+    assert settings.rehearsal == RehearsalCopy(of="qa", seed=3, truth="metric:rouge-l", reward="mturk:2.00")
+    assert settings.rehearsal.describe() == ("a rehearsal of campaign 'qa' (da-platform simulate, seed 3, truth "
+                                             "metric:rouge-l, priced at mturk:2.00)")
+    assert json.dumps(settings.to_json()) == json.dumps(stored)
+    assert CampaignSettings.from_json(FIRST_BUILD).rehearsal is None  # a real campaign is no rehearsal
 
 
 def test_keys_this_version_does_not_know_are_kept():

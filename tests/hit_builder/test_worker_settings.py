@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from da_core.errors import BuildError
-from hit_builder.worker_settings import Example, WorkerPageOptions, worker_settings
+from hit_builder.worker_settings import Example, WorkerPage, WorkerPageOptions, worker_settings
 
 TEXTS = {"question": "Q?", "reference": "R.", "good": "G.", "bad": "B."}
 
@@ -28,3 +28,10 @@ def test_an_example_without_its_reference_is_refused_naming_the_field():
     with pytest.raises(BuildError, match="the example item: 'reference' is missing"):
         worker_settings(WorkerPageOptions(example={"question": "Q?", "good": "G.", "bad": "B."}),
                         show_reference=True, render=drawn)
+
+
+def test_the_worker_pages_language_in_one_line():
+    assert WorkerPage().describe_language() == "worker pages in en (shipped catalogue)"
+    assert WorkerPage(lang="zh-Hans").describe_language() == "worker pages in zh-Hans (shipped catalogue)"
+    assert WorkerPage(lang="ar", messages={"x": "y"}).describe_language() == (
+        "worker pages in ar (the researcher's catalogue, right to left)")

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, func, select
 
 from da_platform.cli import main
-from da_platform.db.models import Assignment, Hit, Rating, Slot, Worker
+from da_platform.db.models import Assignment, Campaign, Hit, Rating, Slot, Worker
 from da_platform.simulation.demo import DEMO_ADMIN, demo_server_config
 from da_platform.web import create_app
 from tests.admin_client import login
@@ -26,6 +26,10 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     output = result.output
     assert "Human ranking, demo" in output
+    # Built as `build` builds by default (it ran the published test on plain images), and said so.
+    assert ("built for crowd paid (layout classic, render plain (set by hand), pooled test): build's default, except "
+            "the images; drawn plain, as no simulated worker here reads them by OCR") in output
+    assert "Quality control (pooled, pass when p < 0.05)" in output
     assert "✓ quality control caught 3 of 3 bad workers" in output
     assert "✓ quality control kept" in output
     assert "the known order of the 8 systems was recovered" in output
@@ -35,7 +39,10 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
     with engine.connect() as connection:
         ratings = connection.scalar(select(func.count(Rating.id)))
         workers = set(connection.scalars(select(Worker.external_id)))
+        settings = connection.scalar(select(Campaign.settings))
     engine.dispose()
+    assert settings["crowd"] == {"preset": "paid", "overrides": {"render": "plain"}}
+    assert settings["qc"]["method"] == "pooled"
     assert ratings == 500  # 40 questions x 8 systems = 320 items -> 5 HITs of 100 slots, all rated
     assert {"demo-random-01", "demo-constant-01", "demo-bot-01"} <= workers
     analysis = json.loads((out / "report" / "analysis.json").read_text(encoding="utf-8"))
@@ -58,13 +65,48 @@ def test_demo_help_lists_its_options() -> None:
 
 
 @pytest.mark.slow
-def test_demo_says_plainly_when_no_honest_worker_got_a_hit(tmp_path: Path) -> None:
-    """40 questions make 5 HITs; six bad workers arriving first take them all, so nothing can be ranked."""
-    result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "demo"), "--questions", "40", "--no-images"])
-    assert result.exit_code == 1
-    assert "✓ quality control caught 5 of 5 bad workers" in result.output
-    assert "✗ the known order was NOT recovered: 8 of 8 systems could not be ranked" in result.output
-    assert "recovered exactly" not in result.output
+def test_a_small_demo_sends_fewer_bad_workers_and_says_so(tmp_path: Path) -> None:
+    """40 questions x 8 systems = 320 items make 5 HITs of 70 ordinary slots; the default six bad workers arriving
+    first took them all ("kept 0 of 0 honest workers", "order NOT recovered"). A third of 5 HITs is 1 bad worker."""
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--out", str(out), "--questions", "40", "--no-images"])
+    assert result.exit_code == 0, result.output
+    assert ("note: 40 questions make 5 HITs: the default 6 bad workers (2 random, 2 constant, 2 bot) would take 5 "
+            "of the 5, so the demo sends 1 random, a third of the HITs at most") in " ".join(result.output.split())
+    assert "✓ quality control caught 1 of 1 bad workers" in result.output
+    assert "✗" not in result.output
+    engine = create_engine(f"sqlite:///{out / 'demo.sqlite'}")
+    with engine.connect() as connection:
+        hits = connection.scalar(select(func.count(Hit.id)))
+        honest = connection.scalars(select(Worker.external_id).join(Assignment, Assignment.worker_id == Worker.id)
+                                    .where(Worker.external_id.like("demo-honest-%")).distinct()).all()
+    engine.dispose()
+    assert hits == 5
+    assert len(honest) >= 2  # the honest work is not one worker's
+
+
+def test_the_default_crowd_is_fitted_before_any_work_and_a_chosen_one_refused() -> None:
+    """60 questions: 480 items, 7 HITs; the six default bad workers left one HIT, so one honest worker did all the
+    honest work. A third of 7 is 2 bad workers."""
+    from da_platform.simulation.demo import DemoError, DemoOptions, check_options, planned_hits
+
+    default = {"random": 2, "constant": 2, "bot": 2, "ocr-overlap": 0, "oracle-agent": 0}
+    options = DemoOptions(questions=60, bad_workers=default, fit_crowd=True)
+    assert planned_hits(options) == 7
+    sent, notes = check_options(options)
+    assert {k: n for k, n in sent.items() if n} == {"random": 1, "constant": 1}
+    assert notes == ["60 questions make 7 HITs: the default 6 bad workers (2 random, 2 constant, 2 bot) would take 6 "
+                     "of the 7, so the demo sends 1 random, 1 constant, a third of the HITs at most (--random, "
+                     "--constant, --bots set your own)"]
+    assert check_options(DemoOptions(bad_workers=default, fit_crowd=True)) == (default, [])  # 300 questions: 35 HITs
+    with pytest.raises(DemoError, match=r"60 questions make 7 HITs, and the 6 bad worker\(s\) asked for take 6 of "
+                                        r"the 7 HITs \(86 %\) first \(one each\), leaving 1 to honest workers"):
+        check_options(DemoOptions(questions=60, bad_workers=default, fit_crowd=False))
+    with pytest.raises(DemoError, match="10 questions make 2 HITs: too few for a bad worker and honest ones; give "
+                                        "--questions 18 or more"):
+        check_options(DemoOptions(questions=10, bad_workers=default, fit_crowd=True))
+    result = CliRunner().invoke(main, ["demo", "--questions", "40", "--random", "5"])
+    assert result.exit_code == 1 and "leaving 0 to honest workers" in result.output
 
 
 def _ratings_given(database: Path) -> list[tuple[str, int, int, int]]:
@@ -122,6 +164,15 @@ def test_demo_with_an_agent_on_the_hardened_layout_reports_it(tmp_path: Path) ->
         hits = connection.scalar(select(func.count(Hit.id)))
     engine.dispose()
     assert meaning == 10 * hits
+
+
+def test_demo_refuses_more_questions_than_the_sample_has_before_any_work(tmp_path: Path) -> None:
+    """It ran the whole demo on the sample's 300 questions instead, as if 1000 had been asked for."""
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--out", str(out), "--questions", "1000", "--no-images"])
+    assert result.exit_code == 1
+    assert "Error: --questions 1000: the bundled sample has 300 questions" in result.output
+    assert "importing" not in result.output and not out.exists()
 
 
 def test_demo_help_lists_the_adversarial_options() -> None:

@@ -139,7 +139,7 @@ def test_simulate_rehearses_on_a_copy_and_leaves_the_live_database_as_it_was(bui
     engine.dispose()
     assert hits == 6 and sum(counts.values()) == 600
     for system in QUALITY:
-        assert re.search(rf"^  {system}\s+{counts[system]}\s+{scored[system]}$", report, re.MULTILINE), system
+        assert re.search(rf"^  {system}\s+{counts[system]}\s+0\s+{scored[system]}$", report, re.MULTILINE), system
     assert verdicts["pool:sim-random-01"] == "excluded"
     for kind in ("random", "judge", "honest"):
         of_kind = [v for w, v in verdicts.items() if w.startswith(f"pool:sim-{kind}-")]
@@ -148,6 +148,38 @@ def test_simulate_rehearses_on_a_copy_and_leaves_the_live_database_as_it_was(bui
         workers, kept, flagged, excluded, _ = map(int, line.groups())
         assert (kept, flagged, excluded) == tuple(of_kind.count(s) for s in ("kept", "flagged", "excluded"))
         assert workers == {"random": 1, "judge": 1, "honest": 4}[kind]
+    # The report leads with the bad workers kept, kind by kind (not only the order recovered), then the honest.
+    kept = {kind: [v for w, v in verdicts.items() if w.startswith(f"pool:sim-{kind}-")].count("kept")
+            for kind in ("random", "judge", "honest")}
+    lead = report.split("the live database was only read.\n", 1)[1].splitlines()
+    assert lead[0].startswith(f"{'✗' if kept['random'] + kept['judge'] else '✓'} bad workers kept (scored as if "
+                              f"honest): {kept['random'] + kept['judge']} of 2: random {kept['random']} of 1, judge "
+                              f"{kept['judge']} of 1"), lead[0]
+    assert lead[1] == f"  honest workers kept: {kept['honest']} of 4"
+    assert "warning:" not in report  # 2 bad workers of 6 assignments: a third, not more
+
+    # The commands that serve, analyse or export the copy; `serve --rehearsal` serves its dashboard.
+    assert f"The copy on the dashboard: da-platform serve --rehearsal {out}" in report
+    assert (f"DA_DATABASE_URL=sqlite:///{out / 'simulation.sqlite'} da-platform analyze --campaign rehearse --out "
+            f"{out}-analysis") in report
+    from da_platform.simulation.rehearsal import REHEARSAL_ADMIN, rehearsal_server_config
+    from da_platform.web import create_app
+    from tests.admin_client import login
+
+    config, password = rehearsal_server_config(out)
+    client = create_app({**config, "ANALYSIS_WAIT_SECONDS": 120}).test_client()  # (a loaded machine: no "computing")
+    login(client, name=REHEARSAL_ADMIN, password=password)
+    page = client.get("/admin/campaigns/1")
+    assert page.status_code == 200 and "rehearse" in page.text
+    # Said to be a rehearsal's copy, priced as the report priced it, no rate or finish time from the simulated
+    # clock (it showed "done 12:57 UTC", an hour ahead, "5.3 assignments per hour" and "no reward settings").
+    html = " ".join(page.text.split())
+    assert (f"This is a rehearsal of campaign &#39;rehearse&#39; (da-platform simulate, seed 4, truth labels:"
+            f"{tmp_path / 'labels.jsonl'}, priced at mturk:2.00): a scratch copy rated by simulated workers") in html
+    progress = html[html.index('id="progress"'):html.index('id="ratings-per-system"')]
+    assert '<dd id="observed-rate">none: simulated workers on a simulated clock</dd>' in progress
+    assert "assignments per hour" not in progress and "UTC" not in progress
+    assert "14.40 USD in all on mturk" in progress and "no reward settings" not in progress
 
     # The exports of the copy, where the report says.
     exports = out / "exports"
@@ -183,13 +215,17 @@ def test_simulate_refuses_an_unknown_campaign_kind_and_truth(built: str, run, tm
         ("simulate", "rehearse", "--truth", "rouge-l"): "give metric:NAME",
         ("simulate", "rehearse", "--hits-per-worker", "3"): "lets one worker take at most 2 HIT(s)",
         ("simulate", "rehearse", "--reward", "upwork:2"): "give PROVIDER:AMOUNT",
-        ("simulate", "rehearse", "--reward", "mturk:0.001"): "--reward mturk:0.001: reward",
+        ("simulate", "rehearse", "--reward", "mturk:0.001"): "'mturk:0.001': the amount: '0.001' has more than two "
+                                                             "decimals",
+        ("simulate", "rehearse", "--reward", "mturk:two"): "'mturk:two': the amount: 'two' is not an amount",
+        ("simulate", "rehearse", "--reward", "mturk:0.00"): "--reward mturk:0.00: reward: MTurk needs at least 0.01",
     }
     for args, message in cases.items():
         result = run(*args)
         assert result.exit_code != 0, args
         assert message in " ".join(result.output.split()), (args, result.output)
         assert "Traceback" not in result.output
+        assert "scoring the" not in result.output, (args, result.output)  # refused before any answer was scored
     assert _snapshot(built) == live
     assert not (tmp_path / "instance" / "simulations").exists()  # refused before anything was made
 
@@ -202,6 +238,16 @@ def test_simulate_refuses_an_out_folder_holding_other_files(built: str, run, tmp
     assert result.exit_code == 1
     assert "holds other files (thesis.tex): give --out a new or empty folder" in result.output
     assert (folder / "thesis.tex").read_text(encoding="utf-8") == "precious"
+
+
+def test_simulate_checks_the_out_folder_before_scoring_the_answers(built: str, run, tmp_path: Path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("precious", encoding="utf-8")
+    result = run("simulate", "rehearse", "--out", str(folder), "--truth", "metric:rouge-l")
+    assert result.exit_code == 1
+    assert "holds other files (thesis.tex)" in result.output
+    assert "scoring the" not in result.output  # it scored the 400 answers shown first
 
 
 def _label_lines(questions: int, skip: tuple[str, str] | None = None) -> list[str]:
@@ -310,9 +356,62 @@ def _ratings(out: Path) -> list[tuple]:
 
 
 @pytest.mark.slow
-def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built: str, run, tmp_path: Path):
-    """6 HITs with one assignment each; six bad workers arrive first and take them all. The campaign is priced
-    at its stored Prolific settings."""
+def test_simulate_tells_one_story_of_a_system_giving_another_ones_answers(run, sessions, database_url: str,
+                                                                         tmp_path: Path):
+    """omega gives alpha's answers word for word: build rates them once, as alpha's. The report said "5 systems",
+    then clusters "for 4 systems", left omega out of the true order and showed it with 0 ratings."""
+    from da_platform.db.models import Answer, SlotType
+
+    with sessions() as session:
+        test_set = make_test_set(session, name="set", questions=100, systems=tuple(QUALITY))
+        alpha = next(s for s in test_set.systems if s.name == "alpha")
+        omega = System(name="omega")
+        test_set.systems.append(omega)
+        omega.answers.extend(Answer(question=a.question, text=a.text) for a in alpha.answers)
+        session.commit()
+    assert run("build", "--test-set", "set", "--name", "twins", "--seed", "2", "--processes", "1").exit_code == 0
+    out = tmp_path / "o"
+    result = run("simulate", "twins", "--truth", f"labels:{_labels(tmp_path, 100)}", "--workers", "4", "--out",
+                 str(out), "--no-images")
+    assert result.exit_code == 0, result.output
+    output = result.output
+    assert "of 5 systems." in output
+    assert ("omega: its 100 answers are alpha's word for word, rated once as alpha's; each rating counts for both "
+            "(merged identical answers)") in output
+    assert "True order (mean true quality of the answers shown): alpha 85.0, omega 85.0, beta 60.0" in output
+    assert "cluster(s) for 5 systems" in output
+    assert "    alpha = omega: the same answers, rated once: the same ratings" in output
+    assert "    omega › beta: 25.0 points apart" in output
+    engine = create_engine(f"sqlite:///{out / 'simulation.sqlite'}")
+    with engine.connect() as connection:  # the copies: alpha's SYSTEM and REPEAT ratings, counted again for omega
+        copies = connection.scalar(
+            select(func.count(Rating.id)).join(Slot, Slot.id == Rating.slot_id)
+            .join(System, System.id == Slot.system_id)
+            .where(System.name == "alpha", Slot.slot_type.in_([SlotType.SYSTEM, SlotType.REPEAT])))
+    engine.dispose()
+    row = re.search(r"^  omega +(\d+) +(\d+) +(\d+)$", output, re.MULTILINE)
+    assert row is not None, output
+    assert (int(row[1]), int(row[2])) == (0, copies) and copies > 0
+
+
+def test_simulate_refuses_bad_workers_who_leave_no_room_for_honest_ones(built: str, run, tmp_path: Path):
+    """6 HITs with one assignment each; six (or five) bad workers arriving first would take them all (all but one):
+    refused before any work, where it ran the whole rehearsal to report bad workers only."""
+    for bad in (["--bad", "random=4", "--bad", "constant=2"], ["--bad", "random=5"]):
+        result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", *bad, "--out",
+                     str(tmp_path / "o"))
+        assert result.exit_code == 1, result.output
+        taken = 6 if "constant=2" in bad else 5
+        assert (f"Error: the {taken} bad worker(s) asked for take {taken} of the 6 assignment(s) "
+                f"({100 * taken / 6:.0f} %), one each and first, leaving {6 - taken} to honest workers (2 at least"
+                in " ".join(result.output.split()))
+        assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_simulate_warns_when_the_bad_workers_take_more_than_a_third(built: str, run, tmp_path: Path):
+    """6 HITs with one assignment each; four bad workers arriving first take four. The campaign is priced at its
+    stored Prolific settings."""
     from decimal import Decimal
 
     from da_platform.providers.prolific import ProlificSettings
@@ -324,12 +423,12 @@ def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built:
                              "prolific": ProlificSettings(reward=Decimal("2.50"), currency="GBP").to_dict()}
         session.commit()
     engine.dispose()
-    result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", "--bad", "random=4",
+    result = run("simulate", "rehearse", "--truth", f"labels:{_labels(tmp_path, 100)}", "--bad", "random=2",
                  "--bad", "constant=2", "--workers", "2", "--out", str(tmp_path / "o"), "--no-images")
     assert result.exit_code == 0, result.output
-    assert "found no HIT left: 2 honest" in result.output
-    assert ("✗ no honest simulated worker rated: 6 bad worker(s) took the 6 assignment(s) first, so what follows "
-            "shows bad workers only; ask for fewer with --bad") in result.output
-    assert not re.search(r"^  honest ", result.output, re.MULTILINE)
+    assert ("warning: the 4 bad worker(s) asked for take 4 of the 6 assignment(s) (67 %), more than 33 %: the "
+            "honest crowd is smaller than a real campaign's would be") in result.output
+    assert re.search(r"^. bad workers kept \(scored as if honest\): \d of 4: random \d of 2, constant \d of 2",
+                     result.output, re.MULTILINE), result.output
     # 6 x 2.50 = 15.00 GBP of rewards; Prolific's fee 33.33 % of 15.00 = 4.9995 -> 5.00; 20.00 GBP in all.
     assert "Cost of the real campaign: 20.00 GBP on prolific for 6 assignments" in result.output

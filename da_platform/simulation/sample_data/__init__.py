@@ -22,3 +22,9 @@ def load_truth() -> dict[str, Any]:
     """``truth.json``: ``order`` (best first), ``systems`` (file, mean quality, description) and
     ``quality[system][question id]``."""
     return json.loads((sample_data_dir() / "truth.json").read_text(encoding="utf-8"))
+
+
+def sample_questions() -> int:
+    """How many questions the sample's test set has (its lines)."""
+    with (sample_data_dir() / "test_set.jsonl").open(encoding="utf-8") as lines:
+        return sum(1 for line in lines if line.strip())

@@ -13,6 +13,7 @@ from da_platform.campaigns.progress import campaign_progress
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign
 from da_platform.exports import files as exports
+from da_platform.rating.merged import copies_by_system, merged_systems
 from da_platform.web.admin import bp, prepared
 from da_platform.web.admin.auth import login_required
 from da_platform.web.admin.context import campaign_analysis, campaign_or_404, current_analysis, rating_counts
@@ -59,8 +60,12 @@ def campaign(campaign_id: int):
             planning = separation_progress(group.ranking, group.scores)
         except ValueError as error:  # a numerical failure of the planner: show it, keep the page
             planning_error = str(error)
+    merged = merged_systems(get_session(), item)
+    settings = CampaignSettings.of(item)
     return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
-                           crowd=stored_crowd(CampaignSettings.of(item)), planning=planning,
+                           merged=merged, copies=copies_by_system(analysis.table) if merged else {},
+                           rehearsal=settings.rehearsal, crowd=stored_crowd(settings),
+                           language=settings.worker.describe_language(), planning=planning,
                            planning_error=planning_error, formats=exports.RANKING_FORMATS,
                            large_exports=prepared.is_large(g.analysis_state.latest))
 
