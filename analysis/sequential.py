@@ -251,11 +251,23 @@ def information(n_a: float, n_b: float) -> float:
 
 @dataclass(frozen=True)
 class Look:
-    """The ranking after one wave and the ratings each system had then (``SystemScore.n_ratings``)."""
+    """What the campaign's ranking said after one wave: the systems by z (best first), their z-scores, the
+    one-sided p-values (``pvalues[i, j]`` = p(systems[i] > systems[j])) and the ratings each system had then
+    (``SystemScore.n_ratings``)."""
 
     wave: int
-    ranking: Ranking
+    systems: tuple[str, ...]
+    z: tuple[float, ...]
+    pvalues: np.ndarray
     ratings: Mapping[str, int]
+
+    @classmethod
+    def of(cls, wave: int, ranking: Ranking, ratings: Mapping[str, int]) -> Look:
+        return cls(wave, ranking.systems, ranking.z, ranking.pvalues, dict(ratings))
+
+    def pvalue(self, a: str, b: str) -> float:
+        """p that system a is better than system b."""
+        return float(self.pvalues[self.systems.index(a), self.systems.index(b)])
 
 
 class PairState(StrState):
@@ -338,7 +350,7 @@ def sequential_decisions(looks: Sequence[Look], design: SequentialDesign, *, fin
     which spends what is left of α whatever the share of the planned information reached."""
     if not looks:
         raise ValueError("no look to decide from")
-    systems = sorted(set().union(*(look.ranking.systems for look in looks)))
+    systems = sorted(set().union(*(look.systems for look in looks)))
     missing = sorted(set(systems) - set(design.planned))
     if missing:
         raise ValueError(f"the design plans no ratings for {', '.join(missing)}")
@@ -352,7 +364,7 @@ def _decide(a: str, b: str, looks: Sequence[Look], design: SequentialDesign, fin
     last = len(looks) - 1
     n_a = n_b = 0
     for index, look in enumerate(looks):
-        if a not in look.ranking.systems or b not in look.ranking.systems:
+        if a not in look.systems or b not in look.systems:
             continue
         n_a, n_b = look.ratings.get(a, 0), look.ratings.get(b, 0)
         fraction = round(min(1.0, information(n_a, n_b) / planned), FRACTION_DIGITS)
@@ -360,12 +372,12 @@ def _decide(a: str, b: str, looks: Sequence[Look], design: SequentialDesign, fin
             fraction = 1.0
         if fraction <= 0 or (taken and fraction <= taken[-1].fraction):
             continue  # no new information: no look
-        z = float(special.ndtri(1 - look.ranking.pvalue(a, b))) if not math.isnan(look.ranking.pvalue(a, b)) \
-            else 0.0
+        p = look.pvalue(a, b)
+        z = 0.0 if math.isnan(p) else float(special.ndtri(1 - p))
         bounds = _bounds(tuple(t.fraction for t in taken) + (fraction,), design.alpha, design.spending)
         critical = bounds.critical[-1]
         taken.append(PairLook(look.wave, z, fraction, critical))
-        ahead = dict(zip(look.ranking.systems, look.ranking.z))
+        ahead = dict(zip(look.systems, look.z))
         better = a if z >= critical and ahead[a] > ahead[b] else b if z <= -critical and ahead[b] > ahead[a] else None
         if better is not None:
             pvalue = stagewise_pvalue(bounds, len(taken) - 1, abs(z))

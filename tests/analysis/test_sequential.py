@@ -141,9 +141,9 @@ def test_a_pair_is_decided_at_the_look_whose_z_crosses_and_stays_decided():
     # Fractions 0.25 (n = 100 each: information 50 of 200) and 0.5 (200 each).
     bounds = sequential_bounds([0.25, 0.5], 0.05)
     z_first, z_second = bounds.critical[0] - 0.2, bounds.critical[1] + 0.1
-    looks = [Look(1, ranking(stats.norm.sf(z_first)), {"A": 100, "B": 100}),
-             Look(2, ranking(stats.norm.sf(z_second)), {"A": 200, "B": 200}),
-             Look(3, ranking(0.4), {"A": 300, "B": 300})]
+    looks = [Look.of(1, ranking(stats.norm.sf(z_first)), {"A": 100, "B": 100}),
+             Look.of(2, ranking(stats.norm.sf(z_second)), {"A": 200, "B": 200}),
+             Look.of(3, ranking(0.4), {"A": 300, "B": 300})]
     result = sequential_decisions(looks, DESIGN)
     pair = result.decision("A", "B")
     assert (pair.state, pair.wave, pair.better, pair.first) == (PairState.decided, 2, "A", "A")
@@ -156,19 +156,19 @@ def test_a_pair_is_decided_at_the_look_whose_z_crosses_and_stays_decided():
 
 def test_the_better_system_must_also_have_the_higher_z():
     # The test crosses for A, but B has the higher z-score: no decision (the rule of wins).
-    looks = [Look(1, ranking(1e-6, z_a=0.1, z_b=0.3), {"A": 400, "B": 400})]
+    looks = [Look.of(1, ranking(1e-6, z_a=0.1, z_b=0.3), {"A": 400, "B": 400})]
     assert sequential_decisions(looks, DESIGN).decision("A", "B").state is PairState.undecided
 
 
 def test_a_decision_for_the_second_system_counts_as_well():
-    looks = [Look(1, ranking(1 - 1e-9, z_a=0.1, z_b=0.5), {"A": 400, "B": 400})]
+    looks = [Look.of(1, ranking(1 - 1e-9, z_a=0.1, z_b=0.5), {"A": 400, "B": 400})]
     pair = sequential_decisions(looks, DESIGN).decision("A", "B")
     assert (pair.better, pair.first, pair.second) == ("B", "B", "A")
 
 
 def test_a_look_without_new_information_is_no_look():
     same = {"A": 100, "B": 100}
-    looks = [Look(1, ranking(0.3), same), Look(2, ranking(0.2), same)]
+    looks = [Look.of(1, ranking(0.3), same), Look.of(2, ranking(0.2), same)]
     pair = sequential_decisions(looks, DESIGN).decision("A", "B")
     assert [look.wave for look in pair.looks] == [1]
     assert pair.state is PairState.open
@@ -177,7 +177,8 @@ def test_a_look_without_new_information_is_no_look():
 def test_the_last_look_spends_what_is_left():
     # Stopping at t = 0.5 with a final look: the boundary of looks (0.25, 1.0), not of (0.25, 0.5).
     z = 1.9
-    looks = [Look(1, ranking(0.3), {"A": 100, "B": 100}), Look(2, ranking(stats.norm.sf(z)), {"A": 200, "B": 200})]
+    looks = [Look.of(1, ranking(0.3), {"A": 100, "B": 100}),
+             Look.of(2, ranking(stats.norm.sf(z)), {"A": 200, "B": 200})]
     open_ = sequential_decisions(looks, DESIGN)
     final = sequential_decisions(looks, DESIGN, final=True)
     assert open_.decision("A", "B").state is PairState.open  # 1.9 is below the boundary at t = 0.5 (about 2.5)
@@ -190,7 +191,7 @@ def test_the_last_look_spends_what_is_left():
 def test_an_undecided_pair_says_how_many_ratings_a_decision_would_need():
     # At t = 1 with Z = 1.0 (information 200): drift 1/√200; the final critical value c = Φ⁻¹(0.95); power 0.8:
     # information needed ((c + 0.8416) / drift)² = 200 (c + 0.8416)², per system twice that, less 400 each.
-    looks = [Look(1, ranking(stats.norm.sf(1.0)), {"A": 400, "B": 400})]
+    looks = [Look.of(1, ranking(stats.norm.sf(1.0)), {"A": 400, "B": 400})]
     pair = sequential_decisions(looks, DESIGN).decision("A", "B")
     assert pair.state is PairState.undecided
     needed_information = 200 * (stats.norm.isf(0.05) + stats.norm.isf(0.2)) ** 2
@@ -199,7 +200,7 @@ def test_an_undecided_pair_says_how_many_ratings_a_decision_would_need():
 
 def test_conditional_power_of_an_open_pair_by_hand():
     # t = 0.25, Z = 0.8: Φ((0.8/0.5 − c)/√0.75) with c the critical value of a last look after 0.25.
-    looks = [Look(1, ranking(stats.norm.sf(0.8)), {"A": 100, "B": 100})]
+    looks = [Look.of(1, ranking(stats.norm.sf(0.8)), {"A": 100, "B": 100})]
     pair = sequential_decisions(looks, DESIGN).decision("A", "B")
     c = sequential_bounds([0.25, 1.0], 0.05).critical[1]
     assert pair.conditional_power == pytest.approx(stats.norm.cdf((1.6 - c) / math.sqrt(0.75)), rel=1e-9)
@@ -213,7 +214,7 @@ def test_decisions_from_real_rank_sum_tests_follow_the_ranking():
     a, b, c = rng.normal(0.5, 1, 300), rng.normal(0.0, 1, 300), rng.normal(0.02, 1, 300)
     full = rank_systems({"A": a, "B": b, "C": c}, {"A": a.mean(), "B": b.mean(), "C": c.mean()})
     design = SequentialDesign({"A": 300, "B": 300, "C": 300})
-    result = sequential_decisions([Look(1, full, {"A": 300, "B": 300, "C": 300})], design, final=True)
+    result = sequential_decisions([Look.of(1, full, {"A": 300, "B": 300, "C": 300})], design, final=True)
     # One final look at t = 1 is the fixed ranking's rule: p < α and the higher z.
     for pair in result.pairs:
         i, j = full.systems.index(pair.first), full.systems.index(pair.second)
@@ -223,7 +224,7 @@ def test_decisions_from_real_rank_sum_tests_follow_the_ranking():
 
 
 def test_a_system_the_design_does_not_plan_is_refused():
-    looks = [Look(1, ranking(0.3), {"A": 100, "B": 100})]
+    looks = [Look.of(1, ranking(0.3), {"A": 100, "B": 100})]
     with pytest.raises(ValueError, match="plans no ratings for B"):
         sequential_decisions(looks, SequentialDesign({"A": 100}))
     with pytest.raises(ValueError, match="no look"):

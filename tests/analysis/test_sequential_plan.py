@@ -112,7 +112,7 @@ def test_rating_moments_pool_every_slot_type_of_a_systems_items():
 def two_system_look(p_ab: float, n: int) -> Look:
     p = np.array([[np.nan, p_ab], [1 - p_ab, np.nan]])
     ranking = Ranking(("A", "B"), (0.3, 0.1), p, 0.05, (0, 0), (0, 0), (0, 0), ((1, 2), (1, 2)), (("A", "B"),))
-    return Look(1, ranking, {"A": n, "B": n})
+    return Look.of(1, ranking, {"A": n, "B": n})
 
 
 def test_the_plan_stops_when_settled_futile_or_out_of_budget_and_otherwise_rates_the_contention():
