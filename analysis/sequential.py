@@ -30,7 +30,8 @@ The statistic and its information:
   by simulation (docs/benchmarks.md, "Campaigns in waves").
 * The test is two-sided with α on each side, as the fixed ranking's pair of one-sided tests at α: A is
   declared better than B at look k when ``Z ≥ c_k`` and A's z-score is the higher (the rule of wins, §8), B
-  better than A when ``Z ≤ −c_k``. A decided pair stays decided. A look that adds no information is no look.
+  better than A when ``Z ≤ −c_k``. A decided pair stays decided. A look that adds less than ``MIN_INCREMENT``
+  (1 %) of the pair's planned information is no look for it (the last look of a campaign always counts).
 * The campaign's last look spends what is left (``t = 1``), whatever share of the planned information a pair
   reached; a pair not decided then is *undecided*, reported with the ratings a decision would likely need.
 * The error rate of a decision is its stage-wise adjusted p-value (Jennison and Turnbull 2000, §8.4): the
@@ -47,14 +48,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from analysis.ranking import Ranking
 from analysis.states import StrState
 
-GRID_POINTS = 401  # Simpson's rule over the continuation region of each look (odd)
+GRID_POINTS = 201  # Simpson's rule over the continuation region of each look (odd)
 MAX_CRITICAL = 40.0  # a look that may spend nothing has this critical value (no decision possible)
-FRACTION_DIGITS = 9  # information fractions are rounded to this many digits (equal looks share boundaries)
+FRACTION_DIGITS = 4  # information fractions are rounded to this many digits (close looks share boundaries)
+MIN_INCREMENT = 0.01  # a look adding less than this share of a pair's planned information is no look for it
 
 
 class Spending(StrState):
@@ -127,12 +129,17 @@ class _Recursion:
         simpson[1:-1:2], simpson[2:-1:2] = 4.0, 2.0
         simpson *= (grid[1] - grid[0]) / 3
         if self.grid is None:
-            density = stats.norm.pdf(grid, scale=math.sqrt(t))
+            density = _phi(grid / math.sqrt(t)) / math.sqrt(t)
         else:
             assert self.weights is not None
             sd = math.sqrt(t - self.t)
-            density = stats.norm.pdf((grid[:, None] - self.grid[None, :]) / sd) @ self.weights / sd
+            density = _phi((grid[:, None] - self.grid[None, :]) / sd) @ self.weights / sd
         self.t, self.grid, self.weights = t, grid, simpson * density
+
+
+def _phi(x: np.ndarray) -> np.ndarray:
+    """The standard normal density."""
+    return np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
 
 
 def _checked_fractions(fractions: Sequence[float]) -> tuple[float, ...]:
@@ -370,8 +377,10 @@ def _decide(a: str, b: str, looks: Sequence[Look], design: SequentialDesign, fin
         fraction = round(min(1.0, information(n_a, n_b) / planned), FRACTION_DIGITS)
         if final and index == last:
             fraction = 1.0
-        if fraction <= 0 or (taken and fraction <= taken[-1].fraction):
-            continue  # no new information: no look
+        closing = final and index == last
+        previous = taken[-1].fraction if taken else 0.0
+        if fraction <= previous or (taken and fraction < previous + MIN_INCREMENT and not closing):
+            continue  # (almost) no new information: no look
         p = look.pvalue(a, b)
         z = 0.0 if math.isnan(p) else float(special.ndtri(1 - p))
         bounds = _bounds(tuple(t.fraction for t in taken) + (fraction,), design.alpha, design.spending)

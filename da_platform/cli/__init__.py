@@ -181,7 +181,7 @@ def where(context: CliContext) -> None:
 
 
 _COMMAND_MODULES = ("imports", "build", "inspect", "analyze", "metrics", "serve", "pool", "providers", "export",
-                    "admin", "demo", "simulate", "lifecycle", "results", "reliability", "decide")
+                    "admin", "demo", "simulate", "lifecycle", "results", "reliability", "decide", "waves")
 
 for _name in _COMMAND_MODULES:
     for _command in importlib.import_module(f"da_platform.cli.{_name}").COMMANDS:

@@ -84,6 +84,16 @@ if TYPE_CHECKING:
 @click.option("--render", "render_name", type=click.Choice(list(RENDER_STYLES)),
               help="Answer images [default: the crowd's]: plain, or hardened = drawn to resist OCR bots (set on "
                    "one gentle wave, a font per word, light texture; never smaller, AA contrast).")
+@click.option("--design", type=click.Choice(["fixed", "waves"]), default="fixed", show_default=True,
+              help="fixed = every HIT built at once; waves = only a first wave, then each next wave (da-platform "
+                   "waves CAMPAIGN --next) rates the systems whose order is still undecided, with a sequential test "
+                   "that stays honest under repeated looks (docs/method.md §12).")
+@click.option("--first-wave", type=click.FloatRange(min=0, min_open=True, max=1), default=0.25, show_default=True,
+              help="With --design waves: the first wave's share of the fixed design's HITs.")
+@click.option("--wave-size", type=click.FloatRange(min=0, min_open=True, max=1), default=0.15, show_default=True,
+              help="With --design waves: each later wave's share of the fixed design's HITs.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="With --design waves: the most HITs all waves may have, as a share of the fixed design's.")
 @pass_context
 def build_command(context: CliContext, test_set_name: str, name: str, criterion: str,
                   statement: str | None, show_reference: bool | None, systems: str | None, seed: int,
@@ -92,12 +102,13 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                   messages_file: Path | None, instructions_file: Path | None, contact: str | None,
                   pay: str | None, minutes: int | None, example_file: Path | None, practice: bool,
                   show_context: bool, crowd: str, layout: str | None, qc_method: str | None, render_name: str | None,
-                  allow_missing: bool) -> None:
+                  allow_missing: bool, design: str, first_wave: float, wave_size: float, budget: float) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
     """
     from analysis.qc_policy import QCPolicy
+    from analysis.sequential_plan import WaveDesign
     from da_core.errors import BuildError, InputError
     from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.building.crowds import choose
@@ -127,6 +138,10 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
     warnings: list[str] = []
     chosen = choose(crowd, layout=layout, render=render_name, qc=qc_method)
     try:
+        waves = WaveDesign(first_wave=first_wave, wave=wave_size, budget=budget) if design == "waves" else None
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    try:
         worker = WorkerPageOptions(
             lang=lang, instructions=_read_text(instructions_file) if instructions_file else None,
             contact=contact, pay=pay, minutes=minutes,
@@ -139,7 +154,7 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
                 systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
                 font_paths=list(fonts or context.settings.font_paths), id_salt=id_salt, merge_identical=merge_identical,
                 worker=worker, layout=chosen.layout, allow_missing=allow_missing, style=render_style(chosen.render),
-                qc=QCPolicy(chosen.qc), crowd=chosen)
+                qc=QCPolicy(chosen.qc), crowd=chosen, waves=waves)
             campaign = build_campaign(session, spec, storage=storage, progress=progress, processes=processes,
                                       warn=warnings.append)
             settings = CampaignSettings.of(campaign)
@@ -156,13 +171,17 @@ def build_command(context: CliContext, test_set_name: str, name: str, criterion:
 
 
 def _summary(name: str, settings: CampaignSettings, storage: ImageStorage) -> None:
-    """What was built: HITs, items, images, layout, quality control, merged answers, abstentions."""
+    """What was built: HITs, items, images, layout, quality control, the design, merged answers, abstentions."""
+    from da_platform.cli.waves import design_lines
+
     assembly, render, layout = settings.assembly, settings.render, settings.layout_description
     assert assembly is not None and render is not None and layout is not None  # every build records them
     click.echo(f"built campaign {name!r}: {assembly.hits} HITs of 100 slots over {assembly.items} items, "
                f"{render.images} images in {_where(storage)}")
     click.echo(f"layout {settings.hit_layout.name} ({layout.description}); quality control: "
                f"{settings.qc_policy.method.value} test, alpha {settings.qc_policy.alpha:g}")
+    for line in design_lines(settings.waves):
+        click.echo(line)
     merged = settings.identical_answers
     if merged and not merged.saved:
         click.echo("no identical answers to merge")

@@ -16,6 +16,8 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
     from da_core.errors import BuildError
     from da_platform.building.inspection import campaign_summary, hit_composition, verify_campaign
+    from da_platform.cli.waves import design_lines
+    from da_platform.config.campaign_settings import CampaignSettings
     from hit_builder.layouts import layout_named
 
     with context.sessions() as session:
@@ -30,6 +32,8 @@ def inspect_command(context: CliContext, campaign_name: str, hit_index: int | No
                    + ", ".join(f"{n}×{count}" for n, count in summary.ratings_per_item.items()))
         click.echo(f"built for crowd: {summary.crowd or 'not recorded (built before crowd presets)'}")
         click.echo(f"layout: {summary.layout}")
+        for line in design_lines(CampaignSettings.of(campaign).waves):
+            click.echo(line)
         click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items() if n or t != "MEANING")
                    + f"; {summary.images} distinct images; degradation: {summary.degradation}")
         try:

@@ -172,6 +172,12 @@ def test_a_look_without_new_information_is_no_look():
     pair = sequential_decisions(looks, DESIGN).decision("A", "B")
     assert [look.wave for look in pair.looks] == [1]
     assert pair.state is PairState.open
+    # 101 ratings each: information 50.5 of 200, 0.25 % more than 50: less than 1 %, no look either, but the
+    # campaign's last look counts (at t = 1).
+    almost = [*looks, Look.of(3, ranking(0.2), {"A": 101, "B": 101})]
+    assert [look.wave for look in sequential_decisions(almost, DESIGN).decision("A", "B").looks] == [1]
+    closing = sequential_decisions(almost, DESIGN, final=True).decision("A", "B")
+    assert [(look.wave, look.fraction) for look in closing.looks] == [(1, 0.25), (3, 1.0)]
 
 
 def test_the_last_look_spends_what_is_left():
