@@ -78,7 +78,7 @@ def waves_command(context: CliContext, campaign_name: str, add_next: bool, force
     from da_core.errors import BuildError
     from da_platform.db.engine import transaction
     from da_platform.images.store import ImageStoreError, open_image_storage
-    from da_platform.operations.waves import next_wave, provider_steps
+    from da_platform.operations.waves import next_wave, provider_steps, repeat_note
     from da_platform.results.waves import wave_status
     from hit_builder.storage import StoreUnavailable
 
@@ -99,6 +99,8 @@ def waves_command(context: CliContext, campaign_name: str, add_next: bool, force
             campaign = find_campaign(session, campaign_name)
             step = next_wave(session, campaign, storage=storage, force=force, processes=processes)
             steps = provider_steps(session, campaign, step.added) if step.added is not None else []
+            if step.added is not None and (note := repeat_note(campaign)):
+                steps.append(note)
     except (BuildError, StoreUnavailable) as error:
         raise click.ClickException(f"{error}\nnothing was changed") from None
     _show(step.status)

@@ -20,7 +20,7 @@ from da_platform.building.inspection import verify_campaign
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign, Hit, Slot, SlotType, System
 from da_platform.exports.files import bundle
-from da_platform.operations.waves import next_wave, provider_steps
+from da_platform.operations.waves import next_wave, provider_steps, repeat_note
 from da_platform.results.waves import wave_status
 from hit_builder.storage import LocalImageStorage
 from tests.dashboard_factories import START, rate_hit
@@ -86,6 +86,12 @@ def test_a_campaign_in_waves_builds_its_first_wave_and_adds_the_next_from_its_an
             .where(Hit.campaign_id == campaign.id, Hit.index >= 3, Slot.slot_type == SlotType.SYSTEM)))
         assert new["alpha"] + new["beta"] > 70
         assert provider_steps(session, campaign, step.added)[0].startswith("own pool")
+        assert repeat_note(campaign) is None  # one HIT per worker: nobody meets an item twice
+        first_hit = session.scalar(select(Hit).where(Hit.campaign_id == campaign.id, Hit.index == 0))
+        first_hit.provider = "mturk"
+        assert provider_steps(session, campaign, step.added)[0].startswith(
+            "MTurk: run `da-platform mturk launch waves` to create the 2 new HIT(s)")
+        first_hit.provider = None
         # The recorded look is the one the decisions are recomputed from.
         again = wave_status(session, campaign)
         assert again.decisions.decision("alpha", "delta").wave == 1
