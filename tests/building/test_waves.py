@@ -172,3 +172,38 @@ def test_the_dashboard_shows_the_waves_the_decisions_and_the_next_wave(admin_env
     assert "now (provisional)" in html and "alpha / beta" in html and "alpha › delta" in html
     assert 'id="waves-next"' in html and "da-platform waves &lt;b&gt;waves&lt;/b&gt; --next" in html
     assert "<b>waves</b>" not in html
+
+
+@pytest.fixture
+def mturk(database_url, tmp_path):
+    from tests.mturk_world import mturk_world
+
+    yield from mturk_world(database_url, tmp_path)
+
+
+@pytest.mark.slow
+def test_a_wave_of_a_running_mturk_campaign_is_launched_by_mturk_launch(mturk, tmp_path):
+    """Both databases, the fake MTurk: the first wave launched, rated (and approved), the next wave added to the
+    running campaign, and ``mturk launch`` creates exactly its HITs on MTurk."""
+    from da_platform.db.models import Assignment, AssignmentStatus, CampaignStatus
+
+    with mturk.env.sessions() as session:
+        campaign = built(session, tmp_path)
+    images = str(tmp_path / "images")
+    first = mturk.cli("mturk", "launch", "waves", "--reward", "2.00", "--locale", "US").output
+    assert "created 3 HIT(s)" in first
+    with mturk.env.sessions() as session:
+        campaign = session.get(Campaign, campaign.id)
+        assert campaign.status is CampaignStatus.running
+        for h in range(3):
+            rate_hit(session, campaign, h, f"W{h}", scores, seed=h, source="mturk", start=START + timedelta(hours=h))
+        for assignment in session.scalars(select(Assignment)):
+            assignment.status = AssignmentStatus.approved  # confirmed by the provider (as sync records it)
+        session.commit()
+    added = mturk.cli("waves", "waves", "--next", "--images", images).output
+    assert "added wave 2: 2 HITs (3-4)" in added
+    assert "MTurk: run `da-platform mturk launch waves` to create the 2 new HIT(s)" in added
+    second = mturk.cli("mturk", "launch", "waves", "--reward", "2.00", "--locale", "US").output
+    assert "created 2 HIT(s)" in second
+    ids = mturk.hit_ids(campaign.id)
+    assert len(ids) == 5 and all(ids) and len(set(ids)) == 5
