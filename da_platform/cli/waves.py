@@ -36,7 +36,7 @@ def _show(status: WaveStatus) -> None:
              f"{w.contention_share:.0%}", ", ".join(w.contention),
              w.look.taken_at[:19] if w.look else ("now (provisional)" if status.provisional else "-")]
             for w in record.waves]
-    click.echo(plain_table(["wave", "HITs", "n", "contention share", "in contention", "look"], rows))
+    click.echo(plain_table(["wave", "HIT numbers", "HITs", "contention share", "in contention", "look"], rows))
     if status.decisions is None:
         click.echo("no ranking yet: the first wave needs ratings")
         return
@@ -46,7 +46,7 @@ def _show(status: WaveStatus) -> None:
     click.echo(plain_table(
         ["pair", "state", "wave", "better", "adjusted p", "needed p", "information", "more ratings", "cond. power"],
         [[f"{p.first} / {p.second}", p.state.value, p.wave or "", p.better or "",
-          f"{p.pvalue:.3g}" if p.pvalue is not None else "", f"{p.nominal:.3g}" if p.nominal is not None else "",
+          _p(p.pvalue), _p(p.nominal),
           f"{p.fraction:.0%}", "" if p.more_ratings is None else p.more_ratings,
           "" if p.conditional_power is None else f"{p.conditional_power:.2f}"] for p in pairs]))
     if status.plan is not None:
@@ -60,6 +60,13 @@ def _show(status: WaveStatus) -> None:
         cost = status.projected_cost
         click.echo(f"projected to decide the open pairs: about {status.projected_hits} more HITs"
                    + (f", {cost.currency} {cost.total} ({cost.provider})" if cost is not None else ""))
+
+
+def _p(value: float | None) -> str:
+    """A p-value as the table shows it: 3 significant digits, an underflow as < 1e-16, none as blank."""
+    if value is None:
+        return ""
+    return "< 1e-16" if value < 1e-16 else f"{value:.3g}"
 
 
 @click.command("waves")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import zipfile
 from collections import Counter
 from datetime import timedelta
@@ -149,6 +150,15 @@ def test_build_and_inspect_say_the_design_and_waves_shows_the_decisions(run, ses
     assert "no ranking yet" in shown.output
     refused = run("waves", "w", "--next")
     assert refused.exit_code == 1 and "has no ranking yet" in refused.output and "Traceback" not in refused.output
+    with sessions() as session:
+        campaign = session.scalar(select(Campaign).where(Campaign.name == "w"))
+        for h in range(2):
+            rate_hit(session, campaign, h, f"worker-{h}", scores, seed=h, start=START + timedelta(hours=h))
+    status = run("waves", "w")
+    assert status.exit_code == 0, status.output
+    assert "decisions so far (the latest look is provisional):" in status.output
+    assert re.search(r"alpha / delta +decided +1 +alpha ", status.output), status.output
+    assert re.search(r"alpha / beta +open ", status.output) and "next: wave 2, 1 HITs" in status.output
     bad = run("build", "--test-set", "small", "--name", "x", "--design", "waves", "--first-wave", "0.5",
               "--budget", "0.4")
     assert bad.exit_code == 2 and "larger than the budget" in bad.output
