@@ -181,7 +181,7 @@ class BuildSpec:
     analysis uses ``analysis.qc_policy.DEFAULT_QC``). ``crowd``: the crowd preset the layout, render and test
     were chosen by (:mod:`da_platform.building.crowds`; stored as ``CampaignSettings.crowd``), which must agree
     with them; None: none stored. ``waves``: run the campaign in waves (docs/method.md §12): only the first wave's
-    HITs are built (:mod:`da_platform.building.waves`), the design stored as ``CampaignSettings.waves``; None: the
+    HITs are built (:mod:`da_platform.building.wave_plan`), the design stored as ``CampaignSettings.waves``; None: the
     fixed design.
     """
 
