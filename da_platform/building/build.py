@@ -24,9 +24,11 @@ from typing import cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
+from analysis.sequential_plan import WaveDesign
 from da_core.errors import BuildError
 from da_platform.building.crowds import CrowdChoice
 from da_platform.building.inspection import verify_campaign
+from da_platform.building.wave_plan import first_wave_plan
 from da_platform.config.build_record import (
     AssemblyRecord,
     CheckOriginals,
@@ -37,6 +39,7 @@ from da_platform.config.build_record import (
     RenderRecord,
 )
 from da_platform.config.campaign_settings import CampaignSettings
+from da_platform.config.waves_record import WavesRecord
 from da_platform.db.models import Answer, Campaign, CampaignStatus, Hit, Question, Slot, SlotType, System, TestSet
 from da_platform.db.rows import UnknownName, find_named
 from hit_builder.assembly import ASSEMBLY_VERSION, Assembly, HitPlan, SlotPlan, assemble
@@ -179,6 +182,8 @@ class BuildSpec:
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``CampaignSettings.worker``). ``id_salt``: the salt of the public ids (default: random, stored).
+    ``waves``: run the campaign in waves (docs/method.md §12): only the first wave's HITs are built
+    (:mod:`da_platform.building.wave_plan`), the design stored as ``CampaignSettings.waves``; None: the fixed design.
     """
 
     name: str
@@ -196,6 +201,7 @@ class BuildSpec:
     allow_missing: bool = False
     worker: WorkerPageOptions = WorkerPageOptions()
     crowd: CrowdChoice = CrowdChoice()
+    waves: WaveDesign | None = None
 
 
 def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, progress: Progress | None = None,
@@ -210,12 +216,14 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
                              merge_identical=spec.merge_identical)
     chain = FontChain.load(spec.font_paths)
     renderer = Renderer(chain, spec.crowd.render)
-    assembled = _assemble(imported, request, seed=spec.seed, passes=spec.passes)
+    assembled = _assemble(imported, request, seed=spec.seed, passes=spec.passes, waves=spec.waves)
     images = _render(assembled, imported.items, request, chain=chain, renderer=renderer, storage=storage,
                      worker=spec.worker, criterion=spec.criterion, processes=processes, progress=progress, warn=warn)
     salt = spec.id_salt or secrets.token_hex(32)
     settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, chain=chain,
                          renderer=renderer, salt=salt, crowd=spec.crowd)
+    if assembled.waves is not None:
+        settings = settings.replace(waves=assembled.waves)
     campaign = _store(session, request, imported.systems, assembled, images, settings, salt, criterion=spec.criterion,
                       seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back
@@ -257,6 +265,7 @@ class _Assembled:
     plan: Assembly
     rows: list[_Row]
     jobs: dict[tuple[str, Role], str]
+    waves: WavesRecord | None = None  # a campaign in waves: its design and first wave (the plan holds that wave)
 
 
 @dataclass(frozen=True)
@@ -302,18 +311,31 @@ def _import_items(session: Session, test_set: TestSet, systems: Sequence[System 
     return _Imported(chosen, merged.kept if merged is not None else items, references, abstentions, merged)
 
 
-def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int) -> _Assembled:
-    """Step 2: HITs (each verified by ``assemble``), the altered answers of the checks, every slot's texts."""
+def _assemble(imported: _Imported, request: _Request, *, seed: int, passes: int,
+              waves: WaveDesign | None = None) -> _Assembled:
+    """Step 2: HITs (each verified by ``assemble``; in waves, the first wave's), the altered answers of the checks,
+    every slot's texts."""
     items = imported.items
     keys = [(item.system.id, item.question.id) for item in items]
     by_key = {key: item for key, item in zip(keys, items)}
     scores: dict[Hashable, float] | None = (
         {key: original_score(item) for key, item in by_key.items()} if request.layout.targeted else None)
     plan = assemble(keys, seed=seed, passes=passes, layout=request.layout, scores=scores)
-    altered = _degraded_answers(plan, by_key, items, imported.references, seed=seed)
-    altered.update(_meaning_changes(plan, by_key, items, seed=seed))
-    rows, jobs = _slot_texts(plan, by_key, altered, show_reference=request.show_reference)
-    return _Assembled(plan, rows, jobs)
+    record = None
+    if waves is not None:
+        plan, record = first_wave_plan(plan, {key: item.system.name for key, item in by_key.items()}, waves,
+                                       seed=seed, layout=request.layout, scores=scores)
+    return _Assembled(plan, *_texts(plan, by_key, items, imported.references, seed=seed,
+                                    show_reference=request.show_reference), record)
+
+
+def _texts(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *, seed: int,
+           show_reference: bool, stream: str = "") -> tuple[list[_Row], dict[tuple[str, Role], str]]:
+    """The altered answers of the plan's checks and every slot's texts (a build's; a later wave's, whose random
+    draws are their own ``stream``)."""
+    altered = _degraded_answers(plan, by_key, items, references, seed=seed, stream=stream)
+    altered.update(_meaning_changes(plan, by_key, items, seed=seed, stream=stream))
+    return _slot_texts(plan, by_key, altered, show_reference=show_reference)
 
 
 ORIGINAL_SCORE = "ROUGE-L F1 (analysis.metrics, lowercased) of the answer against the reference shown as Answer A"
@@ -328,14 +350,14 @@ def original_score(item: _Item) -> float:
 
 
 def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], references: dict[int, str], *,
-                      seed: int) -> dict[tuple[int, int], tuple[str, dict]]:
+                      seed: int, stream: str = "") -> dict[tuple[int, int], tuple[str, dict]]:
     """The BAD_REF answers (docs/method.md §3) by (HIT index, position), with the record of how each was degraded."""
     external: dict[Hashable, str] = {item.question.id: item.question.external_id for item in items}
     answers_by_question: dict[int, list[str]] = {}
     for item in items:
         answers_by_question.setdefault(item.question.id, []).append(item.answer)
     donors = DonorPool(references, answers=answers_by_question)
-    rng = random.Random(f"da-platform degradation v1 seed={seed}")
+    rng = random.Random(f"da-platform degradation v1 seed={seed}{stream}")
     degraded = {}
     for hit, slot in _slots_of_type(plan, SlotType.BAD_REF):
         item = by_key[slot.item]
@@ -349,10 +371,10 @@ def _degraded_answers(plan: Assembly, by_key: dict, items: list[_Item], referenc
 
 
 def _meaning_changes(plan: Assembly, by_key: dict, items: list[_Item], *,
-                     seed: int) -> dict[tuple[int, int], tuple[str, dict]]:
+                     seed: int, stream: str = "") -> dict[tuple[int, int], tuple[str, dict]]:
     """The MEANING check answers (hardened layout) by (HIT index, position), recorded like degradations."""
     entities = EntityPool({item.question.id: item.question.gold_entities or () for item in items})
-    meaning_rng = random.Random(f"da-platform meaning v1 seed={seed}")
+    meaning_rng = random.Random(f"da-platform meaning v1 seed={seed}{stream}")
     changed = {}
     for hit, slot in _slots_of_type(plan, SlotType.MEANING):
         item = by_key[slot.item]
@@ -485,13 +507,22 @@ def _store(session: Session, request: _Request, systems: list[System], assembled
     campaign.systems = systems
     session.add(campaign)
     session.flush()
+    insert_hits(session, campaign.id, name, salt, assembled.plan.hits, assembled.rows, images.image_of)
+    return campaign
+
+
+def insert_hits(session: Session, campaign_id: int, name: str, salt: str, hits: Sequence[HitPlan], rows: list[_Row],
+                image_of: dict[tuple[str, Role], str]) -> None:
+    """Store planned HITs and their slots in bulk (ordinary slots first, then the checks that point at them):
+    a build's, or a wave's added to a built campaign (``da_platform.building.waves``)."""
     ids = OpaqueIds(salt)
-    image_of = images.image_of
     # Core inserts (executemany, no RETURNING: row-at-a-time on SQLite), ids read back in one query.
     session.execute(insert(cast(Table, Hit.__table__)), [
-        {"campaign_id": campaign.id, "index": hit.index, "public_id": ids(name, "hit", hit.index),
-         "max_assignments": 1, "slot_count": len(hit.slots)} for hit in assembled.plan.hits])
-    hit_ids = dict(session.execute(select(Hit.index, Hit.id).where(Hit.campaign_id == campaign.id)).all())
+        {"campaign_id": campaign_id, "index": hit.index, "public_id": ids(name, "hit", hit.index),
+         "max_assignments": 1, "slot_count": len(hit.slots)} for hit in hits])
+    first, last = min(hit.index for hit in hits), max(hit.index for hit in hits)  # a build's, or a wave's: contiguous
+    hit_ids = dict(session.execute(select(Hit.index, Hit.id).where(Hit.campaign_id == campaign_id,
+                                                                   Hit.index.between(first, last))).all())
 
     def slot_row(hit, slot, item, candidate, reference, record) -> dict:
         return {
@@ -504,12 +535,11 @@ def _store(session: Session, request: _Request, systems: list[System], assembled
             "degradation": record,
         }
 
-    rows = assembled.rows
     session.execute(insert(cast(Table, Slot.__table__)),
                     [slot_row(*r) for r in rows if r[1].slot_type is SlotType.SYSTEM])
     slot_id = {(index, position): id_ for index, position, id_ in session.execute(
         select(Hit.index, Slot.position, Slot.id).join(Hit, Slot.hit_id == Hit.id)
-        .where(Hit.campaign_id == campaign.id))}
+        .where(Hit.campaign_id == campaign_id, Hit.index.between(first, last)))}
     checks = []
     for row in rows:
         hit, slot = row[0], row[1]
@@ -517,4 +547,3 @@ def _store(session: Session, request: _Request, systems: list[System], assembled
             assert slot.original_position is not None  # every check has its original (assembly verifies it)
             checks.append({**slot_row(*row), "original_slot_id": slot_id[hit.index, slot.original_position]})
     session.execute(insert(cast(Table, Slot.__table__)), checks)
-    return campaign

@@ -31,6 +31,7 @@ from da_platform.cli import (
     results,
     serve,
     simulate,
+    waves,
 )
 from da_platform.cli.context import CliContext
 
@@ -72,6 +73,6 @@ for _command in (
     serve.serve, pool.invite, pool.pool_group, providers.mturk, providers.prolific,
     export.export, admin.admin, demo.demo, simulate.simulate,
     lifecycle.campaign_group, lifecycle.test_set_group, lifecycle.system_group,
-    results.subsets, results.agreement_command, reliability.reliability, decide.decide,
+    results.subsets, results.agreement_command, reliability.reliability, decide.decide, waves.waves_command,
 ):
     main.add_command(_command)

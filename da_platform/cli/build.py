@@ -17,6 +17,7 @@ from hit_builder.layouts import LAYOUTS
 from hit_builder.ocr_resistant import RENDER_STYLES
 
 if TYPE_CHECKING:
+    from analysis.sequential_plan import WaveDesign
     from da_platform.building.build import BuildSpec
     from da_platform.building.crowds import CrowdChoice
     from da_platform.config.campaign_settings import CampaignSettings
@@ -165,6 +166,35 @@ def crowd_options(command: Callable) -> Callable:
     return _with_options(with_crowd, options)
 
 
+def design_options(command: Callable) -> Callable:
+    """--design and the waves' sizes, passed to ``command`` as ``waves: WaveDesign | None`` (None: the fixed
+    design)."""
+    options = [
+        click.option("--design", type=click.Choice(["fixed", "waves"]), default="fixed", show_default=True,
+                     help="fixed = every HIT built at once; waves = only a first wave, then each next wave "
+                          "(da-platform waves CAMPAIGN --next) rates the systems whose order is still undecided, "
+                          "with a sequential test that stays honest under repeated looks (docs/method.md §12)."),
+        click.option("--first-wave", type=click.FloatRange(min=0, min_open=True, max=1), default=0.25,
+                     show_default=True, help="With --design waves: the first wave's share of the fixed design's HITs."),
+        click.option("--wave-size", type=click.FloatRange(min=0, min_open=True, max=1), default=0.15,
+                     show_default=True, help="With --design waves: each later wave's share of the fixed design's HITs."),
+        click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+                     help="With --design waves: the most HITs all waves may have, as a share of the fixed design's."),
+    ]
+
+    @functools.wraps(command)
+    def with_design(*args, design: str, first_wave: float, wave_size: float, budget: float, **kwargs):
+        from analysis.sequential_plan import WaveDesign
+
+        try:
+            waves = WaveDesign(first_wave=first_wave, wave=wave_size, budget=budget) if design == "waves" else None
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+        return command(*args, waves=waves, **kwargs)
+
+    return _with_options(with_design, options)
+
+
 def _with_options(command: Callable, options: Sequence[Callable[[Any], Any]]) -> Callable:
     """``command`` under ``options``, the first shown first in --help."""
     for option in reversed(options):
@@ -177,9 +207,11 @@ def _with_options(command: Callable, options: Sequence[Callable[[Any], Any]]) ->
 @drawing_options
 @worker_page_options
 @crowd_options
+@design_options
 @pass_context
 def build_command(context: CliContext, spec: BuildSpec, fonts: tuple[str, ...], image_folder: Path | None,
-                  processes: int | None, worker: WorkerPageOptions, crowd: CrowdChoice) -> None:
+                  processes: int | None, worker: WorkerPageOptions, crowd: CrowdChoice,
+                  waves: WaveDesign | None) -> None:
     """Build a campaign: HITs of 100 slots with hidden checks, degraded answers and answer images.
 
     Everything is checked before anything is stored: on any error nothing is built.
@@ -193,7 +225,8 @@ def build_command(context: CliContext, spec: BuildSpec, fonts: tuple[str, ...], 
     from hit_builder.storage import StoreUnavailable
 
     storage = _image_storage(context, image_folder)
-    spec = replace(spec, font_paths=list(fonts or context.settings.font_paths), worker=worker, crowd=crowd)
+    spec = replace(spec, font_paths=list(fonts or context.settings.font_paths), worker=worker, crowd=crowd,
+                   waves=waves)
     warnings: list[str] = []
     with _image_progress() as progress:
         try:
@@ -247,8 +280,10 @@ def _nothing_built(error: Exception) -> click.ClickException:
 
 
 def _summary(name: str, settings: CampaignSettings, storage: ImageStorage) -> None:
-    """What was built: HITs, items, images, layout, quality control, the worker pages' language, merged answers,
-    abstentions."""
+    """What was built: HITs, items, images, layout, quality control, the worker pages' language, the design, merged
+    answers, abstentions."""
+    from da_platform.results.waves import design_lines
+
     assembly, render, layout = settings.assembly, settings.render, settings.layout_description
     assert assembly is not None and render is not None and layout is not None  # every build records them
     click.echo(f"built campaign {name!r}: {assembly.hits} HITs of 100 slots over {assembly.items} items, "
@@ -257,6 +292,8 @@ def _summary(name: str, settings: CampaignSettings, storage: ImageStorage) -> No
                f"{settings.qc_policy.method.value} test, alpha {settings.qc_policy.alpha:g}")
     click.echo(f"{settings.worker.describe_language()} (--lang; `da-platform campaign preview {name}` shows a slot "
                "as workers see it)")
+    for line in design_lines(settings.waves):
+        click.echo(line)
     merged = settings.identical_answers
     if merged and not merged.saved:
         click.echo("no identical answers to merge")

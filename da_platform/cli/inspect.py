@@ -17,6 +17,7 @@ def inspect_command(context: CliContext, campaign_name: NamedCampaign, hit_index
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
     from da_core.errors import BuildError
     from da_platform.building.inspection import campaign_summary, hit_composition, verify_campaign
+    from da_platform.results.waves import design_lines
     from da_platform.config.campaign_settings import CampaignSettings
     from hit_builder.layouts import layout_named
 
@@ -33,6 +34,8 @@ def inspect_command(context: CliContext, campaign_name: NamedCampaign, hit_index
         click.echo(f"built for crowd: {summary.crowd or 'not recorded (built before crowd presets)'}")
         click.echo(CampaignSettings.of(campaign).worker.describe_language())
         click.echo(f"layout: {summary.layout}")
+        for line in design_lines(CampaignSettings.of(campaign).waves):
+            click.echo(line)
         click.echo("slots: " + ", ".join(f"{n} {t}" for t, n in summary.slots_by_type.items() if n or t != "MEANING")
                    + f"; {summary.images} distinct images; degradation: {summary.degradation}")
         try:

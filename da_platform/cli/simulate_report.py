@@ -74,6 +74,9 @@ def print_report(outcome: RehearsalOutcome) -> None:
     for system, stored, copies, scored in outcome.ratings_by_system:
         echo(f"  {system:<{name_width}}  {stored:>7}  {copies:>7}  {scored:>7}")
 
+    if outcome.waves is not None:
+        _print_waves(outcome)
+
     cost = outcome.cost
     if cost is None:
         echo(f"\nCost of the real campaign ({outcome.places} assignments): it has no reward settings yet (own pool, "
@@ -113,3 +116,26 @@ def _lead(outcome: RehearsalOutcome) -> None:
     if outcome.share.over_share:
         click.echo(f"warning: {outcome.share.describe()}, more than {100 * BAD_SHARE:.0f} %: the honest crowd is "
                    "smaller than a real campaign's would be (ask for fewer with --bad)")
+
+
+def _print_waves(outcome: RehearsalOutcome) -> None:
+    """A campaign in waves: the waves the copy ran, when it stopped, each pair's decision and the ratings spent."""
+    from analysis.sequential import PairState
+
+    status = outcome.waves
+    assert status is not None
+    record = status.record
+    echo = click.echo
+    echo(f"\nIn waves: {len(record.waves)} wave(s), {record.hits} of the fixed design's {record.reference_hits} HITs "
+         f"({record.hits / record.reference_hits:.0%})" + (f"; stopped: {record.stopped}" if record.stopped else ""))
+    for wave in record.waves:
+        echo(f"  wave {wave.wave}: {wave.hits} HITs, {wave.contention_share:.0%} of the ordinary slots for "
+             + ", ".join(wave.contention))
+    if status.decisions is not None:
+        for pair in status.decisions.pairs:
+            if pair.state is PairState.decided:
+                echo(f"  {pair.first} › {pair.second}: decided at wave {pair.wave} (adjusted p {pair.pvalue:.3g})")
+            else:
+                more = "" if pair.more_ratings is None else f"; a decision would need about {pair.more_ratings} more " \
+                                                            "ratings"
+                echo(f"  {pair.first} / {pair.second}: {pair.state.value}{more}")

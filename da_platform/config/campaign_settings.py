@@ -7,7 +7,8 @@ The settings are one JSON object per campaign. Its keys, in the order a build wr
   ``abstentions`` (with ``--allow-missing``), ``identical_answers`` (when merging), ``worker`` (the worker
   pages), ``long_answers``, ``id_salt``, ``ids`` (how the build was made: :mod:`.build_record`), and ``qc``
   (the quality-control policy, ``build --qc``; migration 0009 moved it out of older review policies), ``crowd``
-  (the crowd preset, ``build --crowd``, and the parts set by hand);
+  (the crowd preset, ``build --crowd``, and the parts set by hand), ``waves`` (``build --design waves``: the design,
+  then one entry per wave added, :mod:`.waves_record`; absent: the fixed design);
 - ``review``: the review policy, written by each review run (``mturk|prolific|pool review``);
 - ``mturk`` and ``mturk_launch`` (``mturk launch``; ``mturk expire --delete`` adds the deleted HITs),
   ``prolific`` (``prolific launch``), ``pool_time_limit_minutes`` (``invite --time-limit``);
@@ -43,6 +44,7 @@ from da_platform.config.build_record import (
 )
 from da_platform.config.review_policy import ReviewPolicy
 from da_platform.config.stored_json import CampaignSettingsError, checked_fields, json_object, number
+from da_platform.config.waves_record import WavesRecord
 from da_platform.db.models import Campaign
 from da_platform.providers.mturk_settings import MTURK_DEFAULT_ASSIGNMENT_SECONDS, MTurkSettings
 from da_platform.providers.prolific import PROLIFIC_DEFAULT_MAXIMUM_MINUTES, ProlificSettings
@@ -197,7 +199,8 @@ _READERS: dict[str, Any] = {
     "check_originals": CheckOriginals.from_json, "render": RenderRecord.from_json, "systems": _names,
     "abstentions": _abstentions, "identical_answers": MergeRecord.from_json, "worker": WorkerPage.from_json,
     "long_answers": LongAnswersRecord.from_json, "id_salt": _text, "ids": _text,
-    "qc": _policy(QCPolicy, "the quality-control policy"), "crowd": CrowdRecord.from_json, "review": _review,
+    "qc": _policy(QCPolicy, "the quality-control policy"), "crowd": CrowdRecord.from_json,
+    "waves": WavesRecord.from_json, "review": _review,
     "mturk": _policy(MTurkSettings, "the MTurk settings"), "mturk_launch": MTurkLaunch.from_json,
     "prolific": _policy(ProlificSettings, "the Prolific settings"),
     "pool_time_limit_minutes": lambda value: number(value, "pool_time_limit_minutes"),
@@ -248,6 +251,7 @@ class CampaignSettings:
     ids: str | None = None
     qc: QCPolicy | None = None
     crowd: CrowdRecord | None = None  # None: built without a crowd preset (before presets, or by the library)
+    waves: WavesRecord | None = None  # None: the fixed design
     review: ReviewPolicy | None = None
     mturk: MTurkSettings | None = None
     mturk_launch: MTurkLaunch | None = None

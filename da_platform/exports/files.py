@@ -10,7 +10,9 @@
 - ``bundle``: a reproducibility zip (settings, seed, HIT composition, degradation parameters, QC
   method and thresholds, excluded workers with reasons, software versions, results), self-contained:
   the test set (``test-set.jsonl``), the systems' answers (``answers.jsonl``) and the ratings with
-  their texts (``ratings-with-texts.csv``) are in it.
+  their texts (``ratings-with-texts.csv``) are in it; a campaign in waves adds ``waves.json``: its design, every
+  wave's look and each pair's sequential decision (``da_platform.results.waves``), and the manifest says the
+  ``design``.
 
 A campaign without ratings cannot be exported (:class:`ExportError`, never an empty file). An
 unfinished campaign is refused too unless ``partial=True``; a partial export then says so: the
@@ -333,6 +335,11 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
     if (result := analysis.result) is not None:
         results = _folder_files(lambda folder: write_report(result, folder, plots=False))
         files.update({f"results/{name}": content for name, content in results.items()})
+    from da_platform.results.waves import wave_status
+
+    waves = wave_status(session, campaign, analysis)  # a campaign in waves: its design and sequential decisions
+    if waves is not None:
+        files["waves.json"] = _json(waves.to_json())
     copies = int(analysis.table.copies().sum())  # merged identical answers (docs/campaign-lifecycle.md)
     manifest = {
         "campaign": campaign.name,
@@ -346,6 +353,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
         "ratings_unconfirmed": sum(analysis.unconfirmed.values()),  # awaiting the provider's confirmation: left out
         "notes": list(ctx.notes + ratings_notes),
         "ranked": analysis.ranked,
+        "design": "fixed" if waves is None else "waves",
         "warnings": list(analysis.result.warnings) if analysis.result is not None else [],
         "software": _versions(),
         "redacted_settings": list(REDACTED),

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from analysis.report import GroupAnalysis
     from da_platform.campaigns.progress import CostProjection
     from da_platform.db.models import Campaign
+    from da_platform.results.waves import WaveStatus
     from da_platform.simulation.demo import Fact
     from hit_builder.storage import ImageStorage
 
@@ -117,6 +118,8 @@ class RehearsalOutcome:
     export_notes: list[str]
     seconds: dict[str, float]
     share: CrowdShare  # of the assignments the bad workers asked for take
+
+    waves: WaveStatus | None = None  # a campaign in waves: its waves and decisions on the copy
 
 
 REHEARSAL_ADMIN = "rehearsal"
@@ -310,6 +313,7 @@ def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdS
     plan = crowd_plan(WORKER_PREFIX, options.bad_workers, options.honest, places, crowd)
     started = time.perf_counter()
     outcomes = rate_through_pages(crowd, steps, url, out / "images", campaign_id, places * 100, plan, oracle)
+    outcomes += _later_waves(sessions, campaign_id, truth, crowd, url, out, steps, plan)
     seconds["crowd"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -321,9 +325,50 @@ def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdS
             idle[plan[o.name]] = idle.get(plan[o.name], 0) + 1
     with sessions() as session:
         found = _analyse_and_export(session, _campaign(session, campaign_id), truth, out / "exports", rated)
+        found["waves"] = _wave_status(session, _campaign(session, campaign_id))
     seconds["analysis and exports"] = time.perf_counter() - started
     return {**found, "idle": idle, "hits_rated": sum(o.hits for o in outcomes),
             "ratings": sum(o.ratings for o in outcomes)}
+
+
+def _later_waves(sessions, campaign_id: int, truth: Truth, crowd: CrowdSettings, url: str, out: Path, steps: Steps,
+                 plan: dict[str, str]) -> list:
+    """A campaign in waves (docs/method.md §12): after each wave, the copy's next wave is planned from its analysis
+    and added (``da-platform waves --next`` on the copy), and fresh honest workers rate it (the bad workers asked
+    for came in the first wave), until the campaign stops. ``plan`` (worker -> kind) gains the new workers. Nothing
+    for a fixed campaign."""
+    from da_platform.config.campaign_settings import CampaignSettings
+    from da_platform.operations.waves import next_wave
+    from da_platform.simulation.crowd import SlotOracle
+    from hit_builder.storage import LocalImageStorage
+
+    outcomes: list = []
+    while True:
+        with sessions() as session:
+            campaign = _campaign(session, campaign_id)
+            record = CampaignSettings.of(campaign).waves
+            if record is None or record.stopped is not None:
+                return outcomes
+            steps.step(f"wave {record.latest.wave} rated: the look, and the next wave's plan")
+            step = next_wave(session, campaign, storage=LocalImageStorage(out / "images"), force=True)
+            session.commit()
+            if step.added is None:
+                steps.done()
+                return outcomes
+            oracle = SlotOracle.from_database(session, campaign_id, truth.quality)
+            hits, places = _size(session, campaign)
+        steps.done()
+        wave_places = round(step.added.hits * places / hits)  # the new HITs' assignments
+        more = crowd_plan(f"{WORKER_PREFIX}-w{step.added.wave}", {}, None, wave_places, crowd)
+        plan.update(more)
+        outcomes += rate_through_pages(crowd, steps, url, out / "images", campaign_id, wave_places * 100, more, oracle)
+
+
+def _wave_status(session: Session, campaign: Campaign):
+    """A campaign in waves: where the copy's waves ended (None: the fixed design)."""
+    from da_platform.results.waves import wave_status
+
+    return wave_status(session, campaign)
 
 
 def _campaign(session: Session, campaign_id: int) -> Campaign:

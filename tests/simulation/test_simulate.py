@@ -432,3 +432,37 @@ def test_simulate_warns_when_the_bad_workers_take_more_than_a_third(built: str, 
                      result.output, re.MULTILINE), result.output
     # 6 x 2.50 = 15.00 GBP of rewards; Prolific's fee 33.33 % of 15.00 = 4.9995 -> 5.00; 20.00 GBP in all.
     assert "Cost of the real campaign: 20.00 GBP on prolific for 6 assignments" in result.output
+
+
+@pytest.mark.slow
+def test_simulate_rehearses_a_campaign_in_waves_until_it_stops(run, sessions: sessionmaker[Session],
+                                                               database_url: str, tmp_path: Path):
+    """A campaign in waves (docs/method.md §12): the copy runs wave after wave until it stops; the live campaign
+    keeps its first wave only."""
+    quality = {"alpha": 62.0, "beta": 58.0, "gamma": 35.0, "delta": 10.0}
+    with sessions() as session:
+        make_test_set(session, name="set", questions=105, systems=tuple(quality))
+        session.commit()
+    built = run("build", "--test-set", "set", "--name", "waves", "--seed", "2", "--design", "waves", "--first-wave",
+                "0.5", "--wave-size", "0.34", "--crowd", "pool", "--processes", "1")
+    assert built.exit_code == 0, built.output
+    live = _snapshot(database_url)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"system": s, "id": f"q{i:04d}", "quality": q}) + "\n"
+                              for s, q in quality.items() for i in range(105)), encoding="utf-8")
+    result = run("simulate", "waves", "--truth", f"labels:{labels}", "--out", str(tmp_path / "rehearsal"),
+                 "--no-images", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    shown = re.search(r"In waves: (\d+) wave\(s\), (\d+) of the fixed design's 6 HITs .*; stopped: (.+)", result.output)
+    assert shown is not None, result.output
+    assert int(shown.group(1)) >= 1 and 3 <= int(shown.group(2)) <= 6
+    assert "alpha › delta: decided at wave 1" in result.output
+    assert _snapshot(database_url) == live  # the live campaign still has its first wave only
+    copy = create_engine(f"sqlite:///{tmp_path / 'rehearsal' / 'simulation.sqlite'}")
+    try:
+        with Session(copy) as session:
+            stored = session.scalar(select(Campaign)).settings["waves"]
+            hits = session.scalar(select(func.count()).select_from(Hit))
+    finally:
+        copy.dispose()
+    assert stored["stopped"] and len(stored["waves"]) == int(shown.group(1)) and hits == int(shown.group(2))

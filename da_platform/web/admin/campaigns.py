@@ -46,13 +46,18 @@ def ranking_rows(group) -> list[dict]:
 @bp.get("/campaigns/<int:campaign_id>")
 @login_required
 def campaign(campaign_id: int):
-    """Progress, the live ranking with clusters, the p-value heatmap and the planning panel."""
+    """Progress, the live ranking with clusters, the p-value heatmap, the waves and the planning panel."""
     from analysis.planning import separation_progress
+    from da_platform.results.waves import wave_status
 
     item = campaign_or_404(campaign_id)
     analysis = campaign_analysis(item)
     progress = campaign_progress(get_session(), item, rating_counts=rating_counts(item))
-    rows = planning = planning_error = None
+    rows = planning = planning_error = waves = None
+    try:
+        waves = wave_status(get_session(), item, analysis)  # a campaign in waves: its waves and decisions
+    except ValueError as error:
+        planning_error = str(error)
     if analysis.ranked:
         group = analysis.ranked_group
         rows = ranking_rows(group)
@@ -65,7 +70,7 @@ def campaign(campaign_id: int):
     return render_template("admin/campaign.html", campaign=item, progress=progress, analysis=analysis, rows=rows,
                            merged=merged, copies=copies_by_system(analysis.table) if merged else {},
                            rehearsal=settings.rehearsal, crowd=stored_crowd(settings),
-                           language=settings.worker.describe_language(), planning=planning,
+                           language=settings.worker.describe_language(), planning=planning, waves=waves,
                            planning_error=planning_error, formats=exports.RANKING_FORMATS,
                            large_exports=prepared.is_large(g.analysis_state.latest))
 
