@@ -1,13 +1,15 @@
 """Reading an automatic judge's per-answer scores (``da-platform import judge-scores``).
 
-One record per answer: ``system`` (the system's name), ``id`` (the question id) and ``score`` (a finite
-number on any scale: the judge's own, for example 1-10 or 0-1). JSONL, CSV or TSV, read by
+One record per answer: ``system`` (the system's name), ``id`` (the question id) and ``score`` (a number on
+any scale: the judge's own, for example 1-10 or 0-1; at most ``MAX_MAGNITUDE`` in size, written in decimal
+digits). JSONL, CSV or TSV, read by
 :mod:`hit_builder.readers`; every problem names the file, the line and the field. Which judge gave the
 scores is said on the command line (``--judge``), not in the file.
 """
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +17,16 @@ from hit_builder.readers import Table
 from hit_builder.records import check_name, normalize_text
 
 FIELDS = ("system", "id", "score")  # of a judge-scores file
+
+MAX_MAGNITUDE = 1e12
+"""The largest score (in magnitude) a file may give. Every judge scale is far inside it (1-10, 0-1, 0-100,
+log-probabilities, Elo ratings), so a number beyond it is a mistake (a column of ids or millisecond times
+read as the scores); and the analysis regresses on a score's square and cube, which a score near the
+largest float (1e308, finite) sends to infinity."""
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""How a number is written in a CSV or TSV cell: decimal digits, an optional point and exponent (what every
+spreadsheet and statistics package reads alike; Python alone would also read ``1_000``, ``٣`` or ``１``)."""
 
 
 @dataclass(frozen=True)
@@ -85,13 +97,22 @@ def _text(table: Table, values: dict[str, Any], field: str, line: int) -> str:
 
 def _score(table: Table, value: object, line: int, field: str = "score") -> float:
     if isinstance(value, str):
+        text = value.strip()
         try:
-            value = float(value.strip())
+            number = float(text)
         except ValueError:
             raise table.error(f"must be a number, not {value!r}", line=line, field=field) from None
+        if math.isfinite(number) and not _DECIMAL.fullmatch(text):
+            raise table.error(f"must be a number in decimal digits (such as 7, -0.25 or 1e-3), not {value!r}",
+                              line=line, field=field)
+        value = number
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise table.error("missing (the field is required)" if value is None else
                           f"must be a number, not {type(value).__name__}", line=line, field=field)
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise table.error(f"must be a finite number, not {value}", line=line, field=field)
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # (compared exactly: an int may be too big for a float)
+        shown = f"{value:g}" if isinstance(value, float) else f"a whole number of {len(str(abs(value)))} digits"
+        raise table.error(f"must lie between {-MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}, not {shown}", line=line,
+                          field=field)
     return float(value)
