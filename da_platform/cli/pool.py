@@ -93,9 +93,9 @@ def invite(context: CliContext, campaign: str, count: int, days: float, public_u
         else:
             links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
     if names:
-        import csv
+        from analysis import csv_safety
 
-        writer = csv.writer(output, lineterminator="\n")
+        writer = csv_safety.writer(output)
         writer.writerow(["label", "link"])
         writer.writerows([csv_cell(label), link] for label, link in labelled)
         return
