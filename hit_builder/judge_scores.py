@@ -2,14 +2,16 @@
 
 One record per answer: ``system`` (the system's name), ``id`` (the question id) and ``score`` (a number on
 any scale: the judge's own, for example 1-10 or 0-1; at most ``MAX_MAGNITUDE`` in size, written in decimal
-digits). JSONL, CSV or TSV, read by
-:mod:`hit_builder.readers`; every problem names the file, the line and the field. Which judge gave the
-scores is said on the command line (``--judge``), not in the file.
+digits). JSONL, CSV or TSV, read by :mod:`hit_builder.readers`, one record at a time from a
+``TableStream`` (:func:`read_judge_scores`: a file of any size costs the memory of one record, and its
+first bad line stops the reading); every problem names the file, the line and the field. Which judge gave
+the scores is said on the command line (``--judge``), not in the file.
 """
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,15 +41,37 @@ class JudgeScoreRecord:
     score: float
 
 
-def parse_judge_scores(table: Table) -> list[JudgeScoreRecord]:
-    """The records of a judge-scores file; an answer may be scored once."""
-    return parse_answer_values(table)
+def read_judge_scores(table: Table) -> Iterator[JudgeScoreRecord]:
+    """The records of a judge-scores file one at a time (:func:`read_answer_values`): a second score of
+    one answer is the caller's to find (it knows the answers)."""
+    return read_answer_values(table)
 
 
 def parse_answer_values(table: Table, *, value: str = "score", kind: str = "a judge-scores file",
                         bounds: tuple[float, float] | None = None) -> list[JudgeScoreRecord]:
-    """The records of a file of one number per answer (``system``, ``id`` and the field ``value``), each answer
-    once; ``bounds``: the range the numbers must lie in (inclusive). ``kind`` names the file in messages."""
+    """The records of a file of one number per answer (:func:`read_answer_values`), each answer once."""
+    records: list[JudgeScoreRecord] = []
+    first: dict[tuple[str, str], int] = {}
+    for record in read_answer_values(table, value=value, kind=kind, bounds=bounds):
+        key = (record.system, record.question)
+        if key in first:
+            raise table.error(second_value(value, record, first[key]), line=record.line, field="id")
+        first[key] = record.line
+        records.append(record)
+    return records
+
+
+def second_value(value: str, record: JudgeScoreRecord, first: int) -> str:
+    """What is wrong with ``record``, a second ``value`` of an answer whose first is on line ``first``."""
+    return f"a second {value} of system {record.system!r}'s answer to {record.question!r} (first on line {first})"
+
+
+def read_answer_values(table: Table, *, value: str = "score", kind: str = "a judge-scores file",
+                       bounds: tuple[float, float] | None = None) -> Iterator[JudgeScoreRecord]:
+    """The records of a file of one number per answer (``system``, ``id`` and the field ``value``), each
+    checked as it is read, in file order (a :class:`~hit_builder.readers.TableStream` is read no further
+    than its first bad line); ``bounds``: the range the numbers must lie in (inclusive). ``kind`` names the
+    file in messages. Whether an answer comes twice is not checked here (:func:`parse_answer_values`)."""
     fields = ("system", "id", value)
     unknown = sorted(set(table.fields) - set(fields))
     if unknown and table.format != "jsonl":  # (JSON lines: named at the record that has it, below)
@@ -57,10 +81,7 @@ def parse_answer_values(table: Table, *, value: str = "score", kind: str = "a ju
     if missing and table.format != "jsonl":
         raise table.error(f"missing column(s) {', '.join(missing)}: {kind} has the fields "
                           f"{', '.join(fields)}", line=table.header_line)
-    if not table.records:
-        raise table.error(f"the file has no {value}s", line=table.header_line)
-    records: list[JudgeScoreRecord] = []
-    first: dict[tuple[str, str], int] = {}
+    empty = True
     for record in table.records:
         values, line = record.values, record.line
         extra = sorted(set(values) - set(fields))
@@ -73,13 +94,10 @@ def parse_answer_values(table: Table, *, value: str = "score", kind: str = "a ju
         if bounds is not None and not bounds[0] <= number <= bounds[1]:
             raise table.error(f"must lie between {bounds[0]:g} and {bounds[1]:g}, not {number:g}", line=line,
                               field=value)
-        key = (system, question)
-        if key in first:
-            raise table.error(f"a second {value} of system {system!r}'s answer to {question!r} (first on line "
-                              f"{first[key]})", line=line, field="id")
-        first[key] = line
-        records.append(JudgeScoreRecord(line, system, question, number))
-    return records
+        empty = False
+        yield JudgeScoreRecord(line, system, question, number)
+    if empty:
+        raise table.error(f"the file has no {value}s", line=table.header_line)
 
 
 def _text(table: Table, values: dict[str, Any], field: str, line: int) -> str:

@@ -158,3 +158,39 @@ def test_stored_judge_scores_of_any_size_never_stop_the_analysis(run, sessions, 
     done = run("analyze", "--campaign", "dash", "--out", str(tmp_path / "report"))
     assert done.exit_code == 0, done.output
     assert "Traceback" not in done.output
+
+
+@pytest.mark.parametrize("ending", ["jsonl", "csv"])
+def test_a_bad_line_stops_the_import_there(session, tmp_path, ending):
+    """A big file whose line 2,401 repeated line 1 was refused only once the whole file was read (100 s,
+    405 MB for 30 MB). Here line 2 repeats line 1, and the file ends in bytes that are not UTF-8: a reading
+    of the whole file stopped at those; the import stops at line 2."""
+    test_set = make_test_set(session, questions=3, systems=("alpha",))
+    lines = [{"system": "alpha", "id": f"q000{i % 3}", "score": i} for i in range(300)]
+    lines[1] = lines[0]
+    if ending == "jsonl":
+        content = "".join(json.dumps(r) + "\n" for r in lines).encode()
+    else:
+        content = ("system,id,score\n" + "".join(f"{r['system']},{r['id']},{r['score']}\n" for r in lines)).encode()
+    file = tmp_path / f"judge.{ending}"
+    file.write_bytes(content + b"\xff\n")
+    line = 2 if ending == "jsonl" else 3
+    with pytest.raises(InputError, match=rf"judge\.{ending}:{line}: field 'id': a second score of system 'alpha''s "
+                                         rf"answer to 'q0000' \(first on line {line - 1}\)"):
+        import_judge_scores(session, test_set, file, judge="j")
+    assert session.scalar(select(func.count(JudgeScore.id))) == 0
+
+
+@pytest.mark.slow
+def test_scores_of_many_answers_are_stored_each_on_its_answer(session, tmp_path):
+    """More scores than are inserted at a time (5,000), in another order than the answers'."""
+    test_set = make_test_set(session, questions=2_600, systems=("alpha", "beta"))
+    rows = [{"system": s, "id": f"q{q:04d}", "score": q + (0.5 if s == "beta" else 0.0)}
+            for q in reversed(range(2_600)) for s in ("beta", "alpha")]
+    done = import_judge_scores(session, test_set, _write(tmp_path / "judge.jsonl", rows), judge="j")
+    assert (done.scored, done.unscored) == (5_200, 0)
+    stored = session.execute(select(models.System.name, models.Question.external_id, JudgeScore.score)
+                             .join(models.Answer, models.Answer.id == JudgeScore.answer_id)
+                             .join(models.System, models.System.id == models.Answer.system_id)
+                             .join(models.Question, models.Question.id == models.Answer.question_id)).all()
+    assert sorted(stored) == sorted((r["system"], r["id"], r["score"]) for r in rows)
