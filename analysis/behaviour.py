@@ -273,6 +273,7 @@ def beyond_tests(table: RatingsTable, workers: Grouping) -> list[Beyond]:
     evidence = table.evidence
     assert evidence is not None
     automatic, _ = automatic_scores(evidence)
+    automatic[:, len(OVERLAP_MEASURES):] = _standard_scale(automatic[:, len(OVERLAP_MEASURES):])
     peers = peer_values(table, workers)
     usable = np.isin(table.slot_type, COMPARED) & np.isfinite(peers) & np.isfinite(automatic).all(axis=1)
     results = []
@@ -297,6 +298,23 @@ def beyond_tests(table: RatingsTable, workers: Grouping) -> list[Beyond]:
         t = r * math.sqrt(df / (1 - r * r))
         results.append(Beyond(float(stats.t.sf(t, df)), r, len(rows), automatic.shape[1]))
     return results
+
+
+def _standard_scale(scores: np.ndarray) -> np.ndarray:
+    """Each column moved and scaled into [-1, 1] (its median to 0, its farthest finite value to ±1), NaN and
+    infinities kept. The regression on a column, its square and its cube spans the same space after any
+    such change, so its residuals are the same; but the powers stay finite and well conditioned whatever the
+    judge's scale (scores of ±1e308 overflowed in the cube and stopped the SVD)."""
+    result = np.array(scores, dtype=np.float64)
+    for column in result.T:
+        finite = np.isfinite(column)
+        for centre in (False, True):
+            if centre and finite.any():
+                column[finite] -= np.median(column[finite])
+            largest = float(np.max(np.abs(column[finite]), initial=0.0))
+            if largest > 0:
+                column[finite] /= largest
+    return result
 
 
 def _residual(design: np.ndarray, y: np.ndarray) -> np.ndarray:

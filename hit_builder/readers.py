@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,24 +53,69 @@ class Table:
         return f"on line {line}"
 
 
+@dataclass(frozen=True)
+class TableStream(Table):
+    """A file read one record at a time (:func:`stream_table`): ``records`` is an iterator, read once, that
+    raises at the first bad line (nothing after it is read); ``fields`` are the header's (CSV/TSV), or
+    empty for JSON lines, whose records name their own fields."""
+
+    records: Iterator[Record]  # type: ignore[assignment]  # an iterator where Table holds a tuple
+
+
 def read_table(path: str | Path) -> Table:
     """Read a JSONL, CSV or TSV file (chosen by its ending, under a ``.gz``) into a :class:`Table`.
 
     The file must be UTF-8 (a leading byte-order mark is dropped). Blank lines are skipped. JSON lines
     are read one line at a time (the file's text is never held whole).
     """
-    path = Path(path)
+    kind = _format_of(Path(path))
+    if kind == "jsonl":
+        return read_json_lines(path)
+    return _read_delimited(read_text(path), str(path), kind)
+
+
+def stream_table(path: str | Path) -> TableStream:
+    """Like :func:`read_table`, but one record at a time: memory stays that of one record (and a CSV/TSV
+    header) whatever the file's size, and a bad line stops the reading there, with the same errors.
+    An empty file is refused once its end is reached ("the file is empty")."""
     file = str(path)
+    kind = _format_of(Path(path))
+    lines = _text_lines(path, file)
+    if kind == "jsonl":
+        return TableStream(file, kind, (), _nonempty(_jsonl_records(lines, file), file))
+    header, header_line, records = _delimited(_universal_newlines(lines), file, kind, empty_is="the file is empty")
+    return TableStream(file, kind, tuple(header), records, header_line)
+
+
+def _format_of(path: Path) -> str:
+    """The table format the file's name says (its ending under a ``.gz``); a missing file is said first."""
     missing = missing_file(path)
     if missing is not None:
         raise missing
     suffix = content_suffix(path)
     kind = FORMATS.get(suffix)
     if kind is None:
-        raise InputError(f"unknown file type {suffix or '(none)'!r}: use one of {accepted_endings()}", file=file)
-    if kind == "jsonl":
-        return read_json_lines(path)
-    return _read_delimited(read_text(path), file, kind)
+        raise InputError(f"unknown file type {suffix or '(none)'!r}: use one of {accepted_endings()}", file=str(path))
+    return kind
+
+
+def _nonempty(records: Iterator[Record], file: str) -> Iterator[Record]:
+    empty = True
+    for record in records:
+        empty = False
+        yield record
+    if empty:
+        raise InputError("the file is empty", file=file)
+
+
+_BARE_CR = re.compile(r"(?<=\r)(?!\n)")
+
+
+def _universal_newlines(lines: Iterator[tuple[int, str]]) -> Iterator[str]:
+    """``_text_lines``' lines with their ends, split as ``io.StringIO(text, newline="")`` splits a whole
+    text for the csv module: at ``\n``, ``\r\n`` and a bare ``\r``."""
+    for _number, text in lines:
+        yield from _BARE_CR.split(text + "\n")
 
 
 def accepted_endings(*others: str) -> str:
@@ -147,8 +192,12 @@ def _reject_duplicate_keys(file: str, line: int) -> Callable[[list[tuple[str, An
 
 
 def _read_jsonl(lines: Iterator[tuple[int, str]], file: str) -> Table:
-    records: list[Record] = []
-    fields: dict[str, None] = {}
+    records = tuple(_jsonl_records(lines, file))
+    fields = dict.fromkeys(field for record in records for field in record.values)
+    return Table(file, "jsonl", tuple(fields), records)
+
+
+def _jsonl_records(lines: Iterator[tuple[int, str]], file: str) -> Iterator[Record]:
     # Lines split on "\n" only: str.splitlines() would also split inside a string at U+2028, U+0085, ...
     for number, raw in lines:
         if not raw.strip():
@@ -161,9 +210,7 @@ def _read_jsonl(lines: Iterator[tuple[int, str]], file: str) -> Table:
                 line=number,
             )
         _check_text(value, file, number)
-        fields.update(dict.fromkeys(value))
-        records.append(Record(number, value))
-    return Table(file, "jsonl", tuple(fields), tuple(records))
+        yield Record(number, value)
 
 
 def parse_json(text: str, file: str, *, line: int | None = None,
@@ -224,36 +271,70 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _read_delimited(text: str, file: str, kind: str) -> Table:
-    delimiter = "," if kind == "csv" else "\t"
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    header: list[str] | None = None
-    header_line: int | None = None
-    records: list[Record] = []
-    line = 1
-    try:
-        for row in reader:
-            start, line = line, reader.line_num + 1
-            if not row or all(not cell.strip() for cell in row):
-                if header is None and len(row) > 1:  # a header row of empty cells, not a blank line
-                    raise InputError("the header row has no column names (every cell is empty); the first "
-                                     "row must name the columns", file=file, line=start)
-                continue  # blank lines, and empty rows after the header (spreadsheets add them)
-            if header is None:
-                header, header_line = _header(row, file, start), start
-                continue
-            if len(row) != len(header):
-                raise InputError(
-                    f"the row has {len(row)} cells but the header has {len(header)} "
-                    f"(is a cell with a {'comma' if kind == 'csv' else 'tab'} missing its quotes?)",
-                    file=file,
-                    line=start,
-                )
-            records.append(Record(start, dict(zip(header, row))))
-    except csv.Error as exc:
-        raise InputError(f"not valid {kind.upper()}: {exc}", file=file, line=reader.line_num) from None
-    if header is None:  # only empty cells (e.g. a lone "" line): not blank text, but no header
-        raise InputError("the file has no header row (every cell is empty)", file=file, line=1)
+    header, header_line, records = _delimited(io.StringIO(text, newline=""), file, kind)
     return Table(file, kind, tuple(header), tuple(records), header_line)
+
+
+def _delimited(lines: Iterable[str], file: str, kind: str,
+               empty_is: str = "") -> tuple[list[str], int, Iterator[Record]]:
+    """The header row, its line, and an iterator of the records after it, read as they are asked for.
+    ``empty_is``: the message for a file of nothing but white space (``read_text`` refuses one itself)."""
+    rows = _Rows(lines, file, kind)
+    for start, row in rows:
+        if all(not cell.strip() for cell in row):
+            if len(row) > 1:  # a header row of empty cells, not a blank line
+                raise InputError("the header row has no column names (every cell is empty); the first "
+                                 "row must name the columns", file=file, line=start)
+            continue
+        header = _header(row, file, start)
+        return header, start, _records(rows, header, file, kind)
+    if empty_is and not rows.text_seen:
+        raise InputError(empty_is, file=file)
+    # only empty cells (e.g. a lone "" line): not blank text, but no header
+    raise InputError("the file has no header row (every cell is empty)", file=file, line=1)
+
+
+def _records(rows: _Rows, header: list[str], file: str, kind: str) -> Iterator[Record]:
+    for start, row in rows:
+        if all(not cell.strip() for cell in row):
+            continue  # blank lines, and empty rows after the header (spreadsheets add them)
+        if len(row) != len(header):
+            raise InputError(
+                f"the row has {len(row)} cells but the header has {len(header)} "
+                f"(is a cell with a {'comma' if kind == 'csv' else 'tab'} missing its quotes?)",
+                file=file,
+                line=start,
+            )
+        yield Record(start, dict(zip(header, row)))
+
+
+class _Rows:
+    """The rows of CSV/TSV lines, each with the line it starts on, read once; csv's errors as
+    :class:`InputError`. ``text_seen``: whether a line read so far held more than white space."""
+
+    def __init__(self, lines: Iterable[str], file: str, kind: str) -> None:
+        self._lines = iter(lines)
+        self._reader = csv.reader(self._watched(), delimiter="," if kind == "csv" else "\t", strict=True)
+        self._file, self._kind = file, kind
+        self._next_line = 1
+        self.text_seen = False
+
+    def _watched(self) -> Iterator[str]:
+        for text in self._lines:
+            self.text_seen = self.text_seen or bool(text.strip())
+            yield text
+
+    def __iter__(self) -> Iterator[tuple[int, list[str]]]:
+        return self
+
+    def __next__(self) -> tuple[int, list[str]]:
+        try:
+            row = next(self._reader)
+        except csv.Error as exc:
+            raise InputError(f"not valid {self._kind.upper()}: {exc}", file=self._file,
+                             line=self._reader.line_num) from None
+        start, self._next_line = self._next_line, self._reader.line_num + 1
+        return start, row
 
 
 def _header(row: list[str], file: str, line: int) -> list[str]:

@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
+from typing import ClassVar
 
 from da_core.errors import BuildError
 from hit_builder.degrade import token_spans
@@ -85,6 +86,9 @@ class RenderStyle:
     reference_grey: int = 0x66  # multiples of 17 are exact in the 16-level palette (#666: 5.7:1 on white)
     candidate_grey: int = 0x00
     scale: int = 2  # image pixels per CSS pixel: drawn for 2x screens, shown 360 CSS px wide (srcset "2x")
+    # What drawing an image costs, in plain images: render_many draws in several processes from
+    # PARALLEL_THRESHOLD plain images' worth (not a field: it is no part of how an image looks).
+    cost: ClassVar[float] = 1.0
 
     @property
     def css_width(self) -> float:
@@ -386,18 +390,19 @@ def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]],
                 progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Render and store every ``(text, role, where)`` job; returns the storage keys in order.
 
-    ``processes`` None means all cores when there are at least ``PARALLEL_THRESHOLD`` jobs, else 1.
-    Worker processes build their own renderer from the same fonts and style; see
-    :func:`_start_method` for how they are started.
+    ``processes`` None means all cores when the jobs are at least ``PARALLEL_THRESHOLD`` plain images'
+    worth (``RenderStyle.cost`` each), else 1. Worker processes build their own renderer from the same
+    fonts and style; see :func:`_start_method` for how they are started. They get the jobs in chunks of
+    at most 250, at least four a process, so that they finish together.
     """
     total = len(jobs)
     if processes is None:
-        processes = (os.cpu_count() or 1) if total >= PARALLEL_THRESHOLD else 1
+        processes = (os.cpu_count() or 1) if total * renderer.style.cost >= PARALLEL_THRESHOLD else 1
     normalized = [(text, Role(role).value, where) for text, role, where in jobs]
     keys: list[str] = []
     if progress:
         progress(0, total)
-    chunk = 250
+    chunk = max(1, min(250, -(-total // (4 * processes))))
     chunks = [normalized[i:i + chunk] for i in range(0, total, chunk)]
     if processes <= 1:
         global _worker

@@ -9,7 +9,6 @@ Williams p-values.
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -107,10 +106,10 @@ class ValidationResult:
     def to_csv(self) -> str:
         """Every statistic at full precision, one row per metric."""
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=["metric", "label", "n", "r", "r_p", "rho", "rho_p",
-                                                    "tau", "tau_p", "signature"], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: csv_safety.cell(v) for k, v in r.items()} for r in self.rows())
+        fields = ["metric", "label", "n", "r", "r_p", "rho", "rho_p", "tau", "tau_p", "signature"]
+        writer = csv_safety.writer(buffer)
+        writer.writerow(fields)
+        writer.writerows([r[k] for k in fields] for r in self.rows())
         return buffer.getvalue()
 
     def to_json(self) -> str:

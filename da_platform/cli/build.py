@@ -175,9 +175,11 @@ def design_options(command: Callable) -> Callable:
                           "(da-platform waves CAMPAIGN --next) rates the systems whose order is still undecided, "
                           "with a sequential test that stays honest under repeated looks (docs/method.md §12)."),
         click.option("--first-wave", type=click.FloatRange(min=0, min_open=True, max=1), default=0.25,
-                     show_default=True, help="With --design waves: the first wave's share of the fixed design's HITs."),
+                     show_default=True,
+                     help="With --design waves: the first wave's share of the fixed design's HITs."),
         click.option("--wave-size", type=click.FloatRange(min=0, min_open=True, max=1), default=0.15,
-                     show_default=True, help="With --design waves: each later wave's share of the fixed design's HITs."),
+                     show_default=True,
+                     help="With --design waves: each later wave's share of the fixed design's HITs."),
         click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
                      help="With --design waves: the most HITs all waves may have, as a share of the fixed design's."),
     ]

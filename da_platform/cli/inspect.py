@@ -17,8 +17,8 @@ def inspect_command(context: CliContext, campaign_name: NamedCampaign, hit_index
     """Summarise a built campaign, verify its HITs, and show one HIT's composition as a table."""
     from da_core.errors import BuildError
     from da_platform.building.inspection import campaign_summary, hit_composition, verify_campaign
-    from da_platform.results.waves import design_lines
     from da_platform.config.campaign_settings import CampaignSettings
+    from da_platform.results.waves import design_lines
     from hit_builder.layouts import layout_named
 
     with context.sessions() as session:

@@ -2,11 +2,11 @@
 (``analysis.metrics.item_level``), printed and written beside the system-level table."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import click
 
+from analysis import csv_safety
 from da_platform.cli.context import CliContext
 from da_platform.cli.params import NamedCampaign
 
@@ -41,7 +41,7 @@ def item_level_table(context: CliContext, campaign: NamedCampaign, corpora, metr
     out.mkdir(parents=True, exist_ok=True)
     path = out / "metric-validation-items.csv"
     with open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
+        writer = csv_safety.writer(f)
         writer.writerow(["metric", "n", "pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p"])
         for name, c in table.items():
             writer.writerow([name, c.n, repr(c.pearson), repr(c.pearson_p), repr(c.spearman), repr(c.spearman_p),

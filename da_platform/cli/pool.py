@@ -96,9 +96,9 @@ def invite(context: CliContext, campaign: NamedCampaign, count: int, days: float
         else:
             links = mint_invites(Tokens(secret), public_url or context.settings.public_url, found.id, count, days)
     if names:
-        import csv
+        from analysis import csv_safety
 
-        writer = csv.writer(output, lineterminator="\n")
+        writer = csv_safety.writer(output)
         writer.writerow(["label", "link"])
         writer.writerows([csv_cell(label), link] for label, link in labelled)
         return

@@ -1,13 +1,13 @@
 """``da-platform reliability``: self-replication of a campaign (docs/method.md §9)."""
 from __future__ import annotations
 
-import csv
 import json
 import math
 from pathlib import Path
 
 import click
 
+from analysis import csv_safety
 from analysis.qc_policy import QC_METHODS, QC_SCOPES
 from analysis.readers import FORMATS
 from da_platform.cli.analyses import load_campaign_analysis
@@ -92,7 +92,7 @@ def reliability(context: CliContext, campaigns: tuple[NamedCampaign, ...], ratin
         click.echo(f"{iv.name:<12} {iv.estimate:>7.3f}  {bounds:<16} {iv.pvalue:.2g}")
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / "reliability.csv", "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
+        writer = csv_safety.writer(f)
         writer.writerow(("system", "z_run_a", "z_run_b"))
         writer.writerows((_cell(s), repr(a), repr(b)) for s, a, b in zip(replication.systems, replication.run_a,
                                                                           replication.run_b))

@@ -1,11 +1,11 @@
 """CLI: ``subsets`` (rankings per subset of questions) and ``agreement`` (inter-rater agreement)."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import click
 
+from analysis import csv_safety
 from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.params import CAMPAIGN, NamedCampaign
 
@@ -70,7 +70,7 @@ def subsets(context: CliContext, campaign: NamedCampaign, by: str | None, metada
             click.echo("  (one system: nothing to compare)")
     if out is not None:
         with open(out, "w", encoding="utf-8", newline="") as f:
-            writer = csv.writer(f, lineterminator="\n")
+            writer = csv_safety.writer(f)
             writer.writerow(["subset", "rank", "cluster", "system", "z", "raw", "N", "n"])
             writer.writerows(rows)
         click.echo(f"\nwrote {out}", err=True)

@@ -107,4 +107,3 @@ def waves_command(context: CliContext, campaign_name: NamedCampaign, add_next: b
     click.echo(f"added wave {added.wave}: {added.hits} HITs ({added.first_hit}-{added.first_hit + added.hits - 1})")
     for line in steps:
         click.echo(line)
-

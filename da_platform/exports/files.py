@@ -193,7 +193,7 @@ def _marked(ctx: _Context, content: bytes) -> bytes:
     status = ctx.progress.describe()
     rows = list(csv.reader(io.StringIO(content.decode("utf-8"))))
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_safety.writer(out)
     writer.writerow([*rows[0], "status"])
     writer.writerows([*row, status] for row in rows[1:])
     return out.getvalue().encode("utf-8")

@@ -12,6 +12,7 @@ import json
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from analysis import csv_safety
 from analysis.table import COPY_MARK
 from da_platform.db.models import Answer, Campaign, Hit, Question, Reference, Slot, System
 from da_platform.sources.invite_labels import csv_cell
@@ -33,7 +34,7 @@ def with_texts(session: Session, campaign: Campaign, ratings_csv: bytes) -> byte
     header = rows[0]
     slot_at, type_at = header.index("slot"), header.index("slot_type")
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_safety.writer(out)
     writer.writerow([*header, *TEXT_COLUMNS])
     for row in rows[1:]:
         question, reference, candidate = slots[row[slot_at].split(COPY_MARK)[0]]

@@ -76,7 +76,7 @@ def wave_status(session: Session, campaign: Campaign, analysis: CampaignAnalysis
     if record is None:
         return None
     analysis = analysis or CampaignAnalysis(session, campaign)
-    sequential = record.sequential(analysis.options.alpha)
+    sequential = record.sequential(analysis.alpha)
     looks = record.looks()
     now = None
     if record.stopped is None and record.latest.look is None:

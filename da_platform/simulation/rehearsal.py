@@ -12,6 +12,7 @@ the real campaign costs at its reward settings.
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -146,17 +147,31 @@ def default_out(instance: Path, campaign: str) -> Path:
 
 
 def fresh_workspace(out: Path) -> Path:
-    """An empty scratch folder (an earlier rehearsal's files removed); refuses a folder holding anything else."""
+    """An empty scratch folder (an earlier rehearsal's files removed); refuses a folder holding anything else,
+    and one where any of the rehearsal's own names is a symbolic link: the rehearsal writes only inside
+    ``out`` and never through a link (an ``exports`` linked elsewhere had its files overwritten there).
+    Nothing is removed before every name has been checked."""
     out.mkdir(parents=True, exist_ok=True)
     ours = set(SCRATCH) | set(FOLDERS)
     others = sorted(p.name for p in out.iterdir() if p.name not in ours)
-    if others or (any(out.iterdir()) and not (out / DATABASE).exists()):
+    if others or (any(out.iterdir()) and not (out / DATABASE).exists() and not (out / DATABASE).is_symlink()):
         raise RehearsalError(f"{out} holds other files ({', '.join(others[:3]) or 'no earlier rehearsal'}): "
                              "give --out a new or empty folder")
-    for name in SCRATCH:
-        (out / name).unlink(missing_ok=True)
-    for name in FOLDERS:
-        shutil.rmtree(out / name, ignore_errors=True)
+    links = [out / name for name in sorted(ours) if (out / name).is_symlink()]
+    if links:
+        raise RehearsalError(f"{links[0]} is a symbolic link (to {os.readlink(links[0])}): a rehearsal writes only "
+                             "inside its folder, never through a link; remove the link or give --out a new or "
+                             "empty folder")
+    try:
+        for name in SCRATCH:
+            (out / name).unlink(missing_ok=True)
+        for name in FOLDERS:
+            if (out / name).is_dir():
+                shutil.rmtree(out / name)  # (links inside are removed, never followed)
+            else:
+                (out / name).unlink(missing_ok=True)
+    except OSError as error:
+        raise RehearsalError(f"cannot empty the earlier rehearsal in {out}: {error}") from None
     return out / DATABASE
 
 

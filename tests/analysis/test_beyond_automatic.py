@@ -138,6 +138,40 @@ def test_a_judge_copier_is_flagged_only_once_the_judge_is_known():
     assert "1 judge(s)" in flag(with_judge)["copier"].threshold
 
 
+def _judged_crowd(judge_of):
+    """Eight people and a judge copier (as above); the judge's scores are ``judge_of(scores)``."""
+    rng = np.random.default_rng(9)
+    n = 60
+    items = [(f"S{i % 6}", f"q{i}") for i in range(n)]
+    overlap = rng.uniform(0, 1, n)
+    truth = 60 * overlap + np.array([30, 0, 20, 5, 25, 10])[[i % 6 for i in range(n)]] + rng.normal(0, 12, n)
+    judge = truth + rng.normal(0, 6, n)
+    people = {f"p{k}": np.clip(np.rint(truth + rng.normal(0, 8, n)), 0, 100).astype(int).tolist() for k in range(8)}
+    copier = {"copier": np.clip(np.rint(judge + rng.normal(0, 5, n)), 0, 100).astype(int).tolist()}
+    table = _table({**people, **copier}, items, np.round(overlap, 6).tolist(), judge=judge_of(judge.round(3)).tolist())
+    return {w: {s.name: s for s in v}["beyond_automatic"] for w, v in behaviour_signals(table)["g"].items()}
+
+
+@pytest.mark.parametrize("scale", [1e100, 1e300, -1e300, 1e-300])
+def test_a_judge_on_any_scale_gives_the_same_test(scale):
+    """A regression on a score, its square and its cube leaves the same residuals whatever the score's unit
+    (the three span the same space), so the test cannot depend on it. It did: at 1e100 other p-values, at
+    1e300 ``LinAlgError: SVD did not converge`` (the cube overflowed)."""
+    own = _judged_crowd(lambda judge: judge)
+    scaled = _judged_crowd(lambda judge: judge * scale)
+    assert own["copier"].flagged is True
+    for worker, signal in own.items():
+        assert scaled[worker].flagged is signal.flagged
+        assert scaled[worker].value == pytest.approx(signal.value, rel=1e-9)
+
+
+def test_judge_scores_at_the_largest_floats_are_a_two_valued_judge():
+    """±1e308 for the better and the worse answers is the judge that says ±1 (its unit is 1e308)."""
+    at_limit = _judged_crowd(lambda judge: np.where(judge > 50, 1e308, -1e308))
+    two_valued = _judged_crowd(lambda judge: np.where(judge > 50, 1.0, -1.0))
+    assert {w: s.value for w, s in at_limit.items()} == pytest.approx({w: s.value for w, s in two_valued.items()})
+
+
 def test_not_applicable_where_the_crowd_shows_nothing_beyond_the_automatic_scores():
     rng = np.random.default_rng(2)
     n = 40

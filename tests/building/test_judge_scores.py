@@ -12,6 +12,7 @@ from da_core.errors import InputError
 from da_platform.building.judges import import_judge_scores, judges_of
 from da_platform.db import models
 from da_platform.db.models import JudgeScore
+from hit_builder.storage import LocalImageStorage
 from tests.factories import make_test_set
 
 
@@ -116,3 +117,80 @@ def test_the_command_imports_and_the_analysis_reads_the_judge(run, sessions, tmp
     ordinary = np.isin(table.slot_type, [0, 1])  # SYSTEM, REPEAT show the answer as it is
     assert np.isfinite(table.evidence.judge[ordinary, 0]).all()
     assert np.isnan(table.evidence.judge[~ordinary, 0]).all()
+
+
+@pytest.mark.parametrize("score", ["1e308", "-1e308", "1.0000001e12", "1_000", "٣", "１", "0x10", "1e99999"])
+def test_a_score_no_judge_gives_is_refused_at_its_line(session, tmp_path, score):
+    """A finite ±1e308 was stored and stopped every analysis of the test set's campaigns; a number
+    beyond ±1e12, or one written other than in decimal digits, is refused with its line."""
+    test_set = make_test_set(session, questions=2, systems=("alpha",))
+    file = tmp_path / "j.csv"
+    file.write_text(f"system,id,score\nalpha,q0000,0.5\nalpha,q0001,{score}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"j\.csv:3: field 'score': must "):
+        import_judge_scores(session, test_set, file, judge="j")
+    huge = _write(tmp_path / "j.jsonl", [{"system": "alpha", "id": "q0000", "score": 10 ** 400}])
+    with pytest.raises(InputError, match=r"j\.jsonl:1: field 'score': must lie between -1e\+12 and 1e\+12"):
+        import_judge_scores(session, test_set, huge, judge="j")
+    assert session.scalar(select(func.count(JudgeScore.id))) == 0
+
+
+def test_the_largest_scores_a_judge_may_give_are_imported(session, tmp_path):
+    test_set = make_test_set(session, questions=3, systems=("alpha",))
+    file = tmp_path / "j.csv"
+    file.write_text("system,id,score\nalpha,q0000,1e12\nalpha,q0001,-1000000000000\nalpha,q0002,+.5E-3\n",
+                    encoding="utf-8")
+    assert import_judge_scores(session, test_set, file, judge="j").scored == 3
+    assert sorted(session.scalars(select(JudgeScore.score)).all()) == [-1e12, 0.0005, 1e12]
+
+
+def test_stored_judge_scores_of_any_size_never_stop_the_analysis(run, sessions, tmp_path):
+    """Scores of ±1e308 stored before the import refused them: ``analyze`` stopped with a traceback
+    (``LinAlgError: SVD did not converge``) until the judge was replaced. It runs, with the judge."""
+    from tests.dashboard_factories import build, three_workers
+
+    with sessions() as session:
+        campaign = build(session, LocalImageStorage(tmp_path / "images"), passes=2, hostile=False)
+        three_workers(session, campaign)
+        answers = session.scalars(select(models.Answer.id).order_by(models.Answer.id)).all()
+        session.add_all(JudgeScore(answer_id=a, judge="huge", score=(1e308, -1e308, 0.5)[i % 3])
+                        for i, a in enumerate(answers))
+        session.commit()
+    done = run("analyze", "--campaign", "dash", "--out", str(tmp_path / "report"))
+    assert done.exit_code == 0, done.output
+    assert "Traceback" not in done.output
+
+
+@pytest.mark.parametrize("ending", ["jsonl", "csv"])
+def test_a_bad_line_stops_the_import_there(session, tmp_path, ending):
+    """A big file whose line 2,401 repeated line 1 was refused only once the whole file was read (100 s,
+    405 MB for 30 MB). Here line 2 repeats line 1, and the file ends in bytes that are not UTF-8: a reading
+    of the whole file stopped at those; the import stops at line 2."""
+    test_set = make_test_set(session, questions=3, systems=("alpha",))
+    lines = [{"system": "alpha", "id": f"q000{i % 3}", "score": i} for i in range(300)]
+    lines[1] = lines[0]
+    if ending == "jsonl":
+        content = "".join(json.dumps(r) + "\n" for r in lines).encode()
+    else:
+        content = ("system,id,score\n" + "".join(f"{r['system']},{r['id']},{r['score']}\n" for r in lines)).encode()
+    file = tmp_path / f"judge.{ending}"
+    file.write_bytes(content + b"\xff\n")
+    line = 2 if ending == "jsonl" else 3
+    with pytest.raises(InputError, match=rf"judge\.{ending}:{line}: field 'id': a second score of system 'alpha''s "
+                                         rf"answer to 'q0000' \(first on line {line - 1}\)"):
+        import_judge_scores(session, test_set, file, judge="j")
+    assert session.scalar(select(func.count(JudgeScore.id))) == 0
+
+
+@pytest.mark.slow
+def test_scores_of_many_answers_are_stored_each_on_its_answer(session, tmp_path):
+    """More scores than are inserted at a time (5,000), in another order than the answers'."""
+    test_set = make_test_set(session, questions=2_600, systems=("alpha", "beta"))
+    rows = [{"system": s, "id": f"q{q:04d}", "score": q + (0.5 if s == "beta" else 0.0)}
+            for q in reversed(range(2_600)) for s in ("beta", "alpha")]
+    done = import_judge_scores(session, test_set, _write(tmp_path / "judge.jsonl", rows), judge="j")
+    assert (done.scored, done.unscored) == (5_200, 0)
+    stored = session.execute(select(models.System.name, models.Question.external_id, JudgeScore.score)
+                             .join(models.Answer, models.Answer.id == JudgeScore.answer_id)
+                             .join(models.System, models.System.id == models.Answer.system_id)
+                             .join(models.Question, models.Question.id == models.Answer.question_id)).all()
+    assert sorted(stored) == sorted((r["system"], r["id"], r["score"]) for r in rows)

@@ -12,23 +12,17 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from PIL import __version__ as pillow_version
-from PIL import features
 
 from hit_builder.fonts import DEFAULT_FONTS, FontChain, parse_font_spec
 from hit_builder.render import Renderer, RenderStyle, Role
+from tests.render_digests import TEXTS, skip_unless_recorded_with
+from tests.render_digests import environment as font_environment
 
 RECORDED_WITH = {
     "fonts": {"NotoSansCJK-Regular.ttc": "b76b0433203017ca80401b2ee0dd69350349871c4b19d504c34dbdd80541690a",
               "DejaVuSans.ttf": "abdc775b21b1bc470d50c97e790d276f2054b7504e56e5bd3e64f48d68582322"},
     "pillow": "13.0.0",
     "freetype": "2.14.3",
-}
-TEXTS = {
-    "english": "Yes. Timing matters: keep the oven door closed until the end. The key technique is to preheat the pan.",
-    "chinese": "绿峰复合肥最适合吊兰。要经常检查叶片上有没有红蜘蛛。吊兰最适合放在早上几个小时的直射阳光下。",
-    "mixed": "Ottawa（渥太华）is the capital: 1,440 minutes\nΑθήνα — Москва, naïve café, "
-             "a-very-long-unbreakable-word-that-is-wider-than-one-line-of-the-answer-image",
 }
 STYLES = {"default": RenderStyle(), "1x": RenderStyle(width=720, font_size=22, padding=10, scale=1)}
 DIGESTS = {
@@ -48,18 +42,12 @@ DIGESTS = {
 
 
 def environment() -> dict:
-    fonts = {}
-    for spec in DEFAULT_FONTS:
-        path = Path(parse_font_spec(spec)[0])
-        fonts[path.name] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-    return {"fonts": fonts, "pillow": pillow_version, "freetype": features.version("freetype2")}
+    return font_environment(Path(parse_font_spec(spec)[0]) for spec in DEFAULT_FONTS)
 
 
 @pytest.fixture(scope="module")
 def chain() -> FontChain:
-    found = environment()
-    if found != RECORDED_WITH:
-        pytest.skip(f"the digests were recorded with {RECORDED_WITH}, this machine has {found}")
+    skip_unless_recorded_with(RECORDED_WITH, environment())
     return FontChain.load(None)
 
 

@@ -41,6 +41,23 @@ def _formula_cells(content: bytes) -> list[str]:
     return found
 
 
+def _rated_with_names(env, systems: dict[str, str], **first_question: str) -> int:
+    """``factories.build``'s campaign (2 passes) with four HITs rated, its systems renamed by ``systems`` and
+    its first question given ``first_question``'s values, as no importer would store them; its id."""
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, passes=2, hostile=False)
+        for i, worker in enumerate(["careful", "steady", "careless", "calm"]):
+            factories.rate_hit(session, campaign, i, worker,
+                               factories.careless if worker == "careless" else factories.good,
+                               seed=i, start=factories.START + timedelta(hours=i))
+        for old, new in systems.items():
+            session.execute(update(System).where(System.name == old).values(name=new))
+        first = session.scalars(select(Question.id).order_by(Question.id)).first()
+        session.execute(update(Question).where(Question.id == first).values(**first_question))
+        session.commit()
+        return campaign.id
+
+
 def test_csv_cells_are_neutralised_and_numbers_left_alone():
     assert cell("=1+1") == "'=1+1" and cell("+x") == "'+x" and cell("@A1") == "'@A1" and cell("\t=1") == "'\t=1"
     assert cell("-1+cmd") == "'-1+cmd" and cell("\r=1") == "'\r=1"
@@ -53,18 +70,8 @@ def test_csv_cells_are_neutralised_and_numbers_left_alone():
 def test_hostile_names_in_exports_plots_and_the_dashboard(database_url, tmp_path):
     """Items 6 and 7: every CSV export neutralises formula cells; a ``$`` in a name draws as a ``$``."""
     env = make_web_env(database_url, tmp_path)
+    campaign_id = _rated_with_names(env, HOSTILE_SYSTEMS, external_id=HOSTILE_QUESTION_ID)
     with env.sessions() as session:
-        campaign = factories.build(session, env.storage, passes=2, hostile=False)
-        for i, worker in enumerate(["careful", "steady", "careless", "calm"]):
-            factories.rate_hit(session, campaign, i, worker,
-                               factories.careless if worker == "careless" else factories.good,
-                               seed=i, start=factories.START + timedelta(hours=i))
-        for old, new in HOSTILE_SYSTEMS.items():
-            session.execute(update(System).where(System.name == old).values(name=new))
-        first = session.scalars(select(Question.id).order_by(Question.id)).first()
-        session.execute(update(Question).where(Question.id == first).values(external_id=HOSTILE_QUESTION_ID))
-        session.commit()
-        campaign_id = campaign.id
         create_user(session, "ana", "correct horse battery staple")
         session.commit()
 
@@ -96,6 +103,37 @@ def test_hostile_names_in_exports_plots_and_the_dashboard(database_url, tmp_path
         heatmap = client.get(f"/admin/campaigns/{campaign_id}/pvalues.png")
         assert heatmap.status_code == 200 and heatmap.mimetype == "image/png"
         assert client.get(f"/admin/campaigns/{campaign_id}").status_code == 200
+
+
+# Names with line breaks before a formula. No importer lets one in today; the writers must not rely on that.
+BROKEN_SYSTEMS = {"strong": f"strong\r{HOSTILE_SYSTEMS['strong']}", "good": "good\r\n+cmd|' /C calc'!A0",
+                  factories.SCRIPT: "mid\n@SUM(1+1)", "weak": "\r=1+1"}
+
+
+@pytest.mark.slow
+def test_a_line_break_in_a_name_never_splits_an_exported_csv_row(database_url, tmp_path):
+    """A bare carriage return was written unquoted: the row split there, and the next began with an
+    un-neutralised ``=…``. Every CSV export is read here as a spreadsheet reads it (rows end at ``\n``,
+    ``\r\n`` or a bare ``\r`` outside quotes): each row has the header's cells, no cell is a formula."""
+    env = make_web_env(database_url, tmp_path)
+    campaign_id = _rated_with_names(env, BROKEN_SYSTEMS, external_id="q\r=2+3", text="Why\r=1?")
+    with env.sessions() as session:
+        campaign = session.get(Campaign, campaign_id)
+        files = {"ratings.csv": exports.ratings(session, campaign, partial=True).content,
+                 "ratings-with-texts.csv": exports.ratings(session, campaign, partial=True, with_texts=True).content,
+                 "ranking.csv": exports.ranking(session, campaign, "csv", partial=True).content}
+        bundle = zipfile.ZipFile(io.BytesIO(exports.bundle(session, campaign, partial=True).content))
+        files.update({f"bundle/{n}": bundle.read(n) for n in bundle.namelist()
+                      if n.endswith(".csv") and "/wmt/" not in n})  # (WMT's files: names made safe, spaced)
+    assert {"bundle/hits.csv", "bundle/ratings.csv", "bundle/results/system-scores.csv"} <= set(files)
+    names = set(BROKEN_SYSTEMS.values())
+    for name, content in files.items():
+        rows = list(csv.reader(io.StringIO(content.decode("utf-8"), newline="")))
+        assert {len(row) for row in rows} == {len(rows[0])}, name
+        cells = [value for row in rows for value in row]
+        assert [v for v in cells if v.startswith(FORMULA_STARTS) and cell(v) != v] == [], name
+    ranking = {row["system"] for row in csv.DictReader(io.StringIO(files["ranking.csv"].decode(), newline=""))}
+    assert ranking == {cell(n) for n in names}  # every name whole in its cell ("\r=1+1" neutralised)
 
 
 # Hostile files for the importers ------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 from da_platform.config.accounts import create_user
 from da_platform.config.settings import Settings, SettingsError
 from da_platform.web.admin.devices import COOKIE
+from da_platform.web.proxies import forwarded_address
 from tests.admin_client import PASSWORD, csrf_token
 from tests.web_factories import make_web_env
 
@@ -92,6 +93,39 @@ def test_behind_a_trusted_proxy_each_client_counts_by_its_own_address(database_u
         attempt(attacker, f"user{i}", WRONG, forwarded=f"10.9.8.{i}, 198.51.100.7")
     assert attempt(attacker, "user99", WRONG, forwarded="198.51.100.7").status_code == 429
     assert attempt(owner, "ana", PASSWORD, forwarded="203.0.113.9").status_code == 303
+
+
+@SQLITE
+@pytest.mark.parametrize("entries", [
+    [f"198.51.100.7:{40000 + i}" for i in range(7)],  # a load balancer that writes the client's port
+    [f"[2001:db8:1:2::7]:{443 + i}" for i in range(7)],
+    [f"unknown-{i}" for i in range(7)],  # text that names no address
+    ["unknown", "_hidden", "198.51.100.7:99999", "[198.51.100.7]:80", "2001:db8::zz", "", "1.2.3"],
+], ids=["v4-port", "v6-port", "text", "mixed"])
+def test_behind_a_trusted_proxy_an_entry_with_a_port_or_text_is_no_new_address(database_url, tmp_path, entries):
+    """Spraying, one password over many names: each entry once counted as a new address, so all 7
+    guesses were checked where the limit per address is 6 here. Now an entry with a port counts as its
+    address, and text that names no address as the proxy's own address (the TCP peer)."""
+    env = make_env(database_url, tmp_path, TRUSTED_PROXIES=1, **SMALL)
+    attacker, owner = env.app.test_client(), env.app.test_client()
+    answers = [attempt(attacker, f"user{i}", WRONG, forwarded=entry).status_code for i, entry in enumerate(entries)]
+    assert answers == [401] * 6 + [429]
+    assert attempt(owner, "ana", PASSWORD, forwarded="203.0.113.9:5555").status_code == 303  # ana is not locked out
+
+
+@pytest.mark.parametrize(("entry", "address"), [
+    ("198.51.100.7", "198.51.100.7"), (" 198.51.100.7 ", "198.51.100.7"), ("198.51.100.7:0", "198.51.100.7"),
+    ("198.51.100.7:65535", "198.51.100.7"), ("2001:db8::7", "2001:db8::7"), ("[2001:db8::7]", "2001:db8::7"),
+    ("[2001:db8::7]:8080", "2001:db8::7"), ("fe80::1%eth0", "fe80::1"), ("[fe80::1%eth0]:80", "fe80::1"),
+    ("::ffff:198.51.100.7", "::ffff:c633:6407"),
+    ("198.51.100.7:65536", None), ("198.51.100.7:", None), ("198.51.100.7:80:80", None), ("[198.51.100.7]", None),
+    ("2001:db8::7]:80", None), ("[2001:db8::7", None), ("198.51.100.256", None), ("unknown", None),
+    ("_obfuscated", None), ("example.org", None), ("example.org:80", None), ("", None), (None, None),
+    ("198.51.100.7:８０", None), ("198.51.100.7 :80", None),
+])
+def test_a_forwarded_entry_names_an_address_only_in_the_forms_proxies_write(entry, address):
+    parsed = forwarded_address(entry)
+    assert (None if parsed is None else str(parsed)) == address
 
 
 @SQLITE
