@@ -49,9 +49,9 @@ from sqlalchemy import (
 from sqlalchemy.sql import Select
 
 from da_platform.config.campaign_settings import TimeLimits
+from da_platform.db.engine import begin_write
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
 from da_platform.rating.behaviour import parse_behaviour
-from da_platform.sources.arrival import begin_write
 from da_platform.sources.time_limits import is_overdue, limit_seconds_sql
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")
@@ -329,13 +329,14 @@ def mark_shown(connection: Connection, state: AssignmentState, now: datetime | N
 
 
 def record_rating(
-    engine: Engine, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None,
-    behaviour: str | None = None,
+    database: Engine | Connection, public_id: str, slot_public_id: str, raw_score: object,
+    now: datetime | None = None, behaviour: str | None = None,
 ) -> Rated:
     """Store the rating of the current slot, or recognise a repeat of an earlier one; else refuse.
 
-    ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour``), stored with the rating as
-    valid or as why it is not; it never decides whether the rating is accepted.
+    ``database``: a connection (the worker pages': in autocommit mode, with no transaction open) or an engine
+    to take one from. ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour``), stored with
+    the rating as valid or as why it is not; it never decides whether the rating is accepted.
 
     Commits what it stores; refusals change nothing. ``shown_at`` is when the slot was served (the
     previous rating's time for every slot after the first, since the next slot is served in the
@@ -346,21 +347,28 @@ def record_rating(
     now = now or utcnow()
     status, record = parse_behaviour(behaviour, slot_public_id)
     kept = {"behaviour_status": status, "behaviour": record}
-    if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            row = connection.execute(
-                _RATE_IN_ONE,
-                # (not "public_id": an UPDATE takes parameters named like its table's columns as values)
-                {"assignment_public_id": public_id, "slot_public_id": slot_public_id, "score": score, "now": now,
-                 **kept},
-            ).first()
-            if row is not None and row.stored:
-                return Rated(RatingOutcome.STORED, _screen_after(row))
-            return _repeat_or_refuse(connection, public_id, slot_public_id, score, now)
-    with engine.connect() as connection:
+    if isinstance(database, Engine):
+        with database.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            return record_rating(connection, public_id, slot_public_id, raw_score, now, behaviour)
+    connection = database
+    if connection.dialect.name == "postgresql":
+        row = connection.execute(
+            _RATE_IN_ONE,
+            # (not "public_id": an UPDATE takes parameters named like its table's columns as values)
+            {"assignment_public_id": public_id, "slot_public_id": slot_public_id, "score": score, "now": now,
+             **kept},
+        ).first()
+        connection.commit()  # (nothing to commit in autocommit mode: the statement did)
+        if row is not None and row.stored:
+            return Rated(RatingOutcome.STORED, _screen_after(row))
+        return _repeat_or_refuse(connection, public_id, slot_public_id, score, now)
+    try:
         rated = _record_in_transaction(connection, public_id, slot_public_id, score, now, kept)
-        connection.commit()
-        return rated
+    except BaseException:
+        connection.rollback()
+        raise
+    connection.commit()
+    return rated
 
 
 def _screen_after(row: Any) -> Screen | None:

@@ -1,7 +1,6 @@
-"""Database access per request: an ORM session for the pages, Core connections for the worker hot path.
+"""Database access per request: an ORM session for the dashboard's pages, one Core connection for a worker's.
 
-The session is closed (and rolled back if uncommitted) on teardown; ``autocommit_connection()`` is a
-context manager the caller closes.
+Both are made on first use and closed on teardown (anything not committed is rolled back then).
 """
 from __future__ import annotations
 
@@ -59,6 +58,7 @@ def once_more_if_disconnected(work: Callable[[], T]) -> T:
     except DBAPIError as error:
         if not error.connection_invalidated:
             raise
+        _drop_connection()  # ``work`` gets a new one from request_connection()
         return work()
 
 
@@ -70,27 +70,43 @@ def get_session() -> Session:
     return g.db_session
 
 
-def get_engine() -> Engine:
-    return current_app.extensions["da_engine"]
+def request_connection() -> Connection:
+    """The worker pages' one database handle: this request's Core connection, made on first use.
+
+    It is in autocommit mode: a single statement commits on its own (on PostgreSQL without a BEGIN and COMMIT
+    round trip); a step that writes several statements together opens a transaction with
+    :func:`da_platform.db.engine.begin_write` and commits it. Closed on teardown (rolling back anything left).
+    """
+    connection: Connection | None = g.get("db_connection")
+    if connection is None:
+        connection = g.db_connection = current_app.extensions["da_autocommit_engine"].connect()
+    return connection
 
 
-def autocommit_connection() -> Connection:
-    """A Core connection whose every statement commits on its own, for the worker hot path's
-    one-statement steps (use as a context manager)."""
-    return current_app.extensions["da_autocommit_engine"].connect()
+def _release(name: str, how: str) -> None:
+    """Pop the request's ``g.<name>`` (session or connection) and ``close`` or ``invalidate`` it; one whose
+    connection is gone already is dropped all the same."""
+    handle = g.pop(name, None)
+    if handle is not None:
+        try:
+            getattr(handle, how)()
+        except Exception:  # noqa: BLE001 - the connection is gone already; nothing else to release
+            pass
+
+
+def _drop_connection() -> None:
+    """Close the request's connection, if any (a dead one is discarded by the pool)."""
+    _release("db_connection", "close")
 
 
 def discard_session() -> None:
-    """Drop the request's session without using its connection again (it may be dead)."""
-    session: Session | None = g.pop("db_session", None)
-    if session is not None:
-        try:
-            session.invalidate()
-        except Exception:  # noqa: BLE001 - the connection is gone already; nothing else to release
-            pass
+    """Drop the request's session and connection without using them again (they may be dead)."""
+    _release("db_session", "invalidate")
+    _drop_connection()
 
 
 def close_session(_error: BaseException | None = None) -> None:
     session: Session | None = g.pop("db_session", None)
     if session is not None:
         session.close()  # rolls back anything not committed
+    _drop_connection()
