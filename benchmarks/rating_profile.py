@@ -9,9 +9,11 @@ not sampled: this is CPU). Reported:
 - ratings/s and the server's CPU per rating, from ``/proc`` (user + system of every gunicorn process,
   over the run, divided by the ratings stored: arrivals and the first pages included, as in
   ``serve_load.py``). CPU time is far less sensitive to the machine's load than wall time;
-- the share of the server's samples in each stage of a request (a sample counts in the first stage,
-  in the order listed, that one of its frames belongs to), and the functions with the most samples
-  (inclusive and self).
+- the share of the server's samples in each stage of a request (:data:`NAMED`, then :data:`LAYERS`), and the
+  functions with the most samples (inclusive and self), the waits left out. py-spy counts a thread as busy
+  unless the system says it sleeps: a thread in ``fdatasync`` or ``epoll_wait`` can be counted, so those are
+  named as waits; on a busy machine a thread waiting for a core is counted too (the shares are of wall time
+  of the threads not asleep, not of CPU time).
 
     PYTHONPATH=. python benchmarks/rating_profile.py                     # SQLite, 50 workers, 10 s
     PYTHONPATH=. python benchmarks/rating_profile.py --database postgres --workers 200
@@ -36,20 +38,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import run_load, setup_da  # noqa: E402  (the peers benchmark's set-up and clients)
 from serve_load import cpu_seconds, stop  # noqa: E402
 
-# Stages of a request, each a pattern over a frame ("function (file:line)" as py-spy writes it). A sample
-# belongs to the first stage one of its frames matches (so the order goes from narrow to broad).
-STAGES: list[tuple[str, str]] = [
-    ("group commit: wait for the log's sync", r"\bwait_durable \(|\b_sync \(.*sqlite_commit"),
+# Stages of a request. A sample is counted in the first of NAMED whose pattern matches any of its frames, else in
+# the first of LAYERS (in that order) that its innermost frame belongs to. Frames read "function (file:line)".
+NAMED: list[tuple[str, str]] = [
+    ("group commit: waiting for the log's sync (not CPU: a thread in fdatasync)", r"\bwait_durable \("),
+    ("gunicorn: waiting for sockets (not CPU: epoll)", r"\bselect \(selectors\.py"),
     ("token decode (itsdangerous)", r"itsdangerous/"),
     ("behaviour record (parse)", r"\bparse_behaviour \("),
-    ("SQLite: executing statements", r"\b(execute|executemany|commit|fetchone|fetchall) \(.*sqlite|sqlite3"),
+    ("the next screen's URLs (url_for)", r"\burl_for \("),
+    ("JSON answer", r"\bDefaultJSONProvider\.response \("),
+]
+LAYERS: list[tuple[str, str]] = [
+    ("SQLite (statements, commit: inside the sqlite3 module)", r"sqlite_commit\.py|sqlite3/"),
     ("PostgreSQL driver (psycopg)", r"psycopg/"),
-    ("SQLAlchemy (compile cache, connection, rows)", r"sqlalchemy/"),
-    ("the next screen: URLs (url_for)", r"\burl_for \("),
-    ("JSON answer", r"\b(jsonify|dumps|response) \(.*(json|flask/app)"),
-    ("the view, rest", r"da_platform/web/worker\.py|da_platform/rating/"),
-    ("Flask/Werkzeug: request context, session, hooks", r"flask/|flask_wtf/|werkzeug/|jinja2/"),
-    ("gunicorn: HTTP parsing, writing, threads", r"gunicorn/"),
+    ("SQLAlchemy (execution, pool, rows)", r"sqlalchemy/"),
+    ("da-platform's own code", r"da_platform/"),
+    ("Flask/Werkzeug/Jinja (request, routing, response)", r"flask/|flask_wtf/|werkzeug/|jinja2/|markupsafe/"),
+    ("gunicorn (HTTP parsing, sending, threads)", r"gunicorn/|concurrent/futures/|selectors\.py|socket\.py"),
 ]
 
 
@@ -64,41 +69,53 @@ def profile(pid: int, seconds: float, rate: int, output: Path) -> subprocess.Pop
 
 
 def read_stacks(path: Path) -> Counter:
-    """Collapsed stacks (``frame;frame;… count``) of the server's worker threads."""
+    """Collapsed stacks (``frame;frame;… count``) without py-spy's process frames, file paths shortened."""
     stacks: Counter = Counter()
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if stack and count.isdigit():
-            stacks[stack] += int(count)
+            frames = [re.sub(r" \(/[^)]*/(site-packages|lib/python3\.\d+)/", " (", frame)
+                      for frame in stack.split(";") if not frame.startswith("process ")]
+            stacks[";".join(frames)] += int(count)
     return stacks
+
+
+def stage_of(frames: list[str]) -> str:
+    for name, pattern in NAMED:
+        if any(re.search(pattern, frame) for frame in frames):
+            return name
+    for frame in reversed(frames):
+        for name, pattern in LAYERS:
+            if re.search(pattern, frame):
+                return name
+    return "other (standard library)"
 
 
 def stage_table(stacks: Counter) -> list[str]:
     total = sum(stacks.values()) or 1
     shares: Counter = Counter()
-    compiled = [(name, re.compile(pattern)) for name, pattern in STAGES]
     for stack, count in stacks.items():
-        frames = stack.split(";")
-        stage = next((name for name, pattern in compiled if any(pattern.search(f) for f in frames)), "other")
-        shares[stage] += count
-    rows = ["| stage | share of the server's CPU samples |", "|---|---|"]
-    for name in [*(n for n, _ in STAGES), "other"]:
-        if shares[name]:
-            rows.append(f"| {name} | {100 * shares[name] / total:.1f} % |")
+        shares[stage_of(stack.split(";"))] += count
+    rows = ["| stage | share of the server's samples |", "|---|---|"]
+    for name, count in shares.most_common():
+        rows.append(f"| {name} | {100 * count / total:.1f} % |")
     rows.append(f"| (samples) | {total} |")
     return rows
 
 
 def function_table(stacks: Counter, top: int) -> list[str]:
-    total = sum(stacks.values()) or 1
+    """The functions (line numbers dropped) with the most samples, inclusive and self, waits left out."""
+    busy = {stack: count for stack, count in stacks.items() if not stage_of(stack.split(";")).endswith("epoll)")
+            and "wait_durable (" not in stack}
+    total = sum(busy.values()) or 1
     inclusive: Counter = Counter()
     own: Counter = Counter()
-    for stack, count in stacks.items():
-        frames = [re.sub(r" \(/[^)]*/(site-packages|lib/python3\.\d+)/", " (", f) for f in stack.split(";")]
+    for stack, count in busy.items():
+        frames = [re.sub(r":\d+\)$", ")", frame) for frame in stack.split(";")]
         for frame in set(frames):
             inclusive[frame] += count
         own[frames[-1]] += count
-    rows = ["| function | inclusive | self |", "|---|---|---|"]
+    rows = ["| function (samples that are not waits) | inclusive | self |", "|---|---|---|"]
     for frame, count in inclusive.most_common(top):
         rows.append(f"| `{frame[:110]}` | {100 * count / total:.1f} % | {100 * own[frame] / total:.1f} % |")
     return rows
