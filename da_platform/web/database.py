@@ -10,7 +10,7 @@ from typing import TypeVar
 from flask import Flask, current_app, g
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, configure_mappers, sessionmaker
 from werkzeug.routing import IntegerConverter
 
 from da_platform.db.engine import make_engine, session_factory
@@ -27,16 +27,25 @@ def init_database(app: Flask) -> None:
     once more (:func:`once_more_if_disconnected`), and any other page answers 503 "try again"
     (:mod:`da_platform.web.faults`).
     """
-    if app.config.get("SESSIONS") is None:
+    sqlite_commit = SqliteCommit(app.config["SQLITE_COMMIT"])
+    own = app.config.get("SESSIONS") is None
+    if own:
         app.config["SESSIONS"] = session_factory(make_engine(
-            app.config["DATABASE_URL"], pool_pre_ping=False,
-            sqlite_commit=SqliteCommit(app.config["SQLITE_COMMIT"])))
+            app.config["DATABASE_URL"], pool_pre_ping=False, sqlite_commit=sqlite_commit))
     engine: Engine = app.config["SESSIONS"].kw["bind"]
     app.extensions["da_engine"] = engine
-    # Single statements that only read (or write one row atomically) need no transaction: on
-    # PostgreSQL that saves the BEGIN and COMMIT round trips. Same pool as ``engine``.
-    app.extensions["da_autocommit_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
+    # The worker pages' connections (request_connection): single statements that only read (or write one row
+    # atomically) need no transaction, which on PostgreSQL saves the BEGIN and COMMIT round trips. A pool of its
+    # own whose connections are made in autocommit mode once, rather than switched on and back at every
+    # checkout of ``engine``'s (which costs more than a rating's statements); ``engine``'s, switched, for a
+    # sessionmaker given in the configuration and for an in-memory SQLite database (one per pool).
+    url = str(app.config["DATABASE_URL"] or "")
+    in_memory = url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
+    app.extensions["da_autocommit_engine"] = (
+        make_engine(url, pool_pre_ping=False, sqlite_commit=sqlite_commit, isolation_level="AUTOCOMMIT")
+        if own and not in_memory else engine.execution_options(isolation_level="AUTOCOMMIT"))
     app.teardown_appcontext(close_session)
+    configure_mappers()  # now, not in a worker process's first request
 
 
 class DatabaseId(IntegerConverter):
@@ -59,7 +68,17 @@ def once_more_if_disconnected(work: Callable[[], T]) -> T:
         if not error.connection_invalidated:
             raise
         _drop_connection()  # ``work`` gets a new one from request_connection()
+        forget_idle_connections()
         return work()
+
+
+def forget_idle_connections() -> None:
+    """After the database dropped a connection (a restart, say), the idle connections of the app's other pool
+    are dead too (SQLAlchemy renews the pool where the dead one was found): the dashboard's and the worker
+    pages' engines start new pools, so that the next page of either finds a live connection."""
+    for name in ("da_engine", "da_autocommit_engine"):
+        engine: Engine = current_app.extensions[name]
+        engine.dispose(close=False)  # (connections in use finish their work and are dropped on return)
 
 
 def get_session() -> Session:
@@ -99,10 +118,13 @@ def _drop_connection() -> None:
     _release("db_connection", "close")
 
 
-def discard_session() -> None:
-    """Drop the request's session and connection without using them again (they may be dead)."""
+def discard_session(disconnected: bool = False) -> None:
+    """Drop the request's session and connection without using them again (they may be dead); ``disconnected``
+    (the database dropped a connection): the idle connections of both pools too (:func:`forget_idle_connections`)."""
     _release("db_session", "invalidate")
     _drop_connection()
+    if disconnected:
+        forget_idle_connections()
 
 
 def close_session(_error: BaseException | None = None) -> None:

@@ -68,6 +68,13 @@ from hit_builder.worker_settings import WorkerPage
 bp = Blueprint("worker", __name__)
 
 
+@bp.record_once
+def _compile_templates(state) -> None:
+    """The worker pages' templates compiled with the app, not in each server process's first requests."""
+    for name in ("worker/instructions.html", "worker/slot.html", "worker/message.html", "worker/done.html"):
+        state.app.jinja_env.get_template(name)
+
+
 class WorkerPageError(Exception):
     """An error page for the worker (a clear message, the right status, never a traceback)."""
 
@@ -210,10 +217,13 @@ def screen_view(*, slot: str, number: int, total: int, title: str, statement: st
 
 def _slot_view(screen: Screen) -> dict:
     """:func:`screen_view` of the assignment's current slot; its image URLs answer only while it is current."""
-    token, page = assignment_request().token, g.get("worker_page")
+    page = g.get("worker_page")
+    # The two images' URLs differ in their last segment, the role (one URL built instead of two).
+    candidate = url_for("worker.image", token=assignment_request().token, slot_id=screen.slot_public_id,
+                        role="candidate")
 
     def image(role: str) -> str:
-        return url_for("worker.image", token=token, slot_id=screen.slot_public_id, role=role)
+        return candidate if role == "candidate" else candidate.removesuffix("candidate") + role
 
     return screen_view(
         slot=screen.slot_public_id, number=screen.number, total=screen.total, title="Item %(number)s of %(total)s",
