@@ -37,10 +37,10 @@ from da_platform.rating.flow import (
     Rated,
     RatingRefused,
     Screen,
-    current_image_key,
     load_state,
     mark_shown,
     record_rating,
+    serve_current_image,
 )
 from da_platform.sources import ArrivalRefused
 from da_platform.sources.arrival import take_assignment_id
@@ -359,7 +359,7 @@ def rate_and_next(token: str):
 def image(token: str, slot_id: str, role: Literal["reference", "candidate"]):  # the route's any() converter
     public_id = _public_id()
     png = stored_png(once_more_if_disconnected(
-        lambda: current_image_key(request_connection(), public_id, slot_id, role)))
+        lambda: serve_current_image(request_connection(), public_id, slot_id, role)))
     # Per-slot bytes: a REPEAT is not its original's.
     return png_response(vary(png, slot_id, role, current_app.config["SECRET_KEY"]))
 
