@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import importlib.util
 import json
 import math
 import multiprocessing
@@ -119,7 +120,11 @@ def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int
     env = {**os.environ, "DA_DATABASE_URL": url, "DA_SECRET_KEY": SECRET, "DA_IMAGE_FOLDER": str(images),
            "DA_ENV": "production", "DA_PUBLIC_URL": f"http://127.0.0.1:{port}", **(settings or {})}
     extra = ["--access-logfile", str(access_log), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"] if access_log else []
-    return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, ROOT, extra)
+    # Started in the folder holding the da_platform this process imported (PYTHONPATH's, if it names another
+    # checkout): `python -m gunicorn` puts its working folder first on the path, so the server runs the very
+    # code that built the database. Each worker loads the app (seconds of CPU on a busy machine): a wide bound.
+    code = Path(importlib.util.find_spec("da_platform").origin).parents[1]
+    return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, code, extra, startup=180)
 
 
 # A gunicorn configuration file whose hook notes each worker process once it has loaded the app (a file named
