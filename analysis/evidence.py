@@ -21,7 +21,11 @@ Fields per rating:
   some such measure; several are kept so that it matches one of them closely;
 - ``judge``: one column per automatic judge whose per-answer scores the researcher imported (for
   example an LLM judge they ran; NaN where the judge gave no score, and always on check slots, which
-  show altered answers the judge never saw).
+  show altered answers the judge never saw);
+- ``images_served``: the server's own record, beside the page's (``images_loaded`` of the record): 1 when
+  every image the slot shows had been served to the assignment before the rating, 0 when one had not (the
+  item was rated without its pictures ever being fetched: not by the platform's page), NaN when unknown
+  (rated before the server kept the record, or a file).
 """
 from __future__ import annotations
 
@@ -72,6 +76,7 @@ class RatingEvidence:
     overlap: np.ndarray  # float64, shape (ratings, len(OVERLAP_MEASURES))
     judge: np.ndarray  # float64, shape (ratings, judges): imported automatic judges' scores
     traces: np.ndarray  # float64 1/0/NaN, shape (ratings, len(AUTOMATION_TRACES))
+    images_served: np.ndarray  # float64 1/0/NaN: the server had served every image of the slot before the rating
 
     def __len__(self) -> int:
         return len(self.record)
@@ -101,12 +106,14 @@ class RatingEvidence:
     def from_rows(cls, statuses: Sequence[str | None], records: Sequence[Mapping[str, Any] | None],
                   candidates: Sequence[str], references: Sequence[str | None],
                   reference_shown: bool, server_seconds: Sequence[float] | None = None,
-                  judge: np.ndarray | None = None) -> RatingEvidence:
+                  judge: np.ndarray | None = None,
+                  images_served: Sequence[bool | None] | None = None) -> RatingEvidence:
         """Build from each rating's stored status and record and the texts of its slot.
 
         ``server_seconds``: each rating's time on item as the server saw it (served -> received; NaN
         unknown); a valid record claiming more than that plus ``SERVER_TIME_TOLERANCE_MS`` is ``forged``.
-        ``judge``: the imported judges' scores, one column per judge (None: no judge)."""
+        ``judge``: the imported judges' scores, one column per judge (None: no judge). ``images_served``: the
+        server's record per rating (None: unknown)."""
         n = len(statuses)
         code = {name: i for i, name in enumerate(RECORD_STATUSES)}
         record = np.fromiter((code.get(s or "unknown", UNKNOWN) for s in statuses), dtype=np.int8, count=n)
@@ -136,8 +143,10 @@ class RatingEvidence:
             if reference:
                 overlap[i] = overlaps(candidate, reference)
         judges = np.zeros((n, 0)) if judge is None else np.asarray(judge, dtype=np.float64).reshape(n, -1)
+        served = np.fromiter((np.nan if v is None else float(v) for v in (images_served or [None] * n)),
+                             dtype=np.float64, count=n)
         return cls(record, **columns, words=words, characters=characters, overlap=overlap, judge=judges,
-                   traces=traces)
+                   traces=traces, images_served=served)
 
     @classmethod
     def empty(cls, n: int, judges: int = 0) -> RatingEvidence:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import importlib.util
 import json
 import math
 import multiprocessing
@@ -119,34 +120,60 @@ def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int
     env = {**os.environ, "DA_DATABASE_URL": url, "DA_SECRET_KEY": SECRET, "DA_IMAGE_FOLDER": str(images),
            "DA_ENV": "production", "DA_PUBLIC_URL": f"http://127.0.0.1:{port}", **(settings or {})}
     extra = ["--access-logfile", str(access_log), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"] if access_log else []
-    return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, ROOT, extra)
+    # Started in the folder holding the da_platform this process imported (PYTHONPATH's, if it names another
+    # checkout): `python -m gunicorn` puts its working folder first on the path, so the server runs the very
+    # code that built the database. Each worker loads the app (seconds of CPU on a busy machine): a wide bound.
+    code = Path(importlib.util.find_spec("da_platform").origin).parents[1]
+    return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, code, extra, startup=180)
+
+
+# A gunicorn configuration file whose hook notes each worker process once it has loaded the app (a file named
+# by its pid in $DA_BENCH_READY): the measurements start when every worker is serving, not while some are
+# still importing the app (seconds of CPU each on a busy machine), which would be counted as the server's.
+READY_HOOK = """import os
+
+
+def post_worker_init(worker):
+    open(os.path.join(os.environ["DA_BENCH_READY"], str(worker.pid)), "w").close()
+"""
 
 
 def launch_gunicorn(app: str, port: int, workers: int, threads: int, env: dict, cwd: Path,
                     extra: list[str] | None = None, python: str = sys.executable,
                     health: str = "/healthz", startup: float = 30) -> subprocess.Popen:
-    """gunicorn (gthread, run by ``python``) serving ``app`` on 127.0.0.1:``port``, once ``health`` answers."""
+    """gunicorn (gthread, run by ``python``) serving ``app`` on 127.0.0.1:``port``, once ``health`` answers and
+    each of its ``workers`` has loaded the app."""
+    ready = Path(tempfile.mkdtemp(prefix="da-gunicorn-ready-"))
+    (ready / "hooks.py").write_text(READY_HOOK)
     process = subprocess.Popen(
         [python, "-m", "gunicorn", "--workers", str(workers), "--threads", str(threads),
          "--worker-class", "gthread", "--bind", f"127.0.0.1:{port}", "--backlog", "2048",
-         "--log-level", "warning", *(extra or []), app],
-        env=env, cwd=cwd, start_new_session=True,
+         "--log-level", "warning", "--config", str(ready / "hooks.py"), *(extra or []), app],
+        env={**env, "DA_BENCH_READY": str(ready)}, cwd=cwd, start_new_session=True,
     )
-    return wait_until_up(process, port, health, startup)
+    try:
+        return wait_until_up(process, port, health, startup, ready=(ready, workers))
+    finally:
+        shutil.rmtree(ready, ignore_errors=True)
 
 
 def wait_until_up(process: subprocess.Popen, port: int, health: str = "/healthz",
-                  seconds: float = 30) -> subprocess.Popen:
-    """``process`` once GET ``health`` on 127.0.0.1:``port`` answers 200; stopped and an error after ``seconds``."""
+                  seconds: float = 30, ready: tuple[Path, int] | None = None) -> subprocess.Popen:
+    """``process`` once GET ``health`` on 127.0.0.1:``port`` answers 200 (and, with ``ready``, once that folder
+    holds a file per worker: :data:`READY_HOOK`); stopped and an error after ``seconds``."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         try:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
             connection.request("GET", health)
             if connection.getresponse().status == 200:
-                return process
+                break
         except OSError:
             time.sleep(0.2)
+    while time.time() < deadline:
+        if ready is None or len([f for f in ready[0].iterdir() if f.name.isdigit()]) >= ready[1]:
+            return process
+        time.sleep(0.1)
     stop(process)
     raise RuntimeError(f"the server on port {port} did not start")
 

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.db.sqlite_commit import SqliteCommit, connect_args
@@ -81,6 +81,28 @@ def _migrate(url: str, revision: str, *, downgrade: bool) -> None:
                         raise RuntimeError(f"migration left {len(broken)} broken foreign keys, first: {broken[0]}")
     finally:
         engine.dispose()
+
+
+def begin_write(target: Session | Connection) -> None:
+    """Start the transaction of a session or connection as a writer, before anything is read or written in it.
+
+    SQLite: ``BEGIN IMMEDIATE`` (the write lock now, so that what the transaction reads stays current until it
+    commits). PostgreSQL: ``BEGIN`` on a connection in autocommit mode (the worker pages' one connection per
+    request, whose single statements commit on their own); nothing on a connection that begins its transactions
+    itself. The caller commits or rolls back on the connection.
+    """
+    connection = target.connection() if isinstance(target, Session) else target
+    dbapi = connection.connection.dbapi_connection  # None only once the connection is closed
+    if dbapi is None:
+        return
+    if connection.dialect.name == "sqlite":
+        if not dbapi.in_transaction:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+    elif connection.dialect.name == "postgresql" and getattr(dbapi, "autocommit", False):
+        from psycopg.pq import TransactionStatus
+
+        if dbapi.info.transaction_status == TransactionStatus.IDLE:
+            connection.exec_driver_sql("BEGIN")
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -329,6 +329,8 @@ class Assignment(Base):
     )
     next_position: Mapped[int] = mapped_column(Integer, default=0)  # first unrated slot
     current_shown_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The current slot's images this assignment was served (IMAGE_SERVED bits), cleared when the slot is rated.
+    current_images_served: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
@@ -352,6 +354,9 @@ class Rating(Base):
     # What the page recorded while the item was shown (da_platform.rating.behaviour); NULL status: before 0003.
     behaviour_status: Mapped[BehaviourStatus | None] = mapped_column(_enum(BehaviourStatus, "behaviour_status"))
     behaviour: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    # The server's own record: every image the slot shows was served to the assignment before this rating
+    # (da_platform.rating.flow); NULL: rated before 0012.
+    images_served: Mapped[bool | None] = mapped_column(Boolean)
 
     assignment: Mapped[Assignment] = relationship(back_populates="ratings")
     slot: Mapped[Slot] = relationship()

@@ -28,6 +28,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from analysis.states import StrState
@@ -133,6 +135,7 @@ class GroupCommitConnection(sqlite3.Connection):
         super().__init__(database, *args, **kwargs)
         self.wal = WalSync.of(os.path.abspath(os.fspath(database)) + "-wal")
         self._changes = self.total_changes
+        self.waits = True  # False: a statement that commits on its own returns at once (:func:`no_wait`)
 
     def commit(self) -> None:
         wrote = self.in_transaction  # (nothing to make durable without a transaction)
@@ -151,7 +154,8 @@ class GroupCommitConnection(sqlite3.Connection):
     def after_statement(self) -> None:
         """A statement that changed rows outside a transaction committed them itself: wait for the sync."""
         if not self.in_transaction and self.total_changes != self._changes:
-            self.wal.wait_durable()
+            if self.waits:
+                self.wal.wait_durable()
             self._changes = self.total_changes
 
 
@@ -170,6 +174,25 @@ class GroupCommitCursor(sqlite3.Cursor):
         connection = self.connection
         if isinstance(connection, GroupCommitConnection):
             connection.after_statement()
+
+
+@contextmanager
+def no_wait(dbapi_connection: Any) -> Iterator[None]:
+    """Statements that commit on their own, inside, return without waiting for the log's sync (group mode;
+    nothing changes in the others).
+
+    Only for a write nobody is told is saved, whose loss in a crash of the machine costs nothing on its own:
+    the commits acknowledged after it on the same database wait for a sync that covers it too (a sync of the
+    log makes every byte written to it before durable; a checkpoint syncs the log first).
+    """
+    if not isinstance(dbapi_connection, GroupCommitConnection):
+        yield
+        return
+    dbapi_connection.waits = False
+    try:
+        yield
+    finally:
+        dbapi_connection.waits = True
 
 
 def connect_args(mode: SqliteCommit, url: str) -> dict[str, Any]:

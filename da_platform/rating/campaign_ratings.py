@@ -123,7 +123,8 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     group = campaign name; worker = ``source:external_id``; HIT = its public id; system = system
     name; item = question external id; slot = slot id, checks linked to their original slot;
     time on item = rated_at − shown_at in seconds (NaN when shown_at is unknown); evidence = each
-    rating's behaviour record, checked against that time, and the texts its slot showed (``analysis.evidence``).
+    rating's behaviour record, checked against that time, the texts its slot showed, and whether the server
+    had served its images (``analysis.evidence``).
 
     A check (REPEAT, BAD_REF, REF, MEANING) whose original the same assignment has not rated yet is left out
     until it has: checks sit in the other half of the HIT from their originals, so a HIT being rated
@@ -138,7 +139,7 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
         select(Worker.source, Worker.external_id, Hit.public_id, System.name, Question.external_id,
                Slot.slot_type, Slot.id, Slot.original_slot_id, Rating.score, Rating.shown_at, Rating.rated_at,
                Rating.assignment_id, Rating.behaviour_status, Rating.behaviour, Slot.candidate_text,
-               Slot.reference_text, Slot.system_id, Slot.question_id)
+               Slot.reference_text, Slot.system_id, Slot.question_id, Rating.images_served)
         .join(Assignment, Rating.assignment_id == Assignment.id)
         .join(Worker, Assignment.worker_id == Worker.id)
         .join(Slot, Rating.slot_id == Slot.id)
@@ -167,7 +168,8 @@ def load_ratings(session: Session, campaign: Campaign) -> RatingsTable:
     evidence = RatingEvidence.from_rows(
         [None if r.behaviour_status is None else r.behaviour_status.value for r in rows],
         [r.behaviour for r in rows], [r.candidate_text for r in rows], [r.reference_text for r in rows],
-        reference_shown=bool(campaign.show_reference), server_seconds=seconds, judge=judge_columns(session, rows))
+        reference_shown=bool(campaign.show_reference), server_seconds=seconds, judge=judge_columns(session, rows),
+        images_served=[r.images_served for r in rows])
     columns = expand(columns, CampaignSettings.of(campaign).identical_answers)  # merged answers count for each system
     # The copies (appended after the real rows) carry no evidence of their own: the worker gave one rating.
     evidence = evidence.extended(len(columns["score"]) - len(rows))

@@ -11,7 +11,11 @@ handful of statements built once. The caller commits. Invariants:
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot;
 - the page's behaviour record is stored with the rating as valid or as why it is not
-  (``da_platform.rating.behaviour``); it never decides whether the rating is accepted.
+  (``da_platform.rating.behaviour``); it never decides whether the rating is accepted;
+- beside it, the server's own record: each image of the current slot the assignment is served is noted on the
+  assignment (``current_images_served``, one conditional UPDATE the first time each is asked for), and a rating
+  is stored with whether every image its slot shows had been served (``Rating.images_served``); the claim
+  clears the note for the next slot. Evidence, never a gate either.
 
 Cost per rating: on PostgreSQL one autocommitted statement (claim, insert and the next screen in a
 data-modifying CTE: one round trip); on SQLite a ``BEGIN IMMEDIATE`` transaction of one ``SELECT``
@@ -49,9 +53,10 @@ from sqlalchemy import (
 from sqlalchemy.sql import Select
 
 from da_platform.config.campaign_settings import TimeLimits
+from da_platform.db.engine import begin_write
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
+from da_platform.db.sqlite_commit import no_wait
 from da_platform.rating.behaviour import parse_behaviour
-from da_platform.sources.arrival import begin_write
 from da_platform.sources.time_limits import is_overdue, limit_seconds_sql
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")
@@ -68,6 +73,17 @@ class RatingRefused(Exception):
 
 TIMED_OUT = "The time for this task ran out, so it went back to other workers. The ratings you gave are kept."
 BLOCKED = "You cannot take part in this task any more."
+
+
+IMAGE_SERVED = {"candidate": 1, "reference": 2}
+"""The bit of ``Assignment.current_images_served`` each image of a slot sets once served."""
+
+
+def images_served(served: int, show_reference: bool, reference_image: str | None) -> bool:
+    """Whether the images noted as ``served`` are every image the slot shows (its answer, and the reference
+    when the campaign shows one and the slot has it)."""
+    needed = IMAGE_SERVED["candidate"] | (IMAGE_SERVED["reference"] if show_reference and reference_image else 0)
+    return served & needed == needed
 
 
 class RatingOutcome(enum.Enum):
@@ -171,8 +187,9 @@ _STATE = _with_screen(
 # For a rating: the assignment, the slot it names (if that slot is in its HIT), and the screen after
 # the current one, which becomes current if the rating is stored.
 _RATED = _with_screen(
-    [_A.c.id, _A.c.source, _A.c.status, _A.c.next_position, _A.c.current_shown_at,
-     _S.c.id.label("slot_id"), _S.c.position.label("slot_position")],
+    [_A.c.id, _A.c.source, _A.c.status, _A.c.next_position, _A.c.current_shown_at, _A.c.current_images_served,
+     _S.c.id.label("slot_id"), _S.c.position.label("slot_position"),
+     _S.c.reference_image.label("slot_reference_image")],
     offset=1,
 ).outerjoin(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.public_id == bindparam("slot_public_id")))
 
@@ -193,7 +210,8 @@ _CLAIM = (
         _A.c.next_position == bindparam("position"),
         _A.c.status == AssignmentStatus.in_progress,
     )
-    .values(next_position=bindparam("next_position"), current_shown_at=bindparam("next_shown_at"))
+    .values(next_position=bindparam("next_position"), current_shown_at=bindparam("next_shown_at"),
+            current_images_served=0)
 )
 
 _CLAIM_LAST = _CLAIM.values(status=AssignmentStatus.completed, completed_at=bindparam("now"))
@@ -206,6 +224,7 @@ _INSERT_RATING = insert(_R).values(
     rated_at=bindparam("now"),
     behaviour_status=bindparam("behaviour_status"),
     behaviour=bindparam("behaviour"),
+    images_served=bindparam("images_served"),
 )
 
 _PRIOR = select(_R.c.score).where(_R.c.assignment_id == bindparam("assignment_id"),
@@ -221,8 +240,9 @@ _NOW = bindparam("now", type_=DateTime(timezone=True))
 _limit = limit_seconds_sql(_A.c.source, _C.c.settings)
 _in_time = or_(_limit.is_(None), _A.c.started_at >= _NOW - func.make_interval(0, 0, 0, 0, 0, 0, _limit))
 _cur = (
-    select(_A.c.id, _A.c.hit_id, _A.c.next_position, _A.c.current_shown_at, _H.c.slot_count, _C.c.statement,
-           _C.c.show_reference, _S.c.id.label("slot_id"))
+    select(_A.c.id, _A.c.hit_id, _A.c.next_position, _A.c.current_shown_at, _A.c.current_images_served,
+           _H.c.slot_count, _C.c.statement, _C.c.show_reference, _S.c.id.label("slot_id"),
+           _S.c.reference_image.label("slot_reference_image"))
     .join_from(_A, _H, _H.c.id == _A.c.hit_id)
     .join(_C, _C.c.id == _H.c.campaign_id)
     .join(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
@@ -239,16 +259,22 @@ _claimed = (
     .values(next_position=_cur.c.next_position + 1,
             current_shown_at=case((_last, null()), else_=_NOW),
             status=case((_last, literal(AssignmentStatus.completed, _A.c.status.type)), else_=_A.c.status),
-            completed_at=case((_last, _NOW), else_=_A.c.completed_at))
+            completed_at=case((_last, _NOW), else_=_A.c.completed_at),
+            current_images_served=0)
     .returning(_A.c.id)
     .cte("claimed")
 )
+# (images_served, in SQL)
+_needed = case((and_(_cur.c.show_reference, func.coalesce(_cur.c.slot_reference_image, "") != ""),
+                IMAGE_SERVED["candidate"] | IMAGE_SERVED["reference"]), else_=IMAGE_SERVED["candidate"])
 _stored = (
     insert(_R)
-    .from_select(["assignment_id", "slot_id", "score", "shown_at", "rated_at", "behaviour_status", "behaviour"],
+    .from_select(["assignment_id", "slot_id", "score", "shown_at", "rated_at", "behaviour_status", "behaviour",
+                  "images_served"],
                  select(_cur.c.id, _cur.c.slot_id, bindparam("score", type_=Integer), _cur.c.current_shown_at, _NOW,
                         bindparam("behaviour_status", type_=_R.c.behaviour_status.type),
-                        bindparam("behaviour", type_=_R.c.behaviour.type))
+                        bindparam("behaviour", type_=_R.c.behaviour.type),
+                        _cur.c.current_images_served.op("&", return_type=Integer)(_needed) == _needed)
                  .join_from(_cur, _claimed, _claimed.c.id == _cur.c.id))
     .returning(_R.c.assignment_id)
     .cte("stored")
@@ -265,7 +291,8 @@ _RATE_IN_ONE = (
 )
 
 _IMAGE = (
-    select(_S.c.candidate_image, _S.c.reference_image, _C.c.show_reference)
+    select(_S.c.candidate_image, _S.c.reference_image, _C.c.show_reference, _A.c.id, _A.c.next_position,
+           _A.c.current_images_served)
     .join_from(_A, _S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
     .join(_H, _H.c.id == _A.c.hit_id)
     .join(_C, _C.c.id == _H.c.campaign_id)
@@ -276,6 +303,14 @@ _IMAGE = (
         _S.c.public_id == bindparam("slot_public_id"),
         _W.c.blocked == false(),
     )
+)
+
+
+# The note that an image of the current slot was served (only while that slot is still the current one).
+_MARK_IMAGE = (
+    update(_A)
+    .where(_A.c.id == bindparam("assignment_id"), _A.c.next_position == bindparam("position"))
+    .values(current_images_served=_A.c.current_images_served.op("|", return_type=Integer)(bindparam("bit")))
 )
 
 
@@ -329,13 +364,14 @@ def mark_shown(connection: Connection, state: AssignmentState, now: datetime | N
 
 
 def record_rating(
-    engine: Engine, public_id: str, slot_public_id: str, raw_score: object, now: datetime | None = None,
-    behaviour: str | None = None,
+    database: Engine | Connection, public_id: str, slot_public_id: str, raw_score: object,
+    now: datetime | None = None, behaviour: str | None = None,
 ) -> Rated:
     """Store the rating of the current slot, or recognise a repeat of an earlier one; else refuse.
 
-    ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour``), stored with the rating as
-    valid or as why it is not; it never decides whether the rating is accepted.
+    ``database``: a connection (the worker pages': in autocommit mode, with no transaction open) or an engine
+    to take one from. ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour``), stored with
+    the rating as valid or as why it is not; it never decides whether the rating is accepted.
 
     Commits what it stores; refusals change nothing. ``shown_at`` is when the slot was served (the
     previous rating's time for every slot after the first, since the next slot is served in the
@@ -346,21 +382,28 @@ def record_rating(
     now = now or utcnow()
     status, record = parse_behaviour(behaviour, slot_public_id)
     kept = {"behaviour_status": status, "behaviour": record}
-    if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            row = connection.execute(
-                _RATE_IN_ONE,
-                # (not "public_id": an UPDATE takes parameters named like its table's columns as values)
-                {"assignment_public_id": public_id, "slot_public_id": slot_public_id, "score": score, "now": now,
-                 **kept},
-            ).first()
-            if row is not None and row.stored:
-                return Rated(RatingOutcome.STORED, _screen_after(row))
-            return _repeat_or_refuse(connection, public_id, slot_public_id, score, now)
-    with engine.connect() as connection:
+    if isinstance(database, Engine):
+        with database.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            return record_rating(connection, public_id, slot_public_id, raw_score, now, behaviour)
+    connection = database
+    if connection.dialect.name == "postgresql":
+        row = connection.execute(
+            _RATE_IN_ONE,
+            # (not "public_id": an UPDATE takes parameters named like its table's columns as values)
+            {"assignment_public_id": public_id, "slot_public_id": slot_public_id, "score": score, "now": now,
+             **kept},
+        ).first()
+        connection.commit()  # (nothing to commit in autocommit mode: the statement did)
+        if row is not None and row.stored:
+            return Rated(RatingOutcome.STORED, _screen_after(row))
+        return _repeat_or_refuse(connection, public_id, slot_public_id, score, now)
+    try:
         rated = _record_in_transaction(connection, public_id, slot_public_id, score, now, kept)
-        connection.commit()
-        return rated
+    except BaseException:
+        connection.rollback()
+        raise
+    connection.commit()
+    return rated
 
 
 def _screen_after(row: Any) -> Screen | None:
@@ -393,7 +436,9 @@ def _record_in_transaction(connection: Connection, public_id: str, slot_public_i
             connection.execute(
                 _INSERT_RATING,
                 {"assignment_id": row.id, "slot_id": row.slot_id, "score": score,
-                 "shown_at": row.current_shown_at, "now": now, **kept},
+                 "shown_at": row.current_shown_at, "now": now, **kept,
+                 "images_served": images_served(row.current_images_served, row.show_reference,
+                                                row.slot_reference_image)},
             )
             return Rated(RatingOutcome.STORED, _screen_after(row))
     return _repeat_or_refuse(connection, public_id, slot_public_id, score, now, row)
@@ -426,15 +471,25 @@ def _repeat_or_refuse(connection: Connection, public_id: str, slot_public_id: st
     raise RatingRefused("Items are rated one at a time, in order; that item is not the current one.", status=409)
 
 
-def current_image_key(
+def serve_current_image(
     connection: Connection, assignment_public_id: str, slot_public_id: str, role: Literal["reference", "candidate"]
 ) -> str | None:
-    """Storage key of an image of the *current* slot of an unfinished assignment, else None (one query)."""
+    """Storage key of an image of the *current* slot of an unfinished assignment, else None (one query); the
+    first time each image of the slot is asked for, the server notes that it was served (one UPDATE).
+
+    On SQLite the note's commit does not wait for the log's sync: nobody is told it is saved, and the rating
+    that carries it (acknowledged only once durable) is written after it to the same log, so its sync covers
+    the note too. ``connection`` commits statements on its own (the worker pages' connection).
+    """
     row = connection.execute(
         _IMAGE, {"assignment_public_id": assignment_public_id, "slot_public_id": slot_public_id}
     ).first()
     if row is None:
         return None
-    if role == "candidate":
-        return row.candidate_image
-    return row.reference_image if row.show_reference else None
+    key = row.candidate_image if role == "candidate" else row.reference_image if row.show_reference else None
+    bit = IMAGE_SERVED[role]
+    if key and not row.current_images_served & bit:
+        with no_wait(connection.connection.dbapi_connection):
+            connection.execute(_MARK_IMAGE, {"assignment_id": row.id, "position": row.next_position, "bit": bit})
+            connection.commit()  # (nothing to commit in autocommit mode: the statement did)
+    return key

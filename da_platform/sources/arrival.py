@@ -27,9 +27,9 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, func, literal, or_, select, update
-from sqlalchemy.orm import Session
 
 from da_platform.config.campaign_settings import TimeLimits
+from da_platform.db.engine import begin_write
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, Worker, utcnow
 from da_platform.sources.base import Arrival, ArrivalRefused
 from da_platform.sources.time_limits import LIMITED_SOURCES, cutoffs
@@ -38,18 +38,6 @@ from da_platform.sources.time_limits import LIMITED_SOURCES, cutoffs
 FREED = (AssignmentStatus.abandoned, AssignmentStatus.rejected)
 # Provider states after which the worker can no longer change anything.
 FINAL = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
-
-
-def begin_write(target: Session | Connection) -> None:
-    """Start the transaction of a session or connection as a writer (SQLite: ``BEGIN IMMEDIATE``;
-    no-op elsewhere).
-
-    Call it first in a transaction, before anything is read or written.
-    """
-    connection = target.connection() if isinstance(target, Session) else target
-    dbapi = connection.connection.dbapi_connection  # None only once the connection is closed
-    if connection.dialect.name == "sqlite" and dbapi is not None and not dbapi.in_transaction:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def new_public_id() -> str:

@@ -59,6 +59,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     init_services(app, clock or real_time)
     init_security(app)
     init_i18n(app)
+    from da_platform.web.sessions import CookieSessions
+
+    app.session_interface = CookieSessions()
     register_blueprints(app)
     from da_platform.web.landing import init_landing
 

@@ -1,7 +1,6 @@
-"""Database access per request: an ORM session for the pages, Core connections for the worker hot path.
+"""Database access per request: an ORM session for the dashboard's pages, one Core connection for a worker's.
 
-The session is closed (and rolled back if uncommitted) on teardown; ``autocommit_connection()`` is a
-context manager the caller closes.
+Both are made on first use and closed on teardown (anything not committed is rolled back then).
 """
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from typing import TypeVar
 from flask import Flask, current_app, g
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, configure_mappers, sessionmaker
 from werkzeug.routing import IntegerConverter
 
 from da_platform.db.engine import make_engine, session_factory
@@ -28,16 +27,25 @@ def init_database(app: Flask) -> None:
     once more (:func:`once_more_if_disconnected`), and any other page answers 503 "try again"
     (:mod:`da_platform.web.faults`).
     """
-    if app.config.get("SESSIONS") is None:
+    sqlite_commit = SqliteCommit(app.config["SQLITE_COMMIT"])
+    own = app.config.get("SESSIONS") is None
+    if own:
         app.config["SESSIONS"] = session_factory(make_engine(
-            app.config["DATABASE_URL"], pool_pre_ping=False,
-            sqlite_commit=SqliteCommit(app.config["SQLITE_COMMIT"])))
+            app.config["DATABASE_URL"], pool_pre_ping=False, sqlite_commit=sqlite_commit))
     engine: Engine = app.config["SESSIONS"].kw["bind"]
     app.extensions["da_engine"] = engine
-    # Single statements that only read (or write one row atomically) need no transaction: on
-    # PostgreSQL that saves the BEGIN and COMMIT round trips. Same pool as ``engine``.
-    app.extensions["da_autocommit_engine"] = engine.execution_options(isolation_level="AUTOCOMMIT")
+    # The worker pages' connections (request_connection): single statements that only read (or write one row
+    # atomically) need no transaction, which on PostgreSQL saves the BEGIN and COMMIT round trips. A pool of its
+    # own whose connections are made in autocommit mode once, rather than switched on and back at every
+    # checkout of ``engine``'s (which costs more than a rating's statements); ``engine``'s, switched, for a
+    # sessionmaker given in the configuration and for an in-memory SQLite database (one per pool).
+    url = str(app.config["DATABASE_URL"] or "")
+    in_memory = url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
+    app.extensions["da_autocommit_engine"] = (
+        make_engine(url, pool_pre_ping=False, sqlite_commit=sqlite_commit, isolation_level="AUTOCOMMIT")
+        if own and not in_memory else engine.execution_options(isolation_level="AUTOCOMMIT"))
     app.teardown_appcontext(close_session)
+    configure_mappers()  # now, not in a worker process's first request
 
 
 class DatabaseId(IntegerConverter):
@@ -59,7 +67,18 @@ def once_more_if_disconnected(work: Callable[[], T]) -> T:
     except DBAPIError as error:
         if not error.connection_invalidated:
             raise
+        _drop_connection()  # ``work`` gets a new one from request_connection()
+        forget_idle_connections()
         return work()
+
+
+def forget_idle_connections() -> None:
+    """After the database dropped a connection (a restart, say), the idle connections of the app's other pool
+    are dead too (SQLAlchemy renews the pool where the dead one was found): the dashboard's and the worker
+    pages' engines start new pools, so that the next page of either finds a live connection."""
+    for name in ("da_engine", "da_autocommit_engine"):
+        engine: Engine = current_app.extensions[name]
+        engine.dispose(close=False)  # (connections in use finish their work and are dropped on return)
 
 
 def get_session() -> Session:
@@ -70,27 +89,46 @@ def get_session() -> Session:
     return g.db_session
 
 
-def get_engine() -> Engine:
-    return current_app.extensions["da_engine"]
+def request_connection() -> Connection:
+    """The worker pages' one database handle: this request's Core connection, made on first use.
+
+    It is in autocommit mode: a single statement commits on its own (on PostgreSQL without a BEGIN and COMMIT
+    round trip); a step that writes several statements together opens a transaction with
+    :func:`da_platform.db.engine.begin_write` and commits it. Closed on teardown (rolling back anything left).
+    """
+    connection: Connection | None = g.get("db_connection")
+    if connection is None:
+        connection = g.db_connection = current_app.extensions["da_autocommit_engine"].connect()
+    return connection
 
 
-def autocommit_connection() -> Connection:
-    """A Core connection whose every statement commits on its own, for the worker hot path's
-    one-statement steps (use as a context manager)."""
-    return current_app.extensions["da_autocommit_engine"].connect()
-
-
-def discard_session() -> None:
-    """Drop the request's session without using its connection again (it may be dead)."""
-    session: Session | None = g.pop("db_session", None)
-    if session is not None:
+def _release(name: str, how: str) -> None:
+    """Pop the request's ``g.<name>`` (session or connection) and ``close`` or ``invalidate`` it; one whose
+    connection is gone already is dropped all the same."""
+    handle = g.pop(name, None)
+    if handle is not None:
         try:
-            session.invalidate()
+            getattr(handle, how)()
         except Exception:  # noqa: BLE001 - the connection is gone already; nothing else to release
             pass
+
+
+def _drop_connection() -> None:
+    """Close the request's connection, if any (a dead one is discarded by the pool)."""
+    _release("db_connection", "close")
+
+
+def discard_session(disconnected: bool = False) -> None:
+    """Drop the request's session and connection without using them again (they may be dead); ``disconnected``
+    (the database dropped a connection): the idle connections of both pools too (:func:`forget_idle_connections`)."""
+    _release("db_session", "invalidate")
+    _drop_connection()
+    if disconnected:
+        forget_idle_connections()
 
 
 def close_session(_error: BaseException | None = None) -> None:
     session: Session | None = g.pop("db_session", None)
     if session is not None:
         session.close()  # rolls back anything not committed
+    _drop_connection()

@@ -38,7 +38,7 @@ def _database_error(error: Exception):
         isinstance(error, DBAPIError) and error.connection_invalidated)
     if not fault:
         raise error
-    discard_session()
+    discard_session(disconnected=isinstance(error, DBAPIError) and error.connection_invalidated)
     g.admin_user = None  # the dashboard's templates must not look the user up in the broken session
     if request.blueprint == "admin":
         message = ("The server could not reach its database for a moment. Nothing was lost: reload the page in "

@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, g, has_request_context, request
 
 from da_core.languages import DEFAULT_LANG, negotiate
 from da_platform.rating.language import WorkerLanguage, worker_language
@@ -13,14 +13,13 @@ from hit_builder.worker_settings import WorkerPage
 def current_language() -> WorkerLanguage:
     """The language of this request's worker page: its campaign's once known (``use_page``), else the
     shipped language the browser asks for (``Accept-Language``: a broken link, the landing page)."""
-    from flask import g, has_request_context, request
-
-    if "worker_language" not in g:
+    language: WorkerLanguage | None = g.get("worker_language")
+    if language is None:
         lang = DEFAULT_LANG
         if has_request_context():
             lang = negotiate(tag for tag, quality in request.accept_languages if quality > 0)
-        g.worker_language = worker_language(WorkerPage(lang=lang))
-    return g.worker_language
+        language = g.worker_language = worker_language(WorkerPage(lang=lang))
+    return language
 
 
 def init_i18n(app: Flask) -> None:

@@ -17,10 +17,13 @@ URL scheme (everything after arrival carries a signed assignment token ``<t>``, 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 from werkzeug.exceptions import HTTPException
 
 from da_platform.config.campaign_settings import CampaignSettings
@@ -34,15 +37,19 @@ from da_platform.rating.flow import (
     Rated,
     RatingRefused,
     Screen,
-    current_image_key,
     load_state,
     mark_shown,
     record_rating,
+    serve_current_image,
 )
 from da_platform.sources import ArrivalRefused
 from da_platform.sources.arrival import take_assignment_id
-from da_platform.sources.tokens import TokenError
-from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
+from da_platform.web.assignment_request import (
+    AssignmentTokenRefused,
+    assignment_request,
+    read_assignment_request,
+)
+from da_platform.web.database import once_more_if_disconnected, request_connection
 from da_platform.web.i18n import current_language
 from da_platform.web.security import origin_of
 from da_platform.web.services import png_response, services, stored_png
@@ -52,12 +59,20 @@ from da_platform.web.worker_page import (
     campaign_page,
     instructions_view,
     page_settings,
+    read_campaign,
     slot_context,
     use_page,
 )
 from hit_builder.worker_settings import WorkerPage
 
 bp = Blueprint("worker", __name__)
+
+
+@bp.record_once
+def _compile_templates(state) -> None:
+    """The worker pages' templates compiled with the app, not in each server process's first requests."""
+    for name in ("worker/instructions.html", "worker/slot.html", "worker/message.html", "worker/done.html"):
+        state.app.jinja_env.get_template(name)
 
 
 class WorkerPageError(Exception):
@@ -85,6 +100,15 @@ def _not_here(error: HTTPException):
     return _worker_page_error(WorkerPageError("This page does not exist.", error.code or 404))
 
 
+@bp.url_value_preprocessor
+def _read_assignment_token(_endpoint: str | None, values: dict | None) -> None:
+    """The blueprint's edge: the assignment token of a page after arrival (``/a/<token>/…``) is decoded here,
+    once per request, into :func:`assignment_request` (the arrival pages' tokens are invites and campaigns)."""
+    rule = request.url_rule
+    if values is not None and "token" in values and rule is not None and rule.rule.startswith("/a/"):
+        read_assignment_request(values["token"])
+
+
 # Arrival -------------------------------------------------------------------------------------------
 
 
@@ -104,28 +128,29 @@ def arrive_prolific(token: str):
 
 
 def _arrive(source_name: str, path_token: str | None):
-    session = get_session()
+    connection = request_connection()
     source = services().sources[source_name]
     arrival = None
     try:
-        arrival = source.arrival(session, request.args, path_token)
+        with Session(bind=connection) as session:  # (the sources read ORM rows)
+            arrival = source.arrival(session, request.args, path_token)
         if arrival.preview:  # MTurk preview: read-only
-            campaign = get_row(session, Campaign, arrival.campaign_id)
-            total = get_row(session, Hit, arrival.hit_id).slot_count
-            settings = CampaignSettings.of(campaign)
+            campaign = read_campaign(connection, arrival.campaign_id)
+            total = connection.execute(select(Hit.slot_count).where(Hit.id == arrival.hit_id)).scalar_one()
+            settings = CampaignSettings.from_json(campaign.settings)
             use_page(page_settings(settings))
             return render_template("worker/instructions.html", campaign=campaign, total=total, start_url=None,
                                    page=instructions_view(settings, None))
-        public_id = take_assignment_id(session.connection(), arrival)
-        session.commit()
+        public_id = take_assignment_id(connection, arrival)
+        connection.commit()
     except ArrivalRefused as refusal:
-        session.rollback()
+        connection.rollback()
         campaign_id = refusal.campaign_id if arrival is None else arrival.campaign_id
         if campaign_id is not None:  # the refusal in the campaign's language
             use_page(campaign_page(campaign_id))
         raise WorkerPageError(refusal.message, refusal.status) from None
     except IntegrityError:  # a concurrent duplicate of this very arrival won the race
-        session.rollback()
+        connection.rollback()
         raise WorkerPageError("Your task is being prepared: please reload this page.", 409) from None
     return redirect(url_for("worker.instructions", token=services().tokens.assignment(public_id)), 303)
 
@@ -133,29 +158,30 @@ def _arrive(source_name: str, path_token: str | None):
 # The assignment ----------------------------------------------------------------------------------------
 
 
-def _assignment_public_id(token: str) -> str:
+def _public_id() -> str:
+    """The request's assignment; a bad or expired token is a 403 page (an expired one's in its campaign's
+    language)."""
     try:
-        return services().tokens.read_assignment(token)
-    except TokenError as error:
-        if error.public_id is not None:  # expired: say so in its campaign's language
-            use_page(assignment_page(error.public_id))
-        raise WorkerPageError("This link has expired." if error.expired else "This link is not valid.", 403) from None
+        return assignment_request().public_id
+    except AssignmentTokenRefused as refused:
+        if refused.public_id is not None:
+            use_page(assignment_page(refused.public_id))
+        raise WorkerPageError(str(refused), 403) from None
 
 
-def _state(token: str, serving: bool = False) -> AssignmentState:
-    """The assignment named by the token, with its current screen (one autocommitted query).
+def _state(serving: bool = False) -> AssignmentState:
+    """The request's assignment with its current screen (one autocommitted query).
 
     ``serving``: the current slot is being shown now; the first time, that moment is recorded.
     """
-    public_id = _assignment_public_id(token)
+    public_id, now = _public_id(), assignment_request().now
 
     def load() -> AssignmentState | None:
-        now = services().clock(token)
-        with autocommit_connection() as connection:
-            state = load_state(connection, public_id, now)
-            if serving and state is not None and state.screen is not None and state.current_shown_at is None:
-                mark_shown(connection, state, now)
-            return state
+        connection = request_connection()
+        state = load_state(connection, public_id, now)
+        if serving and state is not None and state.screen is not None and state.current_shown_at is None:
+            mark_shown(connection, state, now)
+        return state
 
     state = once_more_if_disconnected(load)
     if state is None:
@@ -168,44 +194,60 @@ def _state(token: str, serving: bool = False) -> AssignmentState:
     return state
 
 
-def screen_view(token: str, screen: Screen) -> dict:
-    """What the slot page shows (the template and the script's JSON share it); the image URLs are
-    per slot and only answer while that slot is the current one."""
-    def image(role: str) -> str:
-        return url_for("worker.image", token=token, slot_id=screen.slot_public_id, role=role)
-
-    language, page = current_language(), g.get("worker_page")
+def screen_view(*, slot: str, number: int, total: int, title: str, statement: str, question: str,
+                image: Callable[[str], str], shows_reference: bool, context: str | None) -> dict:
+    """What a slot page shows, a real item's or a practice item's: the one shape the template and the page's
+    script read. ``title`` is a message with ``number`` and ``total`` placeholders; ``image(role)`` the URL of
+    an image (``reference`` asked only when ``shows_reference``)."""
+    language = current_language()
     return {
-        "slot": screen.slot_public_id,
-        "number": screen.number,
-        "total": screen.total,
-        "progress": f"{screen.number} / {screen.total}",
-        "title": language.text("Item %(number)s of %(total)s", number=screen.number, total=screen.total),
-        "statement": language.text(screen.statement),
-        "question": screen.question,
-        "reference_image": image("reference") if screen.show_reference else None,
+        "slot": slot,
+        "number": number,
+        "total": total,
+        "progress": f"{number} / {total}",
+        "title": language.text(title, number=number, total=total),
+        "statement": language.text(statement),
+        "question": question,
+        "reference_image": image("reference") if shows_reference else None,
         "candidate_image": image("candidate"),
-        "caption": language.text("Answer B" if screen.show_reference else "Answer"),
-        "context": slot_context(screen.slot_public_id) if page is not None and page.show_context else None,
+        "caption": language.text("Answer B" if shows_reference else "Answer"),
+        "context": context,
     }
+
+
+def _slot_view(screen: Screen) -> dict:
+    """:func:`screen_view` of the assignment's current slot; its image URLs answer only while it is current."""
+    page = g.get("worker_page")
+    # The two images' URLs differ in their last segment, the role (one URL built instead of two).
+    candidate = url_for("worker.image", token=assignment_request().token, slot_id=screen.slot_public_id,
+                        role="candidate")
+
+    def image(role: str) -> str:
+        return candidate if role == "candidate" else candidate.removesuffix("candidate") + role
+
+    return screen_view(
+        slot=screen.slot_public_id, number=screen.number, total=screen.total, title="Item %(number)s of %(total)s",
+        statement=screen.statement, question=screen.question, image=image, shows_reference=screen.show_reference,
+        context=slot_context(screen.slot_public_id) if page is not None and page.show_context else None,
+    )
 
 
 @bp.get("/a/<token>/")
 def instructions(token: str):
-    state = _state(token)
+    state = _state()
     if state.complete:
         return redirect(url_for("worker.done", token=token), 303)
     if state.next_position > 0 or state.current_shown_at is not None:
         return redirect(url_for("worker.slot", token=token), 303)
-    campaign = get_row(get_session(), Campaign, state.campaign_id)
+    campaign = read_campaign(request_connection(), state.campaign_id)
     return render_template(
         "worker/instructions.html", campaign=campaign, total=state.total, start_url=url_for("worker.slot", token=token),
-        page=instructions_view(CampaignSettings.of(campaign), token),
+        page=instructions_view(CampaignSettings.from_json(campaign.settings), token),
     )
 
 
 def _worker_page(state: AssignmentState) -> WorkerPage:
-    return CampaignSettings.of(get_row(get_session(), Campaign, state.campaign_id)).worker
+    return CampaignSettings.from_json(read_campaign(request_connection(), state.campaign_id).settings).worker
 
 
 @bp.route("/a/<token>/practice/<int:number>", methods=["GET", "POST"])
@@ -213,8 +255,9 @@ def practice(token: str, number: int):
     """A practice item made from the campaign's example: rated like a real one, and nothing is stored.
     Only before the first real item is shown; a POST goes on to the next practice item, then back to
     the instructions."""
-    state = _state(token)
-    items = _worker_page(state).practice
+    state = _state()
+    campaign = read_campaign(request_connection(), state.campaign_id)
+    items = CampaignSettings.from_json(campaign.settings).worker.practice
     if state.complete or state.next_position > 0 or state.current_shown_at is not None or not items:
         return redirect(url_for("worker.slot", token=token), 303)
     if not 1 <= number <= len(items):
@@ -223,21 +266,16 @@ def practice(token: str, number: int):
         if number < len(items):
             return redirect(url_for("worker.practice", token=token, number=number + 1), 303)
         return redirect(url_for("worker.instructions", token=token), 303)
-    item, language = items[number - 1], current_language()
-    campaign = get_row(get_session(), Campaign, state.campaign_id)
+    item = items[number - 1]
 
     def image(role: str) -> str:
         return url_for("worker.practice_image", token=token, number=number, role=role)
 
-    screen = {
-        "slot": f"practice-{number}", "number": number, "total": len(items),
-        "progress": f"{number} / {len(items)}",
-        "title": language.text("Practice item %(number)s of %(total)s", number=number, total=len(items)),
-        "statement": language.text(campaign.statement), "question": item.question,
-        "reference_image": image("reference") if item.reference_image else None,
-        "candidate_image": image("candidate"),
-        "caption": language.text("Answer B" if item.reference_image else "Answer"), "context": None,
-    }
+    screen = screen_view(
+        slot=f"practice-{number}", number=number, total=len(items), title="Practice item %(number)s of %(total)s",
+        statement=campaign.statement, question=item.question, image=image,
+        shows_reference=bool(item.reference_image), context=None,
+    )
     return render_template("worker/slot.html", screen=screen, token=token, rating_url=None, practice=True,
                            form_action=url_for("worker.practice", token=token, number=number),
                            image_scale=g.worker_page.image_scale, image_width=g.worker_page.image_width,
@@ -246,7 +284,7 @@ def practice(token: str, number: int):
 
 @bp.get("/a/<token>/practice/<int:number>/<any(reference, candidate):role>")
 def practice_image(token: str, number: int, role: str):
-    items = _worker_page(_state(token)).practice
+    items = _worker_page(_state()).practice
     if not 1 <= number <= len(items):
         abort(404)
     return png_response(stored_png(items[number - 1].image(role)))
@@ -254,46 +292,47 @@ def practice_image(token: str, number: int, role: str):
 
 @bp.get("/a/<token>/example/<any(reference, good, bad):which>")
 def example_image(token: str, which: str):
-    example = _worker_page(_state(token)).example
+    example = _worker_page(_state()).example
     images = example.images if example is not None else None
     return png_response(stored_png(images.image(which) if images is not None else None))
 
 
 @bp.get("/a/<token>/slot")
 def slot(token: str):
-    state = _state(token, serving=True)
+    state = _state(serving=True)
     if state.screen is None:
         return redirect(url_for("worker.done", token=token), 303)
     page = g.worker_page
     return render_template(
-        "worker/slot.html", screen=screen_view(token, state.screen), token=token,
+        "worker/slot.html", screen=_slot_view(state.screen), token=token,
         rating_url=url_for("worker.rate_and_next", token=token),
         image_scale=page.image_scale, image_width=page.image_width, show_context=page.show_context,
     )
 
 
-def _use_assignment_page(token: str) -> None:
-    """This assignment's page settings (language, ...) for the response; nothing if the token is bad."""
-    try:
-        use_page(assignment_page(_assignment_public_id(token)))
-    except WorkerPageError:
-        pass
+def _use_assignment_page() -> None:
+    """The page settings (language, ...) of the assignment the token names, also an expired one's, for the
+    response; nothing if the token is not valid."""
+    public_id = assignment_request().known_public_id
+    if public_id is not None:
+        use_page(assignment_page(public_id))
 
 
-def _rate(token: str) -> Rated:
+def _rate() -> Rated:
     """Store the rating in the form; raises RatingRefused or WorkerPageError."""
-    public_id, slot, score = _assignment_public_id(token), request.form.get("slot", ""), request.form.get("score")
+    public_id, slot, score = _public_id(), request.form.get("slot", ""), request.form.get("score")
     behaviour = request.form.get("behaviour")  # the page's behaviour record (da_platform.rating.behaviour)
-    return once_more_if_disconnected(lambda: record_rating(get_engine(), public_id, slot, score,
-                                                           now=services().clock(token), behaviour=behaviour))
+    now = assignment_request().now
+    return once_more_if_disconnected(lambda: record_rating(request_connection(), public_id, slot, score,
+                                                           now=now, behaviour=behaviour))
 
 
 @bp.post("/a/<token>/slot")
 def rate(token: str):
     """The plain form post (no script): store, then 303 to the next slot."""
-    _use_assignment_page(token)
+    _use_assignment_page()
     try:
-        _rate(token)
+        _rate()
     except RatingRefused as refusal:
         raise WorkerPageError(
             refusal.message, refusal.status, title="Not saved", resume=url_for("worker.slot", token=token)
@@ -305,34 +344,29 @@ def rate(token: str):
 def rate_and_next(token: str):
     """The page's script: store the rating and answer with the next screen as JSON, so that a
     rating costs one request. ``{"screen": …}``, ``{"done": url}``, or ``{"error": …, "resume": url}``."""
-    _use_assignment_page(token)
+    _use_assignment_page()
     try:
-        rated = _rate(token)
+        rated = _rate()
     except (RatingRefused, WorkerPageError) as refusal:
         message = current_language().text(refusal.message)
         return {"error": message, "resume": url_for("worker.slot", token=token)}, refusal.status
     if rated.screen is None:
         return {"done": url_for("worker.done", token=token)}
-    return {"screen": screen_view(token, rated.screen)}
+    return {"screen": _slot_view(rated.screen)}
 
 
 @bp.get("/a/<token>/image/<slot_id>/<any(reference, candidate):role>")
 def image(token: str, slot_id: str, role: Literal["reference", "candidate"]):  # the route's any() converter
-    public_id = _assignment_public_id(token)
-
-    def find() -> str | None:
-        with autocommit_connection() as connection:
-            return current_image_key(connection, public_id, slot_id, role)
-
-    png = stored_png(once_more_if_disconnected(find))
+    public_id = _public_id()
+    png = stored_png(once_more_if_disconnected(
+        lambda: serve_current_image(request_connection(), public_id, slot_id, role)))
     # Per-slot bytes: a REPEAT is not its original's.
     return png_response(vary(png, slot_id, role, current_app.config["SECRET_KEY"]))
 
 
 @bp.get("/a/<token>/done")
 def done(token: str):
-    state = _state(token)
-    session = get_session()
+    state = _state()
     if not state.complete:
         return redirect(url_for("worker.slot", token=token), 303)
     if state.status == AssignmentStatus.abandoned:  # past the time limit, or returned to the provider
@@ -340,17 +374,19 @@ def done(token: str):
     if state.next_position < state.total:  # closed (rejected, approved, submitted) before every item was rated
         raise WorkerPageError("This task was closed before all its items were rated, so it cannot be completed.",
                               409, title="Not finished")
-    assignment = get_row(session, Assignment, state.id)
-    campaign = get_row(session, Campaign, state.campaign_id)
-    source = services().sources[assignment.source]
-    receipt = services().tokens.receipt(assignment.public_id, assignment.next_position)
-    try:
-        completion = source.completion(assignment, campaign, receipt)
-    except ArrivalRefused as refusal:
-        raise WorkerPageError(refusal.message, refusal.status) from None
+    with Session(bind=request_connection()) as session:  # (the sources read ORM rows)
+        assignment = get_row(session, Assignment, state.id)
+        campaign = get_row(session, Campaign, state.campaign_id)
+        source = services().sources[assignment.source]
+        receipt = services().tokens.receipt(assignment.public_id, assignment.next_position)
+        ratings = assignment.next_position
+        try:
+            completion = source.completion(assignment, campaign, receipt)
+        except ArrivalRefused as refusal:
+            raise WorkerPageError(refusal.message, refusal.status) from None
     if completion.kind in ("redirect", "post"):
         assert completion.url is not None  # a redirect and a POST always have their target (sources.base)
         if completion.kind == "redirect":
             return redirect(completion.url, 302)
         g.csp_form_targets = [origin_of(completion.url)]
-    return render_template("worker/done.html", completion=completion, ratings=assignment.next_position)
+    return render_template("worker/done.html", completion=completion, ratings=ratings)

@@ -13,14 +13,14 @@ from typing import Any
 
 from flask import current_app, g
 from markupsafe import Markup
-from sqlalchemy import select
+from sqlalchemy import Connection, Row, select
 
 from da_platform.config.build_record import RenderRecord
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Assignment, Campaign, Hit, Question, Slot
 from da_platform.providers.money import amount_string
 from da_platform.rating.language import WorkerLanguage, worker_language
-from da_platform.web.database import autocommit_connection, once_more_if_disconnected
+from da_platform.web.database import once_more_if_disconnected, request_connection
 from hit_builder.worker_settings import Example
 
 _CACHE_LIMIT = 10_000
@@ -55,10 +55,8 @@ def campaign_page(campaign_id: int) -> PageSettings | None:
     cache = _cache()
     key = ("campaign", campaign_id)
     if key not in cache:
-        def read() -> Any:
-            with autocommit_connection() as connection:
-                return connection.execute(select(Campaign.settings).where(Campaign.id == campaign_id)).first()
-        row = once_more_if_disconnected(read)
+        row = once_more_if_disconnected(lambda: request_connection().execute(
+            select(Campaign.settings).where(Campaign.id == campaign_id)).first())
         if row is None:
             return None
         cache[key] = page_settings(CampaignSettings.from_json(row.settings))
@@ -70,12 +68,9 @@ def assignment_page(assignment_public_id: str) -> PageSettings | None:
     cache = _cache()
     key = ("assignment", assignment_public_id)
     if key not in cache:
-        def read() -> Any:
-            with autocommit_connection() as connection:
-                return connection.execute(
-                    select(Hit.campaign_id).join(Assignment, Assignment.hit_id == Hit.id)
-                    .where(Assignment.public_id == assignment_public_id)).scalar()
-        campaign_id = once_more_if_disconnected(read)
+        campaign_id = once_more_if_disconnected(lambda: request_connection().execute(
+            select(Hit.campaign_id).join(Assignment, Assignment.hit_id == Hit.id)
+            .where(Assignment.public_id == assignment_public_id)).scalar())
         if campaign_id is None:
             return None
         cache[key] = campaign_id
@@ -107,12 +102,15 @@ def use_page(page: PageSettings | None) -> PageSettings | None:
 
 def slot_context(slot_public_id: str) -> str | None:
     """The context passage of the question of a slot (only asked when the campaign shows it)."""
-    def read() -> Any:
-        with autocommit_connection() as connection:
-            return connection.execute(
-                select(Question.context).join(Slot, Slot.question_id == Question.id)
-                .where(Slot.public_id == slot_public_id)).scalar()
-    return once_more_if_disconnected(read)
+    return once_more_if_disconnected(lambda: request_connection().execute(
+        select(Question.context).join(Slot, Slot.question_id == Question.id)
+        .where(Slot.public_id == slot_public_id)).scalar())
+
+
+def read_campaign(connection: Connection, campaign_id: int) -> Row[Any]:
+    """What the worker pages show of a campaign: ``statement``, ``show_reference`` and its ``settings`` (JSON)."""
+    return connection.execute(select(Campaign.statement, Campaign.show_reference, Campaign.settings)
+                              .where(Campaign.id == campaign_id)).one()
 
 
 @dataclass(frozen=True)

@@ -156,3 +156,26 @@ def test_a_mode_the_platform_does_not_know_is_refused_naming_the_variable(tmp_pa
     for value in ("off", "fast", "extra"):
         with pytest.raises(SettingsError, match=rf"DA_SQLITE_COMMIT='{value}' .*group, full, normal"):
             Settings.from_environ(_environ(tmp_path, DA_SQLITE_COMMIT=value))
+
+
+def test_the_note_of_a_served_image_waits_for_no_sync_and_the_rating_after_it_covers_it(tmp_path, monkeypatch) -> None:
+    """An image's first serving is noted on the assignment without a sync of its own (nobody is told it is
+    saved); the rating that follows waits for a sync begun after both were written, so the note is as durable
+    as the rating that carries it (da_platform.rating.flow.serve_current_image)."""
+    app = create_app(settings=Settings.from_environ(_environ(tmp_path)))
+    env = WebEnv(app=app, sessions=app.config["SESSIONS"], storage=LocalImageStorage(tmp_path / "images"))
+    made = env.campaign(slots=2, show_reference=False)
+    client = app.test_client()
+    base = arrive_pool(env, client, made.campaign_id)
+    slot, _ = current(client, base)
+    syncs = Syncs(monkeypatch, tmp_path / "durable.sqlite",
+                  "SELECT current_images_served, next_position FROM assignment")
+    assert client.get(f"{base}image/{slot}/candidate").status_code == 200
+    assert syncs.log == []  # noted without waiting
+    assert rate(client, base, slot, 57, "rating").status_code == 200
+    answered = syncs.now()
+    # A sync began once the note and the rating were written (the claim cleared the note for the next slot),
+    # and ended before the answer.
+    assert any(seen == [(0, 1)] and ended < answered for _, seen, ended in syncs.log)
+    with env.sessions() as session:
+        assert session.execute(text("SELECT images_served FROM rating")).scalar_one() in (1, True)
