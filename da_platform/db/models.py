@@ -73,6 +73,9 @@ class AssignmentStatus(str, enum.Enum):
 FINISHED = (AssignmentStatus.completed, AssignmentStatus.submitted, AssignmentStatus.approved,
             AssignmentStatus.rejected)
 """The worker rated every slot: completed on our side, whatever the provider has made of it since."""
+CONFIRMED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
+"""States only the provider's word gives an assignment (``sync``, or a decision the provider carried out): an
+MTurk or Prolific assignment in one of them is confirmed as its worker's (docs/security.md, "Arrival rules")."""
 
 
 class BehaviourStatus(str, enum.Enum):
@@ -311,10 +314,12 @@ class Worker(Base):
 
 
 class Assignment(Base):
-    """One worker's go at one HIT."""
+    """One worker's go at one HIT under one provider assignment id: a worker id may have several on a HIT (a
+    HIT accepted again on MTurk gets a new assignment id; an arrival under a made-up one is its own row), and
+    an arrival resumes only its own (docs/security.md, "Arrival rules")."""
 
     __tablename__ = "assignment"
-    __table_args__ = (UniqueConstraint("hit_id", "worker_id"),)
+    __table_args__ = (UniqueConstraint("hit_id", "worker_id", "provider_assignment_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     hit_id: Mapped[int] = mapped_column(ForeignKey("hit.id", ondelete="CASCADE"), index=True)

@@ -25,6 +25,7 @@ from analysis.evidence import RatingEvidence
 from analysis.table import RatingsTable
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import (
+    CONFIRMED,
     Answer,
     Assignment,
     AssignmentStatus,
@@ -42,8 +43,6 @@ from da_platform.rating.merged import expand
 
 PROVIDER_SOURCES = ("mturk", "prolific")
 """Sources whose arrival URLs name the worker and the assignment without proof."""
-CONFIRMED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
-"""States only ``sync`` (or a decision the provider carried out) gives an assignment."""
 
 
 def counted_assignment() -> ColumnElement[bool]:
