@@ -8,9 +8,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_platform.campaigns.progress import aware
+from da_platform.config import time_limits
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Worker, utcnow
 from da_platform.rating.campaign_ratings import worker_label
-from da_platform.sources import time_limits
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,10 @@ from da_platform.db.models import (
     System,
     Worker,
 )
+from da_platform.providers.registry import confirmed_sources
 from da_platform.rating.merged import expand
 
-PROVIDER_SOURCES = ("mturk", "prolific")
+PROVIDER_SOURCES = confirmed_sources()
 """Sources whose arrival URLs name the worker and the assignment without proof."""
 
 

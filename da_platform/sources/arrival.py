@@ -23,7 +23,7 @@ So an arrival may only ever touch what its own link names:
    more); MTurk and Prolific, only the provider's confirmed ones. An unconfirmed assignment counts nowhere,
    not even against the cap: a worker never loses a place to a request he did not make.
 5. **Places come back** when an assignment is abandoned (past its source's time limit
-   (:mod:`da_platform.sources.time_limits`): marked so here first, at each arrival; released by ``sync`` or
+   (:mod:`da_platform.config.time_limits`): marked so here first, at each arrival; released by ``sync`` or
    the researcher) or rejected; a cap place held by a confirmed assignment (or any own-pool one) stays taken.
 
 A blocked worker gets nothing; a paused or closed campaign hands out no new assignment (work under way may
@@ -47,6 +47,7 @@ from sqlalchemy import Connection, Table, and_, bindparam, distinct, func, liter
 from sqlalchemy.orm import Session
 
 from da_platform.config.campaign_settings import TimeLimits
+from da_platform.config.time_limits import LIMITED_SOURCES, cutoffs
 from da_platform.db.models import (
     CONFIRMED,
     Assignment,
@@ -57,8 +58,7 @@ from da_platform.db.models import (
     Worker,
     utcnow,
 )
-from da_platform.sources.base import Arrival, ArrivalRefused
-from da_platform.sources.time_limits import LIMITED_SOURCES, cutoffs
+from da_platform.providers.arrival import Arrival, ArrivalRefused
 
 # Assignments that no longer hold a place on their HIT.
 FREED = (AssignmentStatus.abandoned, AssignmentStatus.rejected)

@@ -26,7 +26,10 @@ from werkzeug.exceptions import HTTPException
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.db.rows import get_row
+from da_platform.db.states import WorkerSource
 from da_platform.images.variation import vary
+from da_platform.providers.arrival import ArrivalRefused
+from da_platform.providers.tokens import TokenError
 from da_platform.rating.flow import (
     BLOCKED,
     TIMED_OUT,
@@ -39,9 +42,7 @@ from da_platform.rating.flow import (
     mark_shown,
     record_rating,
 )
-from da_platform.sources import ArrivalRefused
 from da_platform.sources.arrival import take_assignment_id
-from da_platform.sources.tokens import TokenError
 from da_platform.web.database import autocommit_connection, get_engine, get_session, once_more_if_disconnected
 from da_platform.web.i18n import current_language
 from da_platform.web.security import origin_of
@@ -90,20 +91,20 @@ def _not_here(error: HTTPException):
 
 @bp.get("/pool/<token>")
 def arrive_pool(token: str):
-    return _arrive("pool", token)
+    return _arrive(WorkerSource.pool, token)
 
 
 @bp.get("/mturk")
 def arrive_mturk():
-    return _arrive("mturk", None)
+    return _arrive(WorkerSource.mturk, None)
 
 
 @bp.get("/prolific/<token>")
 def arrive_prolific(token: str):
-    return _arrive("prolific", token)
+    return _arrive(WorkerSource.prolific, token)
 
 
-def _arrive(source_name: str, path_token: str | None):
+def _arrive(source_name: WorkerSource, path_token: str | None):
     session = get_session()
     source = services().sources[source_name]
     arrival = None
@@ -349,7 +350,7 @@ def done(token: str):
     except ArrivalRefused as refusal:
         raise WorkerPageError(refusal.message, refusal.status) from None
     if completion.kind in ("redirect", "post"):
-        assert completion.url is not None  # a redirect and a POST always have their target (sources.base)
+        assert completion.url is not None  # a redirect and a POST always have their target (providers.arrival)
         if completion.kind == "redirect":
             return redirect(completion.url, 302)
         g.csp_form_targets = [origin_of(completion.url)]

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import select, text, update
 
 from da_platform.db.models import Assignment, AssignmentStatus, AuditLog, Campaign, utcnow
+from da_platform.providers.prolific.arrival import study_url
 from da_platform.rating.campaign_ratings import load_ratings
-from da_platform.sources.prolific import study_url
 from tests.fakes.crowd import good, quality_campaign, rate_hit, submit_form
 from tests.fakes.mturk_requester import FakeError
 from tests.mturk_world import World, launched, mturk_world

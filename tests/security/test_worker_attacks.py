@@ -15,9 +15,9 @@ from sqlalchemy import select, text, update
 
 from da_platform.config.campaign_settings import DEFAULT_POOL_TIME_LIMIT_MINUTES
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType, Worker
+from da_platform.providers.pool.arrival import mint_invites
+from da_platform.providers.prolific.arrival import study_url
 from da_platform.rating.campaign_ratings import load_ratings
-from da_platform.sources.pool import mint_invites
-from da_platform.sources.prolific import study_url
 from tests.worker_flow import (
     FAKE_TURK,
     accepted,

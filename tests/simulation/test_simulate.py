@@ -315,7 +315,7 @@ def test_simulate_says_plainly_when_the_bad_workers_took_every_assignment(built:
     at its stored Prolific settings."""
     from decimal import Decimal
 
-    from da_platform.providers.prolific import ProlificSettings
+    from da_platform.providers.prolific.settings import ProlificSettings
 
     engine = create_engine(built)
     with Session(engine) as session:

@@ -14,8 +14,8 @@ from sqlalchemy import select, update
 from da_platform.campaigns.progress import aware
 from da_platform.config.campaign_settings import DEFAULT_POOL_TIME_LIMIT_MINUTES
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Worker, utcnow
+from da_platform.providers.pool.arrival import mint_invites
 from da_platform.rating.campaign_ratings import load_ratings
-from da_platform.sources.pool import mint_invites
 from tests.fakes.crowd import good, quality_campaign, rate_hit, submit_form
 from tests.mturk_world import mturk_world
 from tests.web_factories import WebEnv, make_web_env

@@ -22,10 +22,10 @@ from sqlalchemy import select
 from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.config.accounts import create_user
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, Worker, utcnow
+from da_platform.providers.pool.arrival import mint_invites
 from da_platform.rating.flow import BLOCKED, TIMED_OUT
 from da_platform.rating.language import SHIPPED, _read_po
 from da_platform.simulation.showcase import make_showcase
-from da_platform.sources.pool import mint_invites
 from hit_builder.worker_settings import WorkerPageOptions
 from tests.admin_client import PASSWORD
 from tests.browser_steps import served_site
