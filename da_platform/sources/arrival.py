@@ -16,8 +16,8 @@ So an arrival may only ever touch what its own link names:
    a named HIT (MTurk) it is refused only if the provider has confirmed an assignment of that worker on that
    HIT (nobody can accept a HIT he submitted).
 3. **A HIT's places** (``Hit.max_assignments``): every assignment that is not abandoned or rejected holds
-   one, but one worker's assignments on a HIT hold one between them (a provider gives a worker one
-   assignment of a HIT at a time), so his arrival on a HIT he holds needs no further room.
+   one; a worker who holds one on a HIT needs no further room there for a new assignment (a provider gives a
+   worker one assignment of a HIT at a time, so his new id there is a re-accept or someone else's doing).
 4. **The per-worker cap** (``Campaign.max_hits_per_worker``) counts the HITs on which the worker has an
    assignment that is surely his: own pool, any (abandoned ones too, so letting HITs time out does not buy
    more); MTurk and Prolific, only the provider's confirmed ones. An unconfirmed assignment counts nowhere,
@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, bindparam, distinct, func, literal, or_, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, func, literal, or_, select, update
 from sqlalchemy.orm import Session
 
 from da_platform.config.campaign_settings import TimeLimits
@@ -104,13 +104,12 @@ _RELEASE_OVERDUE = (
     .values(status=AssignmentStatus.abandoned)
 )
 
-# Rule 3: the workers holding a place on a HIT (one each, whatever their number of assignments on it), and
-# whether the arriving worker is one of them.
-_holding = (select(func.count(distinct(_A.c.worker_id))).where(_A.c.hit_id == _H.c.id, _A.c.status.not_in(FREED))
-            .correlate(_H).scalar_subquery())
+# Rule 3: the places a HIT's assignments hold, and whether the arriving worker holds one there already.
+_live = (select(func.count(_A.c.id)).where(_A.c.hit_id == _H.c.id, _A.c.status.not_in(FREED))
+         .correlate(_H).scalar_subquery())
 _holds = select(_A.c.id).where(_A.c.hit_id == _H.c.id, _A.c.worker_id == bindparam("worker_id"),
                                _A.c.status.not_in(FREED)).correlate(_H).exists()
-_room = or_(_holding < _H.c.max_assignments, _holds)
+_room = or_(_live < _H.c.max_assignments, _holds)
 # Rule 4: the worker's assignments that are surely his (own pool: no provider id; else confirmed).
 _surely_mine_on_hit = select(_A.c.id).where(
     _A.c.hit_id == _H.c.id, _A.c.worker_id == bindparam("worker_id"),

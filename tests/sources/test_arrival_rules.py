@@ -90,6 +90,20 @@ def test_an_abandoned_assignment_is_never_reopened(env):
     assert assignment_of(env, base)  # (the old token still names it; its pages say the time is up)
 
 
+def test_a_hit_returned_and_accepted_again_within_its_time_limit_is_a_new_assignment_in_the_workers_place(env):
+    """MTurk gives the HIT back at once when a worker returns it; our row of it holds its place until its time
+    limit. His re-accept (a new id) still gets in, without more room (before: 409 "already under way"); someone
+    else does not, while the HIT's one place is held."""
+    hit_id = mturk_hit(env)
+    first = mturk(env.app.test_client(), hit_id, "ASSIGN1")
+    again = mturk(env.app.test_client(), hit_id, "ASSIGN2")
+    assert again.status_code == 303 and assignment_of(env, again.location) != assignment_of(env, first.location)
+    before = snapshot(env)
+    other = mturk(env.app.test_client(), hit_id, "ASSIGN3", worker="W2")
+    assert other.status_code == 409 and "no task left" in other.text
+    assert snapshot(env) == before
+
+
 @pytest.fixture
 def world(database_url, tmp_path):
     yield from mturk_world(database_url, tmp_path)
