@@ -8,7 +8,8 @@ of the file gives the campaign's verdicts (docs/ratings-format.md, "What an expo
 
 Columns, in order: ``behaviour_record`` (a name of ``RECORD_STATUSES``), the record's fields, ``words``,
 ``characters``, one ``overlap_<measure>`` per ``OVERLAP_MEASURES``, one ``judge:<name>`` per judge (none when no
-judge's scores were imported), one ``trace_<name>`` per ``AUTOMATION_TRACES``.
+judge's scores were imported), one ``trace_<name>`` per ``AUTOMATION_TRACES``, and ``images_served`` (the server's
+record, 1/0/empty; a file without the column reads as unknown).
 """
 from __future__ import annotations
 
@@ -34,13 +35,16 @@ def _slug(name: str) -> str:
 OVERLAP_COLUMNS = tuple(f"overlap_{_slug(m)}" for m in OVERLAP_MEASURES)
 TRACE_COLUMNS = tuple(f"trace_{t}" for t in AUTOMATION_TRACES)
 FIXED_COLUMNS = (RECORD_COLUMN, *RECORD_FIELDS, *UNIT_COLUMNS, *OVERLAP_COLUMNS, *TRACE_COLUMNS)
-"""Every evidence column but the judges' (``judge:<name>``, between the overlap and the trace columns)."""
+"""Every evidence column a file must carry but the judges' (``judge:<name>``, between the overlap and the trace
+columns)."""
+SERVED_COLUMN = "images_served"
+"""The last evidence column, optional when read (files written before it: unknown)."""
 
 
 def evidence_header(judges: Sequence[str]) -> tuple[str, ...]:
     """The evidence columns of a table whose evidence has one judge column per name in ``judges``."""
     return (RECORD_COLUMN, *RECORD_FIELDS, *UNIT_COLUMNS, *OVERLAP_COLUMNS,
-            *(JUDGE_PREFIX + name for name in judges), *TRACE_COLUMNS)
+            *(JUDGE_PREFIX + name for name in judges), *TRACE_COLUMNS, SERVED_COLUMN)
 
 
 def _number(value: float) -> str:
@@ -50,7 +54,7 @@ def _number(value: float) -> str:
 def evidence_rows(evidence: RatingEvidence) -> list[tuple[str, ...]]:
     """Per rating, the cells of :func:`evidence_header` (judges in the evidence's column order)."""
     floats = np.column_stack([*(getattr(evidence, name) for name in RECORD_FIELDS), evidence.overlap, evidence.judge,
-                              evidence.traces]).astype(np.float64)
+                              evidence.traces, evidence.images_served]).astype(np.float64)
     n_record = len(RECORD_FIELDS)
     rows = []
     for status, words, characters, values in zip(evidence.record.tolist(), evidence.words.tolist(),
@@ -113,4 +117,5 @@ def read_evidence(columns: Mapping[str, Sequence[str]], header: Sequence[str], s
         overlap=np.column_stack([floats(c) for c in OVERLAP_COLUMNS]).reshape(len(lines), len(OVERLAP_COLUMNS)),
         judge=np.column_stack([floats(c) for c in judges]).reshape(len(lines), len(judges)) if judges
         else np.zeros((len(lines), 0)),
-        traces=np.column_stack([floats(c) for c in TRACE_COLUMNS]).reshape(len(lines), len(TRACE_COLUMNS)))
+        traces=np.column_stack([floats(c) for c in TRACE_COLUMNS]).reshape(len(lines), len(TRACE_COLUMNS)),
+        images_served=floats(SERVED_COLUMN) if SERVED_COLUMN in header else np.full(len(lines), math.nan))

@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from da_platform.db.engine import make_engine, session_factory, upgrade  # noqa: E402
+from da_platform.providers.arrival import Arrival  # noqa: E402
 from da_platform.sources.arrival import take_assignment_id  # noqa: E402
-from da_platform.sources.base import Arrival  # noqa: E402
 from hit_builder.storage import LocalImageStorage  # noqa: E402
 from tests.web_factories import make_campaign  # noqa: E402
 

@@ -137,9 +137,9 @@ def run(args: argparse.Namespace, out: Path) -> dict:
 
     from da_platform.db.engine import make_engine, session_factory
     from da_platform.db.models import Campaign
+    from da_platform.providers.tokens import Tokens
     from da_platform.simulation.demo import serving
     from da_platform.simulation.sample_data import load_truth
-    from da_platform.sources.tokens import Tokens
 
     started = time.perf_counter()
     url, env, images = prepare(args, out)
@@ -191,12 +191,12 @@ def crowd_of_people(args: argparse.Namespace, url: str, images: Path, campaign_i
     """``--crowd`` simulated people rate one HIT each of the campaign over HTTP, on the crowd's simulated clock
     (``da_platform.simulation.crowd``), as fast as the server answers; what each did (``WorkerRun``)."""
     from da_platform.db.engine import make_engine, session_factory
+    from da_platform.providers.tokens import Tokens
     from da_platform.simulation.adversaries import ProfileRater
     from da_platform.simulation.crowd import SimulatedClock, SimulatedWorker, SlotOracle, run_crowd
     from da_platform.simulation.demo import serving
     from da_platform.simulation.profiles import random_profile
     from da_platform.simulation.sample_data import load_truth
-    from da_platform.sources.tokens import Tokens
 
     if not args.crowd:
         return []

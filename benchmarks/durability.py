@@ -131,8 +131,8 @@ def rating_stats(result: dict) -> tuple[float, float, float]:
 
 def one_run(mode: str, built: Path, images: Path, folder: Path, campaign_id: int, run: int,
             args: argparse.Namespace) -> dict:
-    from da_platform.sources.pool import mint_invites
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.pool.arrival import mint_invites
+    from da_platform.providers.tokens import Tokens
 
     url = copy_database(built, folder / f"run-{run}-{mode}.sqlite")
     port = free_port()

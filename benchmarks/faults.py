@@ -220,7 +220,7 @@ def verify(url: str, tally: Tally) -> dict[str, int]:
             .having(func.count() > 1).subquery())).scalar_one()
         total = connection.execute(select(func.count(Rating.id))).scalar_one()
     engine.dispose()
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.tokens import Tokens
 
     tokens = Tokens(SECRET)
     acknowledged = {(tokens.read_assignment(base.split("/")[2]), slot): score
@@ -244,8 +244,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     args = parser.parse_args()
 
-    from da_platform.sources.pool import mint_invites
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.pool.arrival import mint_invites
+    from da_platform.providers.tokens import Tokens
 
     postgres = OwnPostgres()
     folder = Path(tempfile.mkdtemp(prefix="da-faults."))

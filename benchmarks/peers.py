@@ -146,8 +146,8 @@ def version_of(interpreter: Path, distribution: str) -> str:
 
 
 def setup_da(kind: str, workers: int, folder: Path, postgres_url: str):
-    from da_platform.sources.pool import mint_invites
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.pool.arrival import mint_invites
+    from da_platform.providers.tokens import Tokens
 
     url, drop = prepare_database(kind, postgres_url, folder)
     images = folder / "images"

@@ -135,8 +135,8 @@ def under_callgrind(args: argparse.Namespace, url: str, images: Path, campaign_i
 
 def measure(args: argparse.Namespace, url: str, images: Path, campaign_id: int) -> str:
     """The passes of ``args`` in this process: the report line (nothing under ``--profile`` or ``--counted``)."""
-    from da_platform.sources.pool import mint_invites
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.pool.arrival import mint_invites
+    from da_platform.providers.tokens import Tokens
     from da_platform.web import create_app
 
     os.environ.update({"DA_DATABASE_URL": url, "DA_SECRET_KEY": SECRET, "DA_IMAGE_FOLDER": str(images),

@@ -92,9 +92,9 @@ def show(images: dict[str, bytes], chromium: str) -> dict[tuple[str, str], Shown
     from da_platform.building.build import build_campaign
     from da_platform.db.engine import upgrade
     from da_platform.db.models import CampaignStatus
+    from da_platform.providers.pool.arrival import mint_invites
     from da_platform.simulation.background import serve_in_background
     from da_platform.simulation.showcase import make_showcase
-    from da_platform.sources.pool import mint_invites
     from da_platform.web import create_app
     from hit_builder.storage import LocalImageStorage
 

@@ -393,8 +393,8 @@ def server_times(log: Path, offset: int, client_ms: list[float]) -> str:
 
 
 def bench_database(kind: str, args: argparse.Namespace) -> list[str]:
-    from da_platform.sources.pool import mint_invites
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.pool.arrival import mint_invites
+    from da_platform.providers.tokens import Tokens
 
     folder = Path(tempfile.mkdtemp(prefix=f"da-serve-load-{kind}-"))
     url, drop = prepare_database(kind, args.postgres_url, folder)

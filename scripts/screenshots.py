@@ -57,8 +57,8 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     from da_platform.db.engine import upgrade
+    from da_platform.providers.pool.arrival import mint_invites
     from da_platform.simulation.background import serve_in_background
-    from da_platform.sources.pool import mint_invites
     from da_platform.web import create_app
     from hit_builder.storage import LocalImageStorage
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from da_platform.db.engine import upgrade
-from da_platform.sources.pool import mint_invites
+from da_platform.providers.pool.arrival import mint_invites
 from tests.fakes.server import serve_wsgi
 from tests.web_factories import WebEnv, make_web_env
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select, text, update
 
 from da_platform.db.models import Assignment, Rating, utcnow
-from da_platform.sources.pool import mint_invites
+from da_platform.providers.pool.arrival import mint_invites
 from tests.web_factories import WebEnv
 
 FAKE_TURK = "http://127.0.0.1:9"  # allow-listed for these tests; nothing is ever sent there

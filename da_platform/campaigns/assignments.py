@@ -9,9 +9,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_platform.campaigns.progress import aware
+from da_platform.config import time_limits
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Worker, utcnow
 from da_platform.rating.campaign_ratings import worker_label
-from da_platform.sources import time_limits
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class InProgress:
     total: int
     started_at: datetime
     last_activity: datetime  # the last rating, else when the current item was shown, else the start
-    overdue: bool  # past its time limit (sources.time_limits; the next arrival or sync takes it back)
+    overdue: bool  # past its time limit (config.time_limits; the next arrival or sync takes it back)
 
 
 def assignments_in_progress(session: Session, campaign: Campaign, now: datetime | None = None) -> list[InProgress]:

@@ -3,7 +3,7 @@
 A HIT is *done* when as many of its assignments as it takes (``Hit.max_assignments``) have been
 finished (completed on our side, submitted, approved or rejected), *in progress* when it is not done
 but someone is rating it, *open* otherwise (a HIT left unfinished past its time limit counts as open:
-the next worker to arrive gets it; :mod:`da_platform.sources.time_limits`). The completion time is
+the next worker to arrive gets it; :mod:`da_platform.config.time_limits`). The completion time is
 projected from the observed rate (finished assignments per hour between the first start and the last finish); the cost
 from the campaign's MTurk or Prolific reward settings, when it has any. Ratings are every stored rating;
 those of abandoned assignments are counted apart too (``ratings_abandoned``: never analysed or exported), and
@@ -20,21 +20,23 @@ from typing import overload
 from sqlalchemy import and_, case, func, not_, select
 from sqlalchemy.orm import Session
 
+from da_platform.config import time_limits
 from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, System, utcnow
+from da_platform.db.states import WorkerSource
+from da_platform.providers.money import CostEstimate
 from da_platform.rating.campaign_ratings import (
     abandoned_note,
     abandoned_ratings,
     unconfirmed_note,
     unconfirmed_ratings,
 )
-from da_platform.sources import time_limits
 
 
 @dataclass(frozen=True)
 class CostProjection:
     """Rewards + fees of every assignment the campaign needs (and of the ones still to come)."""
 
-    provider: str
+    provider: WorkerSource
     currency: str
     total: Decimal
     remaining: Decimal
@@ -150,19 +152,21 @@ def project_cost(campaign: Campaign, needed: int, remaining: int) -> CostProject
     Bonuses are not included (they depend on review decisions still to be taken). None when the
     campaign has no MTurk or Prolific settings (own pool: paid outside the platform).
     """
-    from functools import partial
-
     from da_platform.config.campaign_settings import CampaignSettings
-    from da_platform.providers.money import mturk_cost, rate_cost
+    from da_platform.providers.registry import SOURCES
 
     settings = CampaignSettings.of(campaign)
-    if (mturk := settings.mturk) is not None:
-        provider, estimate = "mturk", partial(mturk_cost, assignments_per_hit=mturk.assignments_per_hit,
-                                              reward=mturk.reward, masters=mturk.masters)
-    elif (prolific := settings.prolific) is not None:
-        provider, estimate = "prolific", partial(rate_cost, reward=prolific.reward, fee_rate=prolific.fee_rate,
-                                                 currency=prolific.currency)
+    for source in SOURCES.values():  # the first source whose settings the campaign stores
+        stored = getattr(settings, source.settings_key) if source.settings_key else None
+        if stored is not None:
+            break
     else:
         return None
+
+    def estimate(assignments: int) -> CostEstimate:
+        cost = source.cost(stored, assignments=assignments)
+        assert cost is not None  # (a source with stored settings has costs)
+        return cost
+
     total, rest = estimate(assignments=needed), estimate(assignments=max(0, remaining))
-    return CostProjection(provider, total.currency, total.total, rest.total, total.describe())
+    return CostProjection(source.name, total.currency, total.total, rest.total, total.describe())

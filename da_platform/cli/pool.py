@@ -71,9 +71,9 @@ def invite(context: CliContext, campaign: NamedCampaign, count: int, days: float
     from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.db.engine import transaction
     from da_platform.db.models import AuditLog
-    from da_platform.sources.invite_labels import csv_cell, mint_labelled_invites
-    from da_platform.sources.pool import PoolSource, mint_invites
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.pool.arrival import PoolSource, mint_invites
+    from da_platform.providers.pool.labels import csv_cell, mint_labelled_invites
+    from da_platform.providers.tokens import Tokens
 
     def time_limit_minutes(found) -> float:
         return (CampaignSettings.of(found).time_limits.seconds(PoolSource.name) or 0) / 60
@@ -109,7 +109,7 @@ def invite(context: CliContext, campaign: NamedCampaign, count: int, days: float
 def _labels(labels: tuple[str, ...], labels_file: Path | None, count: int) -> list[str]:
     """The names given with --label / --labels (checked), or [] for anonymous links."""
     from da_core.errors import InputError
-    from da_platform.sources.invite_labels import check_labels, read_labels
+    from da_platform.providers.pool.labels import check_labels, read_labels
 
     if labels and labels_file:
         raise click.UsageError("give names with --label or with --labels FILE, not both")

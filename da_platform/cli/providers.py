@@ -19,7 +19,9 @@ import click
 from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.params import CAMPAIGN, NamedCampaign
 from da_platform.db.rows import get_row
-from da_platform.db.states import DecisionStatus
+from da_platform.db.states import DecisionStatus, WorkerSource
+from da_platform.providers.mturk import MTURK
+from da_platform.providers.prolific import PROLIFIC
 
 if TYPE_CHECKING:
     from da_platform.db.models import Campaign
@@ -99,7 +101,7 @@ def _provider_errors(call: Callable[[], Any]) -> Any:
         raise click.ClickException(str(error)) from None
 
 
-def _show_status(context: CliContext, campaign_id: int, provider: str) -> None:
+def _show_status(context: CliContext, campaign_id: int, provider: WorkerSource) -> None:
     from sqlalchemy import func, select
 
     from da_platform.db.models import Assignment, Hit, ReviewDecision
@@ -173,9 +175,9 @@ def _mturk_options(command: Callable) -> Callable:
 
 def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_url: str | None):
     """The MTurk client, checked against the environment the campaign was launched in."""
-    from da_platform.providers.mturk import MTurk, make_boto_client
+    from da_platform.providers.mturk.settings import MTurkSettings
 
-    qualification = None
+    settings = None
     if campaign_id is not None:
         settings = _stored(context, campaign_id)
         launched = settings.mturk_launch
@@ -183,19 +185,14 @@ def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_ur
             where = "live MTurk" if launched.live else "the MTurk sandbox"
             raise click.ClickException(f"this campaign was launched on {where}: "
                                        f"{'add' if launched.live else 'remove'} --live")
-        qualification = settings.mturk.exclusion_qualification_id if settings.mturk is not None else None
-    endpoint_url = endpoint_url or context.settings.mturk_endpoint_url
-    return MTurk(make_boto_client(live=live, endpoint_url=endpoint_url), live=live,
-                 exclusion_qualification_id=qualification)
+    stored = settings.mturk if settings is not None else None
+    return MTURK.client(stored or MTurkSettings(), live=live,
+                        endpoint=endpoint_url or context.settings.mturk_endpoint_url)
 
 
 def _mturk_pricing(context: CliContext, campaign_id: int):
-    from da_platform.providers.money import mturk_cost
-
     settings = _stored(context, campaign_id).mturk_settings
-    return lambda approvals, bonuses: mturk_cost(assignments=approvals,
-                                                 assignments_per_hit=settings.assignments_per_hit,
-                                                 reward=settings.reward, bonuses=bonuses, masters=settings.masters)
+    return lambda approvals, bonuses: MTURK.cost(settings, assignments=approvals, bonuses=bonuses)
 
 
 @click.group()
@@ -284,7 +281,7 @@ def _warn_crowd(campaign: Campaign, provider: str) -> None:
 @pass_context
 def status(context: CliContext, campaign: NamedCampaign) -> None:
     """Show launched HITs, assignments and review decisions (from the database; sync first)."""
-    _show_status(context, _campaign(context, campaign).id, "mturk")
+    _show_status(context, _campaign(context, campaign).id, MTURK.name)
 
 
 @mturk.command()
@@ -302,11 +299,11 @@ def sync(context: CliContext, campaign: NamedCampaign, live: bool, endpoint_url:
     click.echo(f"{result.seen} assignment(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
                f"{result.excluded} worker(s) excluded, {len(result.released)} released (past the time limit, "
                f"never submitted to MTurk); by status: {result.by_status}")
-    _report_forged(result, "mturk")
+    _report_forged(result, MTURK.name)
     _report(result.reconciled)
 
 
-def _report_forged(result: SyncResult, provider: str) -> None:
+def _report_forged(result: SyncResult, provider: WorkerSource) -> None:
     """Say how many arrivals sync found under a real assignment id but another worker or HIT (abandoned)."""
     if result.forged:
         click.echo(f"{len(result.forged)} arrival(s) under an assignment id the provider has for another worker or "
@@ -371,7 +368,7 @@ def expire(context: CliContext, campaign: NamedCampaign, extend_hours: int | Non
     row = _campaign(context, campaign)
     client = _mturk(context, row.id, live, endpoint_url)
     with context.sessions() as session:
-        hits = work_ids(session, get_row(session, Campaign, row.id), "mturk")
+        hits = work_ids(session, get_row(session, Campaign, row.id), MTURK.name)
     deleted = set((_stored(context, row.id).mturk_launch or MTurkLaunch()).deleted_hits or ())
     for hit_id in [h for h in hits if h not in deleted]:
         if extend_hours:
@@ -419,7 +416,7 @@ def notify(context: CliContext, campaign: NamedCampaign, subject: str, message: 
     with context.sessions() as session:
         workers = sorted(set(session.scalars(
             select(Worker.external_id).join(Assignment, Assignment.worker_id == Worker.id)
-            .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == row.id, Worker.source == "mturk"))))
+            .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == row.id, Worker.source == MTURK.name))))
     failures = _provider_errors(lambda: client.notify(workers, subject=subject, message=message))
     with context.sessions.begin() as session:
         audit(session, "mturk.notify", campaign_id=row.id, target=f"{len(workers)} worker(s)", reason=subject,
@@ -436,12 +433,9 @@ def _prolific_options(command: Callable) -> Callable:
 
 
 def _prolific(context: CliContext, campaign_id: int, base_url: str | None):
-    from da_platform.providers.prolific import PROLIFIC_API, Prolific
-
     settings = _stored(context, campaign_id).prolific_settings
-    base_url = base_url or context.settings.prolific_api_url or PROLIFIC_API
-    token = context.settings.prolific_api_token
-    return _provider_errors(lambda: Prolific(token, base_url=base_url, currency=settings.currency)), settings
+    return _provider_errors(lambda: PROLIFIC.client(settings, endpoint=base_url or context.settings.prolific_api_url,
+                                                    token=context.settings.prolific_api_token)), settings
 
 
 @click.group()
@@ -502,7 +496,7 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
 @pass_context
 def prolific_status(context: CliContext, campaign: NamedCampaign) -> None:
     """Show the study, submissions and review decisions (from the database; sync first)."""
-    _show_status(context, _campaign(context, campaign).id, "prolific")
+    _show_status(context, _campaign(context, campaign).id, PROLIFIC.name)
 
 
 @prolific.command("sync")
@@ -524,7 +518,7 @@ def prolific_sync(context: CliContext, campaign: NamedCampaign,
     click.echo(f"{result.seen} submission(s) seen, {result.updated} updated, {len(result.unknown)} unknown, "
                f"{len(result.released)} released (past the time limit, unknown to Prolific); "
                f"by status: {result.by_status}")
-    _report_forged(result, "prolific")
+    _report_forged(result, PROLIFIC.name)
     _report(result.reconciled)
 
 
@@ -536,15 +530,12 @@ def prolific_sync(context: CliContext, campaign: NamedCampaign,
 def prolific_review(context: CliContext, campaign: NamedCampaign, dry_run, bonus, reject_enabled, reject_min_pairs,
                     reject_min_p, reject_identical_run, block_rejected, confirm_total, live, base_url) -> None:
     """Decide approve / reject / bonus / block for every submission awaiting review, then send them."""
-    from da_platform.providers.money import rate_cost
-
     row = _campaign(context, campaign)
     if not (dry_run or live):
         raise click.ClickException("Prolific has no sandbox: use --dry-run to look, or --live to pay")
     policy = review_policy(context, row.id, **review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
                                                         reject_identical_run, block_rejected))
     client, settings = _prolific(context, row.id, base_url)
-    pricing = lambda approvals, bonuses: rate_cost(assignments=approvals, reward=settings.reward, bonuses=bonuses,  # noqa: E731
-                                                   fee_rate=settings.fee_rate, currency=settings.currency)
+    pricing = lambda approvals, bonuses: PROLIFIC.cost(settings, assignments=approvals, bonuses=bonuses)  # noqa: E731
     _review(context, row.id, client, policy, pricing, dry_run=dry_run,
             confirm=lambda cost: _confirm_cost("review", cost, confirm_total))

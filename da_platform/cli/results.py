@@ -35,8 +35,8 @@ def subsets(context: CliContext, campaign: NamedCampaign, by: str | None, metada
             out: Path | None) -> None:
     """Rank the systems within each subset of the questions (QC and z-scores from the whole campaign)."""
     from da_core.errors import InputError
+    from da_platform.providers.pool.labels import csv_cell
     from da_platform.results.subsets import file_values, question_values, subset_rankings
-    from da_platform.sources.invite_labels import csv_cell
 
     if (by is None) == (metadata is None) or (metadata is None) != (column is None):
         raise click.UsageError("give --by ATTRIBUTE, or --file FILE with --column NAME")

@@ -1,2 +1,4 @@
 """How an installation and its campaigns are set up: settings from the environment, where the database is,
-dashboard accounts, and each campaign's stored settings, typed (the review policy among them)."""
+dashboard accounts, and each campaign's stored settings, typed (the review policy among them), with the one
+rule that applies the worker sources' time limits (``time_limits``: the arrival and the rating path both read it,
+so it sits below them). Above :mod:`da_platform.providers`, whose sources' settings it stores."""

@@ -29,7 +29,7 @@ import copy
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, NamedTuple
+from typing import Any
 
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
 from da_platform.config.build_record import (
@@ -46,18 +46,19 @@ from da_platform.config.review_policy import ReviewPolicy
 from da_platform.config.stored_json import CampaignSettingsError, checked_fields, json_object, number
 from da_platform.config.waves_record import WavesRecord
 from da_platform.db.models import Campaign
-from da_platform.providers.mturk_settings import MTURK_DEFAULT_ASSIGNMENT_SECONDS, MTurkSettings
-from da_platform.providers.prolific import PROLIFIC_DEFAULT_MAXIMUM_MINUTES, ProlificSettings
+from da_platform.providers.definition import TimeLimit
+from da_platform.providers.mturk.settings import MTurkSettings
+from da_platform.providers.pool import DEFAULT_POOL_TIME_LIMIT_MINUTES
+from da_platform.providers.prolific.settings import ProlificSettings
+from da_platform.providers.registry import SOURCES
 from hit_builder.layouts import CLASSIC, Layout, layout_named
 from hit_builder.worker_settings import WorkerPage
 
-DEFAULT_POOL_TIME_LIMIT_MINUTES = 180
-"""A pool worker's time for one HIT unless ``invite --time-limit`` set one."""
 REDACTED = ("id_salt",)
 """Keys left out of what leaves the platform (the bundle): the salt maps public ids back to slots."""
 _LEGACY_QC = ("qc_method", "qc_alpha")  # in the review policy until migration 0009
-__all__ = ["CampaignSettings", "CampaignSettingsError", "MTurkLaunch", "RehearsalCopy", "TimeLimits", "TIME_LIMITS",
-           "REDACTED"]
+__all__ = ["CampaignSettings", "CampaignSettingsError", "DEFAULT_POOL_TIME_LIMIT_MINUTES", "MTurkLaunch",
+           "RehearsalCopy", "TimeLimits", "TIME_LIMITS", "REDACTED"]
 
 
 @dataclass(frozen=True)
@@ -117,19 +118,9 @@ class RehearsalCopy:
                 f"{self.truth}{priced})")
 
 
-class TimeLimit(NamedTuple):
-    path: tuple[str, ...]  # of the setting in the settings' JSON
-    unit: float  # seconds
-    default: float  # in the setting's unit
-
-
-TIME_LIMITS: dict[str, TimeLimit] = {
-    "pool": TimeLimit(("pool_time_limit_minutes",), 60.0, DEFAULT_POOL_TIME_LIMIT_MINUTES),
-    "mturk": TimeLimit(("mturk", "assignment_duration"), 1.0, MTURK_DEFAULT_ASSIGNMENT_SECONDS),
-    "prolific": TimeLimit(("prolific", "maximum_minutes"), 60.0, PROLIFIC_DEFAULT_MAXIMUM_MINUTES),
-}
-"""Per worker source: where its time limit for one HIT is stored, its unit and its default (the SQL of
-``da_platform.sources.time_limits`` reads the same paths)."""
+TIME_LIMITS: Mapping[str, TimeLimit] = {name: source.time_limit for name, source in SOURCES.items()}
+"""Per worker source: where its time limit for one HIT is stored, its unit and its default (each source's
+definition says; the SQL of ``da_platform.config.time_limits`` reads the same paths)."""
 
 
 @dataclass(frozen=True)
@@ -343,7 +334,11 @@ class CampaignSettings:
 
     @property
     def time_limits(self) -> TimeLimits:
-        """The time limit for one HIT per worker source."""
-        return TimeLimits({"pool": self.pool_time_limit_minutes,
-                           "mturk": None if self.mturk is None else self.mturk.assignment_duration,
-                           "prolific": None if self.prolific is None else self.prolific.maximum_minutes})
+        """The time limit for one HIT per worker source (each read at its source's path, as stored)."""
+        def stored(path: tuple[str, ...]) -> float | None:
+            value: Any = self
+            for name in path:
+                value = getattr(value, name, None)
+            return value
+
+        return TimeLimits({name: stored(limit.path) for name, limit in TIME_LIMITS.items()})

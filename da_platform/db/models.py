@@ -24,12 +24,14 @@ from sqlalchemy import (
     LargeBinary,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from da_core.enums import AnswerType, SlotType
-from da_platform.db.states import DecisionAction, DecisionStatus
+from da_platform.db.states import DecisionAction, DecisionStatus, WorkerSource
 
 
 def utcnow() -> datetime:
@@ -73,6 +75,9 @@ class AssignmentStatus(str, enum.Enum):
 FINISHED = (AssignmentStatus.completed, AssignmentStatus.submitted, AssignmentStatus.approved,
             AssignmentStatus.rejected)
 """The worker rated every slot: completed on our side, whatever the provider has made of it since."""
+CONFIRMED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
+"""States only the provider's word gives an assignment (``sync``, or a decision the provider carried out): an
+MTurk or Prolific assignment in one of them is confirmed as its worker's (docs/security.md, "Arrival rules")."""
 
 
 class BehaviourStatus(str, enum.Enum):
@@ -88,6 +93,20 @@ class BehaviourStatus(str, enum.Enum):
 
 def _enum(cls: type[enum.Enum], name: str) -> Enum:
     return Enum(cls, name=name, native_enum=False, length=32, validate_strings=True)
+
+
+class SourceName(TypeDecorator[WorkerSource]):
+    """A :class:`WorkerSource` in the VARCHAR(20) column that always held its name (the values never changed, so
+    no migration): written as the name, read back as the member; a name that is not a member is refused."""
+
+    impl = String(20)
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else WorkerSource(value).value
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> WorkerSource | None:
+        return None if value is None else WorkerSource(value)
 
 
 class TestSet(Base):
@@ -246,7 +265,7 @@ class Hit(Base):
     # which show "k / total" and close the assignment after the last slot, need not count per request.
     slot_count: Mapped[int] = mapped_column(Integer)
     # Provider-side identifiers once launched (MTurk HITId, Prolific study id).
-    provider: Mapped[str | None] = mapped_column(String(20))
+    provider: Mapped[WorkerSource | None] = mapped_column(SourceName())
     provider_hit_id: Mapped[str | None] = mapped_column(String(200), index=True)
 
     campaign: Mapped[Campaign] = relationship(back_populates="hits")
@@ -294,13 +313,13 @@ class Slot(Base):
 
 
 class Worker(Base):
-    """A person rating, identified by the source that sent them (pool, mturk, prolific)."""
+    """A person rating, identified by the source that sent them (:class:`WorkerSource`) and its id there."""
 
     __tablename__ = "worker"
     __table_args__ = (UniqueConstraint("source", "external_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    source: Mapped[str] = mapped_column(String(20))
+    source: Mapped[WorkerSource] = mapped_column(SourceName())
     external_id: Mapped[str] = mapped_column(String(200))
     blocked: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -311,16 +330,18 @@ class Worker(Base):
 
 
 class Assignment(Base):
-    """One worker's go at one HIT."""
+    """One worker's go at one HIT under one provider assignment id: a worker id may have several on a HIT (a
+    HIT accepted again on MTurk gets a new assignment id; an arrival under a made-up one is its own row), and
+    an arrival resumes only its own (docs/security.md, "Arrival rules")."""
 
     __tablename__ = "assignment"
-    __table_args__ = (UniqueConstraint("hit_id", "worker_id"),)
+    __table_args__ = (UniqueConstraint("hit_id", "worker_id", "provider_assignment_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     hit_id: Mapped[int] = mapped_column(ForeignKey("hit.id", ondelete="CASCADE"), index=True)
     worker_id: Mapped[int] = mapped_column(ForeignKey("worker.id"), index=True)
     public_id: Mapped[str] = mapped_column(String(64), unique=True)
-    source: Mapped[str] = mapped_column(String(20))
+    source: Mapped[WorkerSource] = mapped_column(SourceName())
     # MTurk assignmentId, Prolific SESSION_ID, or None for the own pool.
     provider_assignment_id: Mapped[str | None] = mapped_column(String(200), index=True)
     provider_data: Mapped[dict[str, Any] | None] = mapped_column(JSON)

@@ -1,4 +1,5 @@
-"""The states of review decisions and quality control, as types (dependency-free: ``analysis.states`` only).
+"""The states of review decisions and quality control, and the names of the worker sources, as types
+(dependency-free: ``analysis.states`` only).
 
 ``DecisionAction`` and ``DecisionStatus`` are stored in ``review_decision.action`` / ``.status`` as
 their string values (non-native enum columns since migration 0008, which kept the values); ``QCStatus`` is defined in
@@ -9,6 +10,18 @@ and ``str()`` / f-strings give the value on every supported Python.
 from __future__ import annotations
 
 from analysis.states import QCStatus, StrState
+
+
+class WorkerSource(StrState):
+    """Where a worker comes from (``Worker.source``, ``Assignment.source``, ``Hit.provider``; stored as the value).
+
+    Each member is registered with everything the platform knows of that source (its arrival, client, settings,
+    time limit, costs and launch plan) in :mod:`da_platform.providers.registry`.
+    """
+
+    pool = "pool"  # the lab's own pool: signed invitation links
+    mturk = "mturk"  # Amazon Mechanical Turk (ExternalQuestion)
+    prolific = "prolific"  # Prolific (one study per campaign)
 
 
 class DecisionAction(StrState):
@@ -32,4 +45,4 @@ class DecisionStatus(StrState):
     failed = "failed"
 
 
-__all__ = ["DecisionAction", "DecisionStatus", "QCStatus"]
+__all__ = ["DecisionAction", "DecisionStatus", "QCStatus", "WorkerSource"]

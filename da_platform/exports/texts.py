@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from analysis import csv_safety
 from analysis.table import COPY_MARK
 from da_platform.db.models import Answer, Campaign, Hit, Question, Reference, Slot, System
-from da_platform.sources.invite_labels import csv_cell
+from da_platform.providers.pool.labels import csv_cell
 
 TEXT_COLUMNS = ("question", "reference", "candidate", "check_type")
 CHECK_TYPES = {"SYSTEM": "", "REPEAT": "repeat of an ordinary item", "BAD_REF": "degraded copy of an answer",

@@ -17,11 +17,15 @@ from da_platform.config.campaign_settings import CampaignSettings, MTurkLaunch
 from da_platform.db.audit import audit
 from da_platform.db.models import Campaign, CampaignStatus, Hit
 from da_platform.db.rows import get_row
+from da_platform.db.states import WorkerSource
 from da_platform.providers.idempotency import request_token
-from da_platform.providers.money import CostEstimate, mturk_cost, rate_cost
-from da_platform.providers.mturk import MTurk
-from da_platform.providers.mturk_settings import MTurkSettings
-from da_platform.providers.prolific import Prolific, ProlificSettings
+from da_platform.providers.money import CostEstimate
+from da_platform.providers.mturk import MTURK
+from da_platform.providers.mturk.client import MTurk
+from da_platform.providers.mturk.settings import MTurkSettings
+from da_platform.providers.prolific import PROLIFIC
+from da_platform.providers.prolific.client import Prolific
+from da_platform.providers.prolific.settings import ProlificSettings
 from da_platform.providers.public_url import require_public_https
 
 LAUNCHABLE = (CampaignStatus.built, CampaignStatus.running)
@@ -36,7 +40,7 @@ class LaunchPlan:
     """What a launch will create and cost (shown before anything is sent)."""
 
     campaign_id: int
-    provider: str
+    provider: WorkerSource
     new_hits: int  # HITs without a provider id yet
     assignments: int
     url: str
@@ -48,7 +52,7 @@ def _unlaunched(session: Session, campaign: Campaign) -> list[Hit]:
                                 .order_by(Hit.index)))
 
 
-def _check(campaign: Campaign, session: Session, provider: str) -> None:
+def _check(campaign: Campaign, session: Session, provider: WorkerSource) -> None:
     if campaign.status not in LAUNCHABLE:
         raise LaunchError(f"campaign {campaign.name!r} is {campaign.status.value}: build it first")
     other = session.scalars(select(Hit.provider).where(Hit.campaign_id == campaign.id, Hit.provider.is_not(None),
@@ -59,7 +63,7 @@ def _check(campaign: Campaign, session: Session, provider: str) -> None:
 
 def mturk_entry_url(public_url: str) -> str:
     """The platform's MTurk ExternalQuestion URL (public HTTPS required)."""
-    from da_platform.sources.mturk import external_question_url
+    from da_platform.providers.mturk.arrival import external_question_url
 
     return require_public_https(external_question_url(public_url), what="MTurk ExternalQuestion URL")
 
@@ -67,12 +71,10 @@ def mturk_entry_url(public_url: str) -> str:
 def plan_mturk(session: Session, campaign: Campaign, settings: MTurkSettings, *, public_url: str,
                expected_bonus: Decimal = Decimal("0.00")) -> LaunchPlan:
     """Cost of launching the campaign's unlaunched HITs (bonus: the most the review would pay each)."""
-    _check(campaign, session, "mturk")
+    _check(campaign, session, MTURK.name)
     hits = _unlaunched(session, campaign)
-    n = len(hits) * settings.assignments_per_hit
-    cost = mturk_cost(assignments=n, assignments_per_hit=settings.assignments_per_hit, reward=settings.reward,
-                      bonuses=[expected_bonus] * n if expected_bonus > 0 else [], masters=settings.masters)
-    return LaunchPlan(campaign.id, "mturk", len(hits), n, mturk_entry_url(public_url), cost)
+    count = MTURK.launch_plan(settings, hits=len(hits), expected_bonus=expected_bonus)
+    return LaunchPlan(campaign.id, MTURK.name, len(hits), count.assignments, mturk_entry_url(public_url), count.cost)
 
 
 def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk, settings: MTurkSettings, *,
@@ -81,7 +83,7 @@ def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk
     url = mturk_entry_url(public_url)
     with sessions.begin() as session:
         campaign = get_row(session, Campaign, campaign_id)
-        _check(campaign, session, "mturk")
+        _check(campaign, session, MTURK.name)
         name = f"da-platform exclusion: {campaign.name} ({campaign.id})"
     qualification = mturk.ensure_exclusion_qualification(
         name, "Workers who already did this rating task (or were blocked from it); the HITs require its absence.")
@@ -101,7 +103,7 @@ def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk
                                        annotation=f"da-platform:{public_id}")
         with sessions.begin() as session:
             hit = get_row(session, Hit, hit_id)
-            hit.provider, hit.provider_hit_id = "mturk", provider_id
+            hit.provider, hit.provider_hit_id = MTURK.name, provider_id
             hit.max_assignments = settings.assignments_per_hit
             get_row(session, Campaign, campaign_id).status = CampaignStatus.running
             audit(session, "mturk.create_hit", campaign_id=campaign_id, target=provider_id,
@@ -114,8 +116,8 @@ def launch_mturk(sessions: sessionmaker[Session], campaign_id: int, mturk: MTurk
 
 def prolific_entry_url(public_url: str, secret_key: str | None, campaign_id: int) -> str:
     """The study URL with Prolific's placeholders (public HTTPS required; signed with the web key)."""
-    from da_platform.sources.prolific import study_url
-    from da_platform.sources.tokens import Tokens
+    from da_platform.providers.prolific.arrival import study_url
+    from da_platform.providers.tokens import Tokens
 
     if not secret_key:
         raise LaunchError("set DA_SECRET_KEY to the web server's secret key: it signs the study link")
@@ -131,15 +133,13 @@ def _completion_code(campaign: Campaign) -> str:
 
 def plan_prolific(session: Session, campaign: Campaign, settings: ProlificSettings, *, public_url: str,
                   secret_key: str | None, expected_bonus: Decimal = Decimal("0.00")) -> LaunchPlan:
-    _check(campaign, session, "prolific")
+    _check(campaign, session, PROLIFIC.name)
     _completion_code(campaign)
     hits = list(session.scalars(select(Hit).where(Hit.campaign_id == campaign.id)))
-    places = len(hits) * settings.places_per_hit
-    cost = rate_cost(assignments=places, reward=settings.reward, fee_rate=settings.fee_rate,
-                     bonuses=[expected_bonus] * places if expected_bonus > 0 else [], currency=settings.currency)
+    count = PROLIFIC.launch_plan(settings, hits=len(hits), expected_bonus=expected_bonus)
     new = 0 if settings.study_id else len(hits)
-    return LaunchPlan(campaign.id, "prolific", new, places,
-                      prolific_entry_url(public_url, secret_key, campaign.id), cost)
+    return LaunchPlan(campaign.id, PROLIFIC.name, new, count.assignments,
+                      prolific_entry_url(public_url, secret_key, campaign.id), count.cost)
 
 
 def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific: Prolific,
@@ -156,7 +156,7 @@ def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific:
     with sessions.begin() as session:
         campaign = get_row(session, Campaign, campaign_id)
         for hit in session.scalars(select(Hit).where(Hit.campaign_id == campaign_id)):
-            hit.provider, hit.provider_hit_id, hit.max_assignments = "prolific", study_id, settings.places_per_hit
+            hit.provider, hit.provider_hit_id, hit.max_assignments = PROLIFIC.name, study_id, settings.places_per_hit
         CampaignSettings.update(campaign, prolific=settings.with_changes(study_id=study_id))
         audit(session, "prolific.create_study", campaign_id=campaign_id, target=study_id,
               details={"places": plan.assignments, "reward": body["reward"]}, outcome="draft")

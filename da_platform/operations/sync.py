@@ -7,12 +7,12 @@ confirms an MTurk or Prolific assignment (submitted, approved, rejected): until 
 nowhere (:mod:`da_platform.rating.campaign_ratings`). A row under a listed id but of another worker or HIT
 was written by hand and is abandoned. An assignment in progress or completed here that
 the provider does not list and that started longer ago than its time limit
-(:mod:`da_platform.sources.time_limits`) is abandoned, its place freed and its ratings left out: the
+(:mod:`da_platform.config.time_limits`) is abandoned, its place freed and its ratings left out: the
 provider has none under that id that it can still receive (MTurk lists only submitted, approved and
 rejected assignments, so one that is not listed by the end of its time limit was returned, expired,
-never submitted, or never existed — an arrival with a made-up id). MTurk workers
-who finished as many HITs as the campaign allows get an ``exclude`` decision (the exclusion
-qualification). Finally every ``sent`` decision is reconciled with the provider (see
+never submitted, or never existed — an arrival with a made-up id). Workers of a provider with an exclusion
+(MTurk's qualification: ``SourceDefinition.excludes_finished``) who finished as many HITs as the campaign
+allows get an ``exclude`` decision. Finally every ``sent`` decision is reconciled with the provider (see
 :mod:`.decisions`) and every ``pending`` one (stored by a review that stopped before sending it) is sent.
 """
 from __future__ import annotations
@@ -23,16 +23,25 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from da_platform.config import time_limits
 from da_platform.config.review_policy import WorkerMessages
 from da_platform.db.audit import audit
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, ReviewDecision, Worker, utcnow
+from da_platform.db.models import (
+    CONFIRMED,
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    Hit,
+    ReviewDecision,
+    Worker,
+    utcnow,
+)
 from da_platform.db.rows import get_row
-from da_platform.db.states import DecisionAction
+from da_platform.db.states import DecisionAction, WorkerSource
 from da_platform.providers.base import Provider, ProviderAssignment, ProviderStatus
 from da_platform.providers.idempotency import request_token
-from da_platform.rating.campaign_ratings import CONFIRMED
+from da_platform.providers.registry import source
 from da_platform.review.apply import PENDING, ExecutionReport, execute_pending, reconcile
-from da_platform.sources import time_limits
 
 _TO_OURS = {
     ProviderStatus.submitted: AssignmentStatus.submitted,
@@ -56,14 +65,14 @@ class SyncResult:
     reconciled: ExecutionReport = field(default_factory=ExecutionReport)
 
 
-def work_ids(session: Session, campaign: Campaign, provider: str) -> list[str]:
+def work_ids(session: Session, campaign: Campaign, provider: WorkerSource) -> list[str]:
     """The provider's HIT / study ids of the campaign."""
     return list(session.scalars(
         select(Hit.provider_hit_id).where(Hit.campaign_id == campaign.id, Hit.provider == provider,
                                           Hit.provider_hit_id.is_not(None)).distinct().order_by(Hit.provider_hit_id)))
 
 
-def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignment, provider: str,
+def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignment, provider: WorkerSource,
                      result: SyncResult) -> None:
     """Update our row for one provider assignment (or note that we have none).
 
@@ -109,8 +118,8 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
     result.updated += changed
 
 
-def _abandon_forgery(session: Session, campaign: Campaign, provider: str, row: Assignment, item: ProviderAssignment,
-                     worker: str, work: str | None, result: SyncResult) -> None:
+def _abandon_forgery(session: Session, campaign: Campaign, provider: WorkerSource, row: Assignment,
+                     item: ProviderAssignment, worker: str, work: str | None, result: SyncResult) -> None:
     """Our row under a real provider assignment id but with another worker or HIT than the provider's."""
     if row.status == AssignmentStatus.abandoned:
         return
@@ -128,7 +137,7 @@ def _abandon_forgery(session: Session, campaign: Campaign, provider: str, row: A
 _RELEASABLE = (AssignmentStatus.in_progress, AssignmentStatus.completed)
 
 
-def release_unlisted(session: Session, campaign: Campaign, provider: str, work_id: str, listed: set[str],
+def release_unlisted(session: Session, campaign: Campaign, provider: WorkerSource, work_id: str, listed: set[str],
                      now: datetime, result: SyncResult) -> None:
     """Abandon our in-progress and completed assignments on this HIT / study that started longer ago than
     their time limit at ``now`` and that the provider does not list (``listed``: its assignment ids): it
@@ -155,7 +164,7 @@ def release_unlisted(session: Session, campaign: Campaign, provider: str, work_i
               details={"work": work_id, "started_at": row.started_at.isoformat()})
 
 
-def plan_exclusions(session: Session, campaign: Campaign, provider: str) -> int:
+def plan_exclusions(session: Session, campaign: Campaign, provider: WorkerSource) -> int:
     """``exclude`` decisions for workers who finished ``max_hits_per_worker`` HITs (not yet excluded): HITs the
     provider confirmed, so that made-up arrivals under a worker's id cannot get him excluded."""
     finished = (
@@ -198,7 +207,7 @@ def sync_campaign(sessions: sessionmaker[Session], campaign_id: int, provider: P
                              listed_at, result)
             audit(session, f"{provider.name}.sync", campaign_id=campaign_id, target=work_id,
                   outcome=f"{len(items)} assignment(s)")
-    if exclude_finished and provider.name == "mturk":
+    if exclude_finished and source(provider.name).excludes_finished:
         with sessions.begin() as session:
             result.excluded = plan_exclusions(session, get_row(session, Campaign, campaign_id), provider.name)
         result.reconciled.add(execute_pending(sessions, campaign_id, provider, messages,

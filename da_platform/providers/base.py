@@ -12,6 +12,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
+from da_platform.db.states import WorkerSource
+
 
 class ProviderError(RuntimeError):
     """A provider refused a request (the message says which and why)."""
@@ -48,7 +50,7 @@ class ProviderAssignment:
 class Provider(Protocol):
     """What sync and review need from a provider. Every method is safe to call again."""
 
-    name: str
+    name: WorkerSource
     live: bool
     currency: str
     bonus_retry_safe: bool  # True when a repeated bonus request cannot pay twice (MTurk's token)

@@ -25,6 +25,7 @@ from analysis.evidence import RatingEvidence
 from analysis.table import RatingsTable
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import (
+    CONFIRMED,
     Answer,
     Assignment,
     AssignmentStatus,
@@ -38,12 +39,11 @@ from da_platform.db.models import (
     System,
     Worker,
 )
+from da_platform.providers.registry import confirmed_sources
 from da_platform.rating.merged import expand
 
-PROVIDER_SOURCES = ("mturk", "prolific")
+PROVIDER_SOURCES = confirmed_sources()
 """Sources whose arrival URLs name the worker and the assignment without proof."""
-CONFIRMED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
-"""States only ``sync`` (or a decision the provider carried out) gives an assignment."""
 
 
 def counted_assignment() -> ColumnElement[bool]:

@@ -6,7 +6,7 @@ handful of statements built once. The caller commits. Invariants:
 - only the current slot (``Assignment.next_position``) can be rated; anything else is refused and
   changes nothing;
 - the same rating sent twice is stored once and answers as success;
-- a blocked worker, or a worker past the HIT's time limit (:mod:`da_platform.sources.time_limits`),
+- a blocked worker, or a worker past the HIT's time limit (:mod:`da_platform.config.time_limits`),
   can rate nothing more (checked on every rating and page, not only on arrival);
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot;
@@ -53,11 +53,11 @@ from sqlalchemy import (
 from sqlalchemy.sql import Select
 
 from da_platform.config.campaign_settings import TimeLimits
+from da_platform.config.time_limits import is_overdue, limit_seconds_sql
 from da_platform.db.engine import begin_write
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
 from da_platform.db.sqlite_commit import no_wait
 from da_platform.rating.behaviour import parse_behaviour
-from da_platform.sources.time_limits import is_overdue, limit_seconds_sql
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")
 

@@ -22,7 +22,7 @@ MESSAGES = (
     N_("Practice item %(number)s of %(total)s"),
     N_("Answer B"),
     N_("Answer"),
-    # Error pages and refusals (da_platform.web.worker, da_platform.rating.flow, da_platform.sources).
+    # Error pages and refusals (da_platform.web.worker, da_platform.rating.flow, da_platform.sources, .providers).
     N_("Cannot continue"),
     N_("Not saved"),
     N_("Time is up"),

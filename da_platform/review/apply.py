@@ -29,13 +29,14 @@ from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionAction, DecisionStatus
 from da_platform.providers.base import OutcomeUnknown, Provider, ProviderError, ProviderStatus
 from da_platform.providers.money import parse_amount
+from da_platform.providers.registry import without_provider
 from da_platform.providers.retry import RetriesExhausted
 
 PENDING, SENT, DONE, FAILED = DecisionStatus.pending, DecisionStatus.sent, DecisionStatus.done, DecisionStatus.failed
 ORDER: dict[str, int] = {DecisionAction.approve: 0, DecisionAction.reject: 0, DecisionAction.bonus: 1,
                          DecisionAction.block: 2, DecisionAction.exclude: 2}
 UNVERIFIED = "unverified: "
-NO_PROVIDER = ("pool",)  # sources paid outside the platform: their decisions are carried out when recorded
+NO_PROVIDER = without_provider()  # sources paid outside the platform: their decisions are carried out when recorded
 DATA_ONLY = (DecisionAction.use_data, DecisionAction.exclude_data)  # nothing to send, for any source
 OWN_POOL_OUTCOME = "own pool: no provider to call; recorded (pay outside the platform)"
 DATA_ONLY_OUTCOME = "data decision: nothing to send"

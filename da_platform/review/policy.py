@@ -40,6 +40,7 @@ from da_platform.db.audit import audit
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, ReviewDecision, Worker
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionAction, QCStatus
+from da_platform.providers import registry
 from da_platform.providers.idempotency import request_token
 from da_platform.providers.money import CostEstimate, amount_string
 from da_platform.review.apply import DONE, PENDING, apply_decision, carried_out_here
@@ -118,8 +119,8 @@ class PlannedDecision:
 def awaiting_review(session: Session, campaign: Campaign, provider: str) -> list[tuple[Assignment, int]]:
     """Submitted assignments of the campaign on ``provider`` without an approve/reject decision,
     each with its number of ratings (own pool: every finished one, as nobody reports it submitted)."""
-    finished = (AssignmentStatus.completed, AssignmentStatus.submitted) if provider == "pool" else (
-        AssignmentStatus.submitted,)
+    finished = (AssignmentStatus.submitted,) if registry.source(provider).has_provider else (
+        AssignmentStatus.completed, AssignmentStatus.submitted)
     decided = select(ReviewDecision.assignment_id).where(
         ReviewDecision.campaign_id == campaign.id,
         ReviewDecision.action.in_((DecisionAction.approve, DecisionAction.reject)),

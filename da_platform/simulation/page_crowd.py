@@ -170,8 +170,8 @@ def rate_through_pages(crowd: CrowdSettings, steps: Steps, database_url: str, im
                        slots: int, crowd_kinds: Mapping[str, str], oracle: SlotOracle) -> list[WorkerOutcome]:
     """Serve the worker pages of ``database_url`` and let the simulated crowd rate through them over HTTP
     (``slots``: the progress bar's length, the ratings there are to give)."""
+    from da_platform.providers.tokens import Tokens
     from da_platform.simulation.crowd import SimulatedClock, run_crowd
-    from da_platform.sources.tokens import Tokens
 
     secret = secrets.token_hex(32)
     tokens = Tokens(secret)

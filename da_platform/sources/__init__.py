@@ -1,23 +1,7 @@
-"""How workers arrive: the lab's own pool (signed invite links), MTurk ExternalQuestion and Prolific.
+"""Handing HITs to arriving workers (:mod:`.arrival`): which arrival resumes which assignment, what counts against
+a worker's cap, when a place comes back (docs/security.md, "Arrival rules").
 
-Every source implements :class:`~da_platform.sources.base.WorkerSource`: it turns the arrival
-parameters into an :class:`~da_platform.sources.base.Arrival` (who, which campaign or HIT, preview
-or not) and an assignment's end into a :class:`~da_platform.sources.base.Completion` (a page, a
-form POST back to the provider, or a redirect). HITs are handed out by :mod:`.arrival`.
+What an arrival is for each source (its URL, its completion) is that source's, in its folder of
+:mod:`da_platform.providers`; this room applies the same rules to all of them, above the campaign settings whose
+time limits it reads.
 """
-from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource
-from da_platform.sources.mturk import MTurkSource
-from da_platform.sources.pool import PoolSource
-from da_platform.sources.prolific import ProlificSource
-from da_platform.sources.tokens import Tokens
-
-__all__ = [
-    "Arrival",
-    "ArrivalRefused",
-    "Completion",
-    "MTurkSource",
-    "PoolSource",
-    "ProlificSource",
-    "Tokens",
-    "WorkerSource",
-]

@@ -1,17 +1,33 @@
 """Hand HITs to arriving workers atomically, whatever the number of concurrent arrivals, on Core statements
 (built once, with bind parameters), like the rating path.
 
-Rules: a blocked worker gets nothing; a worker never gets the same HIT twice, never more HITs of a campaign
-than ``Campaign.max_hits_per_worker`` — abandoned ones count too, so letting HITs time out does not buy
-more; a HIT never gets more live assignments than ``Hit.max_assignments`` (abandoned and rejected ones
-free their place); assignments of the campaign past their source's time limit
-(:mod:`da_platform.sources.time_limits`) are marked abandoned first.
-An unfinished assignment is resumed only under its own provider assignment id (MTurk assignmentId,
-Prolific SESSION_ID): the worker id in the provider's URL proves nothing, so another id with the same
-worker id could be anyone's and never gets the assignment's token. With a named HIT (MTurk) the
-worker's assignment on it is resumed: submitted/approved/rejected ones are refused, a completed one is
-final, an abandoned one is reopened if the HIT has room, under the new provider assignment id (MTurk
-gives a new one each time a HIT is accepted again).
+The arrival rules (docs/security.md, "Arrival rules"). Who arrives: the own pool's invitation link is
+signed, so it names its worker; MTurk's and Prolific's URLs name a worker id and a provider assignment id
+(MTurk ``assignmentId``, Prolific ``SESSION_ID``) that prove nothing until ``sync`` has seen the provider list
+that assignment for that worker on that HIT or study (it is then *confirmed*: submitted, approved or rejected).
+So an arrival may only ever touch what its own link names:
+
+1. **Resume.** An arrival resumes only its own assignment: the one started under its provider assignment id
+   (own pool: the worker's unfinished one). In progress or completed: resumed. Submitted, approved or rejected:
+   refused ("already submitted"). Abandoned (past its time limit, returned, released, forged): over, never
+   reopened, under any id (410, "the time ran out").
+2. **A new provider assignment id is a new assignment**, with a fresh time limit (MTurk gives a new id each
+   time a HIT is accepted again), and touches no other assignment of that worker id, whatever its state. On
+   a named HIT (MTurk) it is refused only if the provider has confirmed an assignment of that worker on that
+   HIT (nobody can accept a HIT he submitted).
+3. **A HIT's places** (``Hit.max_assignments``): every assignment that is not abandoned or rejected holds
+   one; a worker who holds one on a HIT needs no further room there for a new assignment (a provider gives a
+   worker one assignment of a HIT at a time, so his new id there is a re-accept or someone else's doing).
+4. **The per-worker cap** (``Campaign.max_hits_per_worker``) counts the HITs on which the worker has an
+   assignment that is surely his: own pool, any (abandoned ones too, so letting HITs time out does not buy
+   more); MTurk and Prolific, only the provider's confirmed ones. An unconfirmed assignment counts nowhere,
+   not even against the cap: a worker never loses a place to a request he did not make.
+5. **Places come back** when an assignment is abandoned (past its source's time limit
+   (:mod:`da_platform.config.time_limits`): marked so here first, at each arrival; released by ``sync`` or
+   the researcher) or rejected; a cap place held by a confirmed assignment (or any own-pool one) stays taken.
+
+A blocked worker gets nothing; a paused or closed campaign hands out no new assignment (work under way may
+finish).
 
 Statements of a new arrival on SQLite, inside ``BEGIN IMMEDIATE`` … ``COMMIT`` (the write lock): the
 campaign; the worker (created if new, and read, in one upsert); the time-limit UPDATE; the worker's
@@ -23,21 +39,31 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, func, literal, or_, select, update
 
 from da_platform.config.campaign_settings import TimeLimits
+from da_platform.config.time_limits import LIMITED_SOURCES, cutoffs
 from da_platform.db.engine import begin_write
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, Worker, utcnow
-from da_platform.sources.base import Arrival, ArrivalRefused
-from da_platform.sources.time_limits import LIMITED_SOURCES, cutoffs
+from da_platform.db.models import (
+    CONFIRMED,
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignStatus,
+    Hit,
+    Worker,
+    utcnow,
+)
+from da_platform.providers.arrival import Arrival, ArrivalRefused
 
 # Assignments that no longer hold a place on their HIT.
 FREED = (AssignmentStatus.abandoned, AssignmentStatus.rejected)
-# Provider states after which the worker can no longer change anything.
-FINAL = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentStatus.rejected)
+# An abandoned assignment's own arrival: the message the worker pages give past the time limit (in the catalogue).
+TIME_RAN_OUT = "The time for this task ran out, so it went back to other workers. The ratings you gave are kept."
 
 
 def new_public_id() -> str:
@@ -50,7 +76,7 @@ _A, _H, _C, _W = (cast(Table, m.__table__) for m in (Assignment, Hit, Campaign, 
 _CAMPAIGN = select(_C.c.status, _C.c.max_hits_per_worker, _C.c.settings).where(_C.c.id == bindparam("campaign_id"))
 
 _MINE = (
-    select(_A.c.id, _A.c.public_id, _A.c.hit_id, _A.c.status, _A.c.provider_assignment_id, _A.c.provider_data)
+    select(_A.c.id, _A.c.public_id, _A.c.hit_id, _A.c.status, _A.c.provider_assignment_id)
     .join(_H, _H.c.id == _A.c.hit_id)
     .where(_H.c.campaign_id == bindparam("campaign_id"), _A.c.worker_id == bindparam("worker_id"))
     .order_by(_A.c.id)
@@ -66,24 +92,26 @@ _RELEASE_OVERDUE = (
     .values(status=AssignmentStatus.abandoned)
 )
 
+# Rule 3: the places a HIT's assignments hold, and whether the arriving worker holds one there already.
 _live = (select(func.count(_A.c.id)).where(_A.c.hit_id == _H.c.id, _A.c.status.not_in(FREED))
          .correlate(_H).scalar_subquery())
-_mine_on_hit = select(_A.c.id).where(_A.c.hit_id == _H.c.id, _A.c.worker_id == bindparam("worker_id"))
+_holds = select(_A.c.id).where(_A.c.hit_id == _H.c.id, _A.c.worker_id == bindparam("worker_id"),
+                               _A.c.status.not_in(FREED)).correlate(_H).exists()
+_room = or_(_live < _H.c.max_assignments, _holds)
+# Rule 4: the worker's assignments that are surely his (own pool: no provider id; else confirmed).
+_surely_mine_on_hit = select(_A.c.id).where(
+    _A.c.hit_id == _H.c.id, _A.c.worker_id == bindparam("worker_id"),
+    or_(_A.c.provider_assignment_id.is_(None), _A.c.status.in_(CONFIRMED))).correlate(_H).exists()
 _CANDIDATE = (
     select(_H.c.id)
-    .where(_H.c.campaign_id == bindparam("campaign_id"), _live < _H.c.max_assignments, ~_mine_on_hit.exists(),
+    .where(_H.c.campaign_id == bindparam("campaign_id"), _room, ~_surely_mine_on_hit,
            _H.c.id.not_in(bindparam("rejected", expanding=True)))
     .order_by(_H.c.index)
     .limit(1)
 )
 _NAMED_CANDIDATE = _CANDIDATE.where(_H.c.id == bindparam("hit_id"))
 
-_HAS_ROOM = select(
-    select(func.count(_A.c.id)).where(_A.c.hit_id == bindparam("hit_id"), _A.c.status.not_in(FREED))
-    .scalar_subquery() < _H.c.max_assignments
-).where(_H.c.id == bindparam("hit_id"))
-
-_LOCK_HIT = select(_H.c.id).where(_H.c.id == bindparam("hit_id")).with_for_update()
+_HAS_ROOM = select(_room).where(_H.c.id == bindparam("hit_id"))
 
 _INSERT = _A.insert().values(
     hit_id=bindparam("hit_id"), worker_id=bindparam("worker_id"), public_id=bindparam("public_id"),
@@ -91,12 +119,6 @@ _INSERT = _A.insert().values(
     provider_data=bindparam("provider_data", type_=_A.c.provider_data.type), status=AssignmentStatus.in_progress,
     next_position=0, started_at=bindparam("now"),
 )
-
-_REOPEN = update(_A).where(_A.c.id == bindparam("assignment_id")).values(status=AssignmentStatus.in_progress)
-
-_REPLACE_PROVIDER_ID = update(_A).where(_A.c.id == bindparam("assignment_id")).values(
-    provider_assignment_id=bindparam("new_provider_assignment_id"),
-    provider_data=bindparam("new_provider_data", type_=_A.c.provider_data.type))
 
 
 def _worker_upsert(dialect: str):
@@ -141,21 +163,17 @@ def take_assignment_id(connection: Connection, arrival: Arrival, now: datetime |
            for source, cutoff in cutoffs(TimeLimits.of(_settings(campaign.settings)), now).items()}})
     mine = connection.execute(_MINE, {"campaign_id": arrival.campaign_id, "worker_id": worker_id}).all()
 
-    if arrival.hit_id is not None:
-        on_hit = next((row for row in mine if row.hit_id == arrival.hit_id), None)
-        if on_hit is not None:
-            return _resume_named(connection, on_hit, arrival)
-    else:
-        unfinished = next((row for row in mine if row.status == AssignmentStatus.in_progress), None)
-        if unfinished is not None:
-            if unfinished.provider_assignment_id != arrival.provider_assignment_id:  # (Prolific: another session)
-                raise _under_way()
-            return unfinished.public_id
+    own = _own(mine, arrival)
+    if own is not None:
+        return _resume(own)
+    # A new assignment (rule 2).
+    if arrival.hit_id is not None and any(row.hit_id == arrival.hit_id and row.status in CONFIRMED for row in mine):
+        raise ArrivalRefused("You have already submitted this task.", status=409)
     if campaign.status == CampaignStatus.paused:
         raise ArrivalRefused("This task is paused at the moment: please come back later.", status=409)
     if campaign.status != CampaignStatus.running:
         raise ArrivalRefused("This task is not open at the moment.", status=409)
-    if len(mine) >= campaign.max_hits_per_worker:  # every status counts, abandoned too
+    if len({row.hit_id for row in mine if _surely_his(row)}) >= campaign.max_hits_per_worker:
         raise ArrivalRefused("You have already done as many of these tasks as one person may.", status=409)
     hit_id = _choose_hit(connection, arrival, worker_id)
     public_id = new_public_id()
@@ -164,6 +182,29 @@ def take_assignment_id(connection: Connection, arrival: Arrival, now: datetime |
         "provider_assignment_id": arrival.provider_assignment_id, "provider_data": dict(arrival.provider_data or {}),
         "now": now})
     return public_id
+
+
+def _own(mine: Sequence[Any], arrival: Arrival) -> Any | None:
+    """The arrival's own assignment (rule 1): the one under its provider assignment id (on the HIT it names, if
+    it names one); for the own pool, the worker's unfinished one."""
+    if arrival.provider_assignment_id is None:
+        return next((row for row in mine if row.status == AssignmentStatus.in_progress), None)
+    return next((row for row in mine if row.provider_assignment_id == arrival.provider_assignment_id
+                 and (arrival.hit_id is None or row.hit_id == arrival.hit_id)), None)
+
+
+def _resume(row: Any) -> str:
+    """The public id of the arrival's own assignment, or why it cannot go on (rule 1)."""
+    if row.status in CONFIRMED:
+        raise ArrivalRefused("You have already submitted this task.", status=409)
+    if row.status == AssignmentStatus.abandoned:
+        raise ArrivalRefused(TIME_RAN_OUT, status=410)
+    return row.public_id
+
+
+def _surely_his(row: Any) -> bool:
+    """Whether an assignment is surely its worker's (rule 4): own pool (no provider id), or confirmed."""
+    return row.provider_assignment_id is None or row.status in CONFIRMED
 
 
 def _settings(value: Any) -> dict[str, Any]:
@@ -190,38 +231,6 @@ def _choose_hit(connection: Connection, arrival: Arrival, worker_id: int) -> int
             raise ArrivalRefused("There is no task left for you at the moment.", status=409)
         # SQLite: the database is locked, the candidate query's count is current. PostgreSQL: count
         # afresh now that the row is locked.
-        if not postgres or connection.execute(_HAS_ROOM, {"hit_id": chosen}).scalar():
+        if not postgres or connection.execute(_HAS_ROOM, {"hit_id": chosen, "worker_id": worker_id}).scalar():
             return chosen
         rejected.append(chosen)
-
-
-def _under_way() -> ArrivalRefused:
-    """An unfinished assignment asked for under another provider assignment id (MTurk assignmentId,
-    Prolific SESSION_ID): the worker id beside it proves nothing, so it is refused."""
-    return ArrivalRefused("This task is already under way with another assignment: continue it where you started "
-                          "it. If you returned it, it is free again once its time limit has passed.", status=409)
-
-
-def _resume_named(connection: Connection, row: Any, arrival: Arrival) -> str:
-    """The worker's assignment on the HIT the provider named (MTurk), as the rules above say."""
-    if row.status in FINAL:
-        raise ArrivalRefused("You have already submitted this task.", status=409)
-    if row.provider_assignment_id != arrival.provider_assignment_id:
-        if row.status == AssignmentStatus.completed:
-            # Finished here: its assignment id is the one the provider will report; another must not replace it.
-            raise ArrivalRefused("You have already finished this task.", status=409)
-        if row.status == AssignmentStatus.in_progress:
-            # Whoever holds the stored assignment id is rating it; an unauthenticated second id must not
-            # take over the assignment (nor its ratings, nor what review pays).
-            raise _under_way()
-    if row.status == AssignmentStatus.abandoned:  # accepted again after returning it
-        if connection.dialect.name == "postgresql":
-            connection.execute(_LOCK_HIT, {"hit_id": row.hit_id})
-        if not connection.execute(_HAS_ROOM, {"hit_id": row.hit_id}).scalar():
-            raise ArrivalRefused("There is no task left for you at the moment.", status=409)
-        connection.execute(_REOPEN, {"assignment_id": row.id})
-    if row.provider_assignment_id != arrival.provider_assignment_id:
-        connection.execute(_REPLACE_PROVIDER_ID, {
-            "assignment_id": row.id, "new_provider_assignment_id": arrival.provider_assignment_id,
-            "new_provider_data": {**_settings(row.provider_data), **arrival.provider_data}})
-    return row.public_id

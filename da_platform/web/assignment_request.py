@@ -14,7 +14,7 @@ from datetime import datetime
 from flask import g
 from sqlalchemy import Connection
 
-from da_platform.sources.tokens import TokenError
+from da_platform.providers.tokens import TokenError
 from da_platform.web.database import request_connection
 from da_platform.web.services import services
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from da_platform.config.settings import Environment, ImageStore, Settings
-from da_platform.sources.mturk import MTURK_ORIGINS
-from da_platform.sources.prolific import COMPLETE_URL
+from da_platform.providers.mturk.arrival import MTURK_ORIGINS
+from da_platform.providers.prolific.arrival import COMPLETE_URL
 from da_platform.web.limits import limit_config
 
 # $DA_ENV: "production" (the default: a secret key is mandatory), "development" or "testing".

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import render_template, request, url_for
 
-from da_platform.sources.tokens import TokenError
+from da_platform.providers.tokens import TokenError
 
 
 def refusal(message: str, status: int, title: str, *, headers: dict[str, str] | None = None,

@@ -6,7 +6,10 @@ from typing import TYPE_CHECKING
 
 from flask import Flask, Response, abort, current_app
 
-from da_platform.sources import MTurkSource, PoolSource, ProlificSource, Tokens, WorkerSource
+from da_platform.db.states import WorkerSource
+from da_platform.providers.arrival import ArrivalSource
+from da_platform.providers.registry import SOURCES
+from da_platform.providers.tokens import Tokens
 
 if TYPE_CHECKING:
     from da_platform.rating.clock import AssignmentClock
@@ -17,7 +20,7 @@ if TYPE_CHECKING:
 class Services:
     tokens: Tokens
     storage: ImageStorage
-    sources: dict[str, WorkerSource]
+    sources: dict[WorkerSource, ArrivalSource]
     clock: AssignmentClock  # the server's time for an assignment (da_platform.rating.clock)
 
 
@@ -25,16 +28,11 @@ def init_services(app: Flask, clock: AssignmentClock) -> None:
     from da_platform.images.store import open_image_storage
 
     tokens = Tokens(app.config["SECRET_KEY"], assignment_max_age=int(app.config["ASSIGNMENT_TOKEN_MAX_AGE"]))
-    sources: list[WorkerSource] = [
-        PoolSource(tokens),
-        MTurkSource(app.config["MTURK_SUBMIT_ORIGINS"]),
-        ProlificSource(tokens, app.config["PROLIFIC_COMPLETE_URL"]),
-    ]
     app.extensions["da_platform"] = Services(
         tokens=tokens,
         storage=app.config.get("IMAGE_STORAGE")
         or open_image_storage(app.extensions["da_settings"], engine=app.extensions["da_autocommit_engine"]),
-        sources={source.name: source for source in sources},
+        sources={name: source.arrivals(tokens, app.config) for name, source in SOURCES.items()},
         clock=clock,
     )
 

@@ -29,7 +29,9 @@ from werkzeug.exceptions import HTTPException
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.db.rows import get_row
+from da_platform.db.states import WorkerSource
 from da_platform.images.variation import vary
+from da_platform.providers.arrival import ArrivalRefused
 from da_platform.rating.flow import (
     BLOCKED,
     TIMED_OUT,
@@ -42,7 +44,6 @@ from da_platform.rating.flow import (
     record_rating,
     serve_current_image,
 )
-from da_platform.sources import ArrivalRefused
 from da_platform.sources.arrival import take_assignment_id
 from da_platform.web.assignment_request import (
     AssignmentTokenRefused,
@@ -114,20 +115,20 @@ def _read_assignment_token(_endpoint: str | None, values: dict | None) -> None:
 
 @bp.get("/pool/<token>")
 def arrive_pool(token: str):
-    return _arrive("pool", token)
+    return _arrive(WorkerSource.pool, token)
 
 
 @bp.get("/mturk")
 def arrive_mturk():
-    return _arrive("mturk", None)
+    return _arrive(WorkerSource.mturk, None)
 
 
 @bp.get("/prolific/<token>")
 def arrive_prolific(token: str):
-    return _arrive("prolific", token)
+    return _arrive(WorkerSource.prolific, token)
 
 
-def _arrive(source_name: str, path_token: str | None):
+def _arrive(source_name: WorkerSource, path_token: str | None):
     connection = request_connection()
     source = services().sources[source_name]
     arrival = None
@@ -385,7 +386,7 @@ def done(token: str):
         except ArrivalRefused as refusal:
             raise WorkerPageError(refusal.message, refusal.status) from None
     if completion.kind in ("redirect", "post"):
-        assert completion.url is not None  # a redirect and a POST always have their target (sources.base)
+        assert completion.url is not None  # a redirect and a POST always have their target (providers.arrival)
         if completion.kind == "redirect":
             return redirect(completion.url, 302)
         g.csp_form_targets = [origin_of(completion.url)]

@@ -24,8 +24,8 @@ from da_platform.db.models import (
     Slot,
     System,
 )
-from da_platform.sources.pool import mint_invites
-from da_platform.sources.tokens import Tokens
+from da_platform.providers.pool.arrival import mint_invites
+from da_platform.providers.tokens import Tokens
 from tests.admin_client import PASSWORD, login
 from tests.web_factories import make_web_env
 

@@ -18,8 +18,8 @@ from da_platform.config.campaign_settings import (
     TimeLimits,
 )
 from da_platform.config.review_policy import ReviewPolicy
-from da_platform.providers.mturk_settings import MTurkSettings
-from da_platform.providers.prolific import ProlificSettings
+from da_platform.providers.mturk.settings import MTurkSettings
+from da_platform.providers.prolific.settings import ProlificSettings
 
 ASSEMBLY = {"version": 1, "seed": 3, "passes": 1, "items": 160, "hits": 3, "hits_per_pass": 3, "fill_per_pass": 20,
             "item_order": "system name, then question id; shuffled per pass with the seed"}

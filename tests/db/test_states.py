@@ -5,13 +5,14 @@ import json
 
 from analysis.states import QCStatus as AnalysisQCStatus
 from da_platform.db.models import FINISHED, AssignmentStatus
-from da_platform.db.states import DecisionAction, DecisionStatus, QCStatus
+from da_platform.db.states import DecisionAction, DecisionStatus, QCStatus, WorkerSource
 
 # The strings written by 0.1.0 into review_decision.action / .status and into QC reports.
 STORED = {
     DecisionAction: {"approve", "reject", "bonus", "block", "exclude", "use_data", "exclude_data"},
     DecisionStatus: {"pending", "sent", "done", "failed"},
     QCStatus: {"passed", "failed", "too_few_pairs", "zero_variance", "not_quality_controlled"},
+    WorkerSource: {"pool", "mturk", "prolific"},  # worker.source, assignment.source, hit.provider
 }
 
 

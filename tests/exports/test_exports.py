@@ -135,7 +135,7 @@ def test_progress_projects_completion_time_and_cost(sessions, tmp_path):
 
 
 def test_progress_counts_a_pool_hit_past_its_time_limit_as_open(sessions, tmp_path):
-    """The next arrival gets such a HIT (see da_platform.sources.pool), so nobody is rating it."""
+    """The next arrival gets such a HIT (see da_platform.providers.pool.arrival), so nobody is rating it."""
     campaign_id = factories.campaign_rated_in_part(sessions, tmp_path, rated_hits=2)
     started = factories.START + timedelta(hours=2)
     with sessions() as session:

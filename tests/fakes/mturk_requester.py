@@ -136,6 +136,15 @@ class FakeMTurkRequester:
             self.assignments[assignment.assignment_id] = assignment
             return assignment.assignment_id
 
+    def give_up(self, assignment_id: str) -> None:
+        """The worker returned the assignment or let it time out: MTurk keeps no trace a requester can list or
+        get, and the HIT's place is free again (the worker may accept it again, under a new assignment id)."""
+        with self.lock:
+            assignment = self.assignments.get(assignment_id)
+            if assignment is None or assignment.status != "Accepted":
+                raise FakeError(f"assignment {assignment_id} cannot be returned")
+            del self.assignments[assignment_id]
+
     def submit(self, assignment_id: str, answer: dict[str, str] | None = None) -> None:
         """The worker's browser posted to externalSubmit: the assignment is Submitted."""
         with self.lock:

@@ -25,8 +25,8 @@ from da_platform.db.models import Campaign, Hit, ImageBlob, Slot
 from da_platform.images.database import DatabaseImageStorage
 from da_platform.images.s3 import S3ImageStorage
 from da_platform.images.store import ImageStoreError, open_image_storage
+from da_platform.providers.pool.arrival import mint_invites
 from da_platform.simulation.sample import import_sample
-from da_platform.sources.pool import mint_invites
 from hit_builder.storage import ImageStorage, LocalImageStorage, content_key
 from tests.web_factories import make_campaign, make_web_env, png
 

@@ -12,8 +12,14 @@ import botocore.session
 import pytest
 from botocore.stub import ANY, Stubber
 
-from da_platform.providers.mturk import LIVE_ENDPOINT, SANDBOX_ENDPOINT, MTurk, MTurkRequestError, make_boto_client
-from da_platform.providers.mturk_settings import (
+from da_platform.providers.mturk.client import (
+    LIVE_ENDPOINT,
+    SANDBOX_ENDPOINT,
+    MTurk,
+    MTurkRequestError,
+    make_boto_client,
+)
+from da_platform.providers.mturk.settings import (
     APPROVAL_RATE_QUALIFICATION,
     LOCALE_QUALIFICATION,
     MASTERS_QUALIFICATION,

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from da_platform.cli import main
 from da_platform.db.models import Assignment, AuditLog, Campaign, ReviewDecision, Worker
-from da_platform.providers.mturk import MTurk, make_boto_client
+from da_platform.providers.mturk.client import MTurk, make_boto_client
 from da_platform.providers.retry import Backoff
 from tests.fakes.crowd import (
     adversarial,

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from da_platform.providers.mturk import SANDBOX_ENDPOINT, MTurk, make_boto_client
+from da_platform.providers.mturk.client import SANDBOX_ENDPOINT, MTurk, make_boto_client
 
 
 def _credentials() -> bool:

@@ -15,9 +15,10 @@ import pytest
 import requests
 
 from da_platform.providers.base import ProviderStatus
-from da_platform.providers.prolific import Prolific, ProlificError, ProlificSettings
-from da_platform.sources.prolific import study_url
-from da_platform.sources.tokens import Tokens
+from da_platform.providers.prolific.arrival import study_url
+from da_platform.providers.prolific.client import Prolific, ProlificError
+from da_platform.providers.prolific.settings import ProlificSettings
+from da_platform.providers.tokens import Tokens
 from tests.fakes import prolific_contract as contract
 from tests.fakes.fake_prolific import create_fake_prolific
 from tests.fakes.server import serve_wsgi

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from da_platform.db.models import ReviewDecision, Worker
-from da_platform.providers.prolific import Prolific, validate_rejection
+from da_platform.providers.prolific.client import Prolific, validate_rejection
 from tests.fakes.crowd import adversarial, good, indifferent, quality_campaign, sqlite_database
 from tests.fakes.fake_prolific import create_fake_prolific
 from tests.fakes.mturk_requester import Fault

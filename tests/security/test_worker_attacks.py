@@ -15,14 +15,15 @@ from sqlalchemy import select, text, update
 
 from da_platform.config.campaign_settings import DEFAULT_POOL_TIME_LIMIT_MINUTES
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType, Worker
+from da_platform.providers.pool.arrival import mint_invites
+from da_platform.providers.prolific.arrival import study_url
 from da_platform.rating.campaign_ratings import load_ratings
-from da_platform.sources.pool import mint_invites
-from da_platform.sources.prolific import study_url
 from tests.worker_flow import (
     FAKE_TURK,
     accepted,
     age_assignments,
     arrive_pool,
+    assignment_of,
     current,
     rate,
     ratings,
@@ -44,23 +45,30 @@ def _finish(client, base: str, slots: int) -> None:
 
 
 def test_a_finished_mturk_worker_cannot_replace_the_assignment_id(env):
-    """Item 1: a made-up assignmentId after finishing would hide the real one from review."""
+    """Item 1: a made-up assignmentId after finishing would hide the real one from review. It is an assignment of
+    its own (docs/security.md, "Arrival rules"): the finished one keeps its id, ratings and completion form."""
     env.campaign(slots=2, provider="mturk")
     with env.sessions() as s:
         hit_id = s.execute(text("SELECT provider_hit_id FROM hit")).scalar_one()
     client = env.app.test_client()
     base = _mturk(client, hit_id, "REALASSIGNMENT").location
     _finish(client, base, 2)
-    before = snapshot(env)
-    for made_up in ("MADEUP1", "ASSIGNMENT_ID_X"):
-        response = _mturk(client, hit_id, made_up)
-        assert response.status_code == 409 and "already finished" in response.text
-    assert snapshot(env) == before
     with env.sessions() as s:
-        assert s.scalars(select(Assignment.provider_assignment_id)).one() == "REALASSIGNMENT"
+        before = (s.execute(text("SELECT * FROM assignment")).one(),
+                  s.execute(text("SELECT * FROM rating ORDER BY id")).all())
+    for made_up in ("MADEUP1", "ASSIGNMENT_ID_X"):
+        response = _mturk(env.app.test_client(), hit_id, made_up)
+        assert response.status_code == 303 and assignment_of(env, response.location) != assignment_of(env, base)
+    with env.sessions() as s:
+        rows = s.execute(select(Assignment.provider_assignment_id, Assignment.next_position)
+                         .order_by(Assignment.id)).all()
+        assert [tuple(r) for r in rows] == [("REALASSIGNMENT", 2), ("MADEUP1", 0), ("ASSIGNMENT_ID_X", 0)]
+        assert (s.execute(text("SELECT * FROM assignment ORDER BY id")).first(),
+                s.execute(text("SELECT * FROM rating ORDER BY id")).all()) == before
     done = client.get(base + "done")
     assert 'name="assignmentId" value="REALASSIGNMENT"' in done.text
-    assert _mturk(client, hit_id, "REALASSIGNMENT").status_code == 303  # the real one still resumes
+    again = _mturk(client, hit_id, "REALASSIGNMENT")  # the real one still resumes
+    assert assignment_of(env, again.location) == assignment_of(env, base)
 
 
 @pytest.mark.parametrize("status", [AssignmentStatus.rejected, AssignmentStatus.approved, AssignmentStatus.submitted])

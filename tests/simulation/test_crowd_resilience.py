@@ -13,10 +13,10 @@ from sqlalchemy import func, select
 
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import Campaign, Rating, Slot
+from da_platform.providers.pool.arrival import mint_invites
 from da_platform.simulation.adversaries import OracleAgent
 from da_platform.simulation.crowd import SimulatedClock, SimulatedWorker, SlotOracle, arrive, run_crowd, send_rating
 from da_platform.simulation.profiles import WorkerProfile
-from da_platform.sources.pool import mint_invites
 from tests.fakes.server import serve_wsgi
 from tests.web_factories import make_web_env
 

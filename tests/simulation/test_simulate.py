@@ -414,7 +414,7 @@ def test_simulate_warns_when_the_bad_workers_take_more_than_a_third(built: str, 
     stored Prolific settings."""
     from decimal import Decimal
 
-    from da_platform.providers.prolific import ProlificSettings
+    from da_platform.providers.prolific.settings import ProlificSettings
 
     engine = create_engine(built)
     with Session(engine) as session:

@@ -14,7 +14,7 @@ from PIL import Image
 from sqlalchemy import select, text
 
 from da_platform.db.models import Assignment, AssignmentStatus, Rating, Slot
-from da_platform.sources.prolific import study_url
+from da_platform.providers.prolific.arrival import study_url
 from tests.browser_steps import (
     click_slider,
     drag_slider,

@@ -28,8 +28,8 @@ from sqlalchemy import func, select
 from da_platform.db.engine import make_engine, session_factory
 from da_platform.db.models import Assignment, AssignmentStatus, Rating, Slot
 from da_platform.images.database import DatabaseImageStorage
-from da_platform.sources.pool import mint_invites
-from da_platform.sources.tokens import Tokens
+from da_platform.providers.pool.arrival import mint_invites
+from da_platform.providers.tokens import Tokens
 from tests.web_factories import make_campaign
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select, text
 
 from da_platform.db.models import Assignment, Rating
-from da_platform.sources.pool import mint_invites
+from da_platform.providers.pool.arrival import mint_invites
 from tests.web_factories import WebEnv, make_web_env
 
 THREADS = 8

@@ -16,9 +16,9 @@ from sqlalchemy.pool import NullPool
 
 from da_platform.config.campaign_settings import DEFAULT_POOL_TIME_LIMIT_MINUTES
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, SlotType, Worker
-from da_platform.sources.mturk import PREVIEW_ASSIGNMENT_ID
-from da_platform.sources.pool import mint_invites
-from da_platform.sources.prolific import study_url
+from da_platform.providers.mturk.arrival import PREVIEW_ASSIGNMENT_ID
+from da_platform.providers.pool.arrival import mint_invites
+from da_platform.providers.prolific.arrival import study_url
 from tests.web_factories import CHINESE_QUESTION, WebEnv, make_web_env
 from tests.worker_flow import (
     FAKE_TURK,

@@ -17,9 +17,9 @@ from da_core.errors import BuildError
 from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.cli import main
 from da_platform.db.models import Campaign, CampaignStatus
+from da_platform.providers.pool.arrival import mint_invites
 from da_platform.rating.language import SHIPPED, TEMPLATE, CatalogueError, load_catalogue, message_ids
 from da_platform.simulation.showcase import make_showcase
-from da_platform.sources.pool import mint_invites
 from hit_builder.worker_settings import WorkerPageOptions
 from tests.web_factories import make_web_env
 

@@ -1,4 +1,5 @@
-"""The one interface every worker source implements, and what passes through it."""
+"""A worker source's arrival: the interface that turns an arrival URL into an :class:`Arrival` and a finished
+assignment into a :class:`Completion`, and what passes through it (each provider folder implements it)."""
 from __future__ import annotations
 
 import re
@@ -10,6 +11,7 @@ from typing import Any, Literal
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, Campaign
+from da_platform.db.states import WorkerSource
 
 # Provider identifiers (MTurk workerId/assignmentId/hitId, Prolific ids, pool ids): plain tokens.
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_\-]{1,200}")
@@ -50,7 +52,7 @@ class Arrival:
     campaign is handed out. In ``preview`` nothing is written and only the instructions are shown.
     """
 
-    source: str
+    source: WorkerSource
     campaign_id: int
     worker_external_id: str | None
     hit_id: int | None = None
@@ -73,10 +75,10 @@ class Completion:
     note: str | None = None  # shown on the page, e.g. when a completion code is missing
 
 
-class WorkerSource(ABC):
-    """A way workers arrive. ``name`` is stored as ``Worker.source`` and ``Assignment.source``."""
+class ArrivalSource(ABC):
+    """How workers of one source arrive. ``name`` is stored as ``Worker.source`` and ``Assignment.source``."""
 
-    name: str
+    name: WorkerSource
 
     @abstractmethod
     def arrival(self, session: Session, params: Mapping[str, str], path_token: str | None) -> Arrival:

@@ -7,7 +7,7 @@ the campaign's ``max_hits_per_worker``).
 A pool worker has a time limit per HIT (``CampaignSettings.pool_time_limit_minutes``, set by
 ``da-platform invite --time-limit``, default ``DEFAULT_POOL_TIME_LIMIT_MINUTES`` of
 :mod:`da_platform.config.campaign_settings`), as MTurk and Prolific have theirs
-(:mod:`da_platform.sources.time_limits` applies all three).
+(:mod:`da_platform.config.time_limits` applies all three).
 """
 from __future__ import annotations
 
@@ -18,14 +18,15 @@ from collections.abc import Mapping
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, Campaign
-from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource
-from da_platform.sources.tokens import TokenError, Tokens
+from da_platform.db.states import WorkerSource
+from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion
+from da_platform.providers.tokens import TokenError, Tokens
 
 ARRIVAL_PATH = "/pool/{token}"
 
 
-class PoolSource(WorkerSource):
-    name = "pool"
+class PoolSource(ArrivalSource):
+    name = WorkerSource.pool
 
     def __init__(self, tokens: Tokens) -> None:
         self.tokens = tokens

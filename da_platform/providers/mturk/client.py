@@ -14,9 +14,10 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
+from da_platform.db.states import WorkerSource
 from da_platform.providers.base import ProviderAssignment, ProviderError, ProviderStatus
 from da_platform.providers.money import amount_string, parse_amount
-from da_platform.providers.mturk_settings import MTurkSettings, external_question
+from da_platform.providers.mturk.settings import MTurkSettings, external_question
 from da_platform.providers.retry import Backoff, call_with_retry
 
 REGION = "us-east-1"
@@ -84,7 +85,7 @@ def is_transient(error: BaseException) -> bool:
 class MTurk:
     """The platform's MTurk operations over a boto3 client (inject a stubbed one in tests)."""
 
-    name = "mturk"
+    name = WorkerSource.mturk
     currency = "USD"
     bonus_retry_safe = True
 

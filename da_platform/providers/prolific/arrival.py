@@ -12,8 +12,9 @@ from urllib.parse import urlencode
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, Campaign
-from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource, identifier
-from da_platform.sources.tokens import TokenError, Tokens
+from da_platform.db.states import WorkerSource
+from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion, identifier
+from da_platform.providers.tokens import TokenError, Tokens
 
 COMPLETE_URL = "https://app.prolific.com/submissions/complete"
 ARRIVAL_PATH = "/prolific/{token}"
@@ -25,8 +26,8 @@ def study_url(tokens: Tokens, public_url: str, campaign_id: int) -> str:
     return public_url.rstrip("/") + ARRIVAL_PATH.format(token=tokens.campaign(campaign_id)) + "?" + query
 
 
-class ProlificSource(WorkerSource):
-    name = "prolific"
+class ProlificSource(ArrivalSource):
+    name = WorkerSource.prolific
 
     def __init__(self, tokens: Tokens, complete_url: str = COMPLETE_URL) -> None:
         self.tokens = tokens

@@ -16,7 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, Campaign, Hit
-from da_platform.sources.base import Arrival, ArrivalRefused, Completion, WorkerSource, identifier
+from da_platform.db.states import WorkerSource
+from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion, identifier
 
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
@@ -40,8 +41,8 @@ def external_question_url(public_url: str) -> str:
     return public_url.rstrip("/") + ARRIVAL_PATH
 
 
-class MTurkSource(WorkerSource):
-    name = "mturk"
+class MTurkSource(ArrivalSource):
+    name = WorkerSource.mturk
 
     def __init__(self, submit_origins: Iterable[str] = MTURK_ORIGINS) -> None:
         self.submit_origins = tuple(submit_origins)
@@ -49,7 +50,7 @@ class MTurkSource(WorkerSource):
     def arrival(self, session: Session, params: Mapping[str, str], path_token: str | None) -> Arrival:
         provider_hit_id = identifier(params, "hitId")
         hit = session.execute(
-            select(Hit.id, Hit.campaign_id).where(Hit.provider == "mturk", Hit.provider_hit_id == provider_hit_id)
+            select(Hit.id, Hit.campaign_id).where(Hit.provider == self.name, Hit.provider_hit_id == provider_hit_id)
         ).first()
         if hit is None:
             raise ArrivalRefused("This task is not known here.", status=404)

@@ -16,8 +16,8 @@ from sqlalchemy.orm import Session
 
 from da_core.errors import InputError
 from da_platform.db.models import Worker
-from da_platform.sources.pool import ARRIVAL_PATH, PoolSource
-from da_platform.sources.tokens import Tokens
+from da_platform.providers.pool.arrival import ARRIVAL_PATH, PoolSource
+from da_platform.providers.tokens import Tokens
 
 MAX_LABEL = 200
 HEADERS = ("label", "name")

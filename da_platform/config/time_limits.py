@@ -1,12 +1,17 @@
 """How long a worker has for one HIT, whatever the source; past that, the place goes back to others.
 
-Each source's limit is its provider's own (read from the campaign's settings,
-:class:`~da_platform.config.campaign_settings.TimeLimits`):
+Each source declares where its limit is stored, its unit and its default (``SourceDefinition.time_limit`` in its
+folder of :mod:`da_platform.providers`), read from the campaign's settings
+(:class:`~da_platform.config.campaign_settings.TimeLimits`):
 
 - own pool: ``CampaignSettings.pool_time_limit_minutes`` (``da-platform invite --time-limit``, default 180 min);
 - MTurk: the HITs' ``AssignmentDurationInSeconds`` (``CampaignSettings.mturk.assignment_duration``,
   stored at launch, default 3 h): MTurk takes no submission after it;
 - Prolific: the study's maximum allowed time (``CampaignSettings.prolific.maximum_minutes``, default 90 min).
+
+This module is the one rule that applies them: the arrival (:mod:`da_platform.sources.arrival`), the rating path
+(:mod:`da_platform.rating.flow`), ``sync`` and the list of assignments under way all ask it, so it sits below
+them with the settings it reads.
 
 The limit runs from the worker's arrival here (``Assignment.started_at``), which comes after the
 provider's accept, so a place is never taken back before the provider itself gives up on it. An
