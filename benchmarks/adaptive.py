@@ -52,9 +52,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from analysis.qc_policy import QCPolicy
 from analysis.report import GroupAnalysis, analyze
 from analysis.sequential import Look, PairState, SequentialDesign, SequentialResult, sequential_decisions
 from analysis.sequential_plan import WaveDesign, WaveMix, first_wave, plan_next_wave, rating_moments, wave_mix
+from analysis.states import QCMethod
 from analysis.table import SLOT_TYPES as SLOT_NAMES
 from analysis.table import RatingsTable
 from da_core.enums import SlotType
@@ -63,7 +65,8 @@ from hit_builder.layouts import CLASSIC
 from hit_builder.waves import assemble_wave
 
 ALPHA = 0.05
-QC = "none"  # the crowd is honest by construction: quality control (94-99 % kept) is left out of the comparison
+# The crowd is honest by construction: quality control (94-99 % kept) is left out of the comparison.
+QC = QCPolicy(QCMethod.none)
 GROUP = "sim"
 
 
@@ -180,7 +183,7 @@ def new_columns() -> dict[str, list[Any]]:
 
 def analysed(columns: dict[str, list[Any]]) -> tuple[GroupAnalysis, RatingsTable]:
     table = RatingsTable.from_columns(group=[GROUP] * len(columns["score"]), **columns)
-    return analyze(table, qc_method=QC, alpha=ALPHA).groups[GROUP], table
+    return analyze(table, qc=QC, alpha=ALPHA).groups[GROUP], table
 
 
 @dataclass(frozen=True)
@@ -394,7 +397,7 @@ def real_tables(folder: Path) -> dict[str, RatingsTable]:
 
 
 def _real_look(table: RatingsTable, wave: int) -> tuple[Look, dict[str, str]]:
-    group = analyze(table, qc_method="none", alpha=ALPHA).groups[table.groups()[0]]
+    group = analyze(table, qc=QC, alpha=ALPHA).groups[table.groups()[0]]
     return (Look.of(wave, group.ranking, {s.system: s.n_ratings for s in group.system_scores}),
             fixed_decisions(group))
 

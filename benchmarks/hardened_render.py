@@ -31,6 +31,7 @@ from pathlib import Path
 from sqlalchemy import insert
 
 from da_platform.building.build import BuildSpec, build_campaign
+from da_platform.building.crowds import CrowdChoice
 from da_platform.db.engine import make_engine, session_factory, upgrade
 from da_platform.db.models import Answer, Question, Reference, System, TestSet
 from da_platform.simulation.sample_data.generate import generate
@@ -102,7 +103,8 @@ def build(folder: Path, records: list[dict], answers: dict[str, list[str]], rend
     try:
         with session_factory(engine)() as session:
             wall, cpu = time.perf_counter(), cpu_seconds()
-            build_campaign(session, BuildSpec(name="bench", test_set="bench", seed=1, style=render_style(render)),
+            spec = BuildSpec(name="bench", test_set="bench", seed=1, crowd=CrowdChoice(render=render_style(render)))
+            build_campaign(session, spec,
                            storage=LocalImageStorage(folder / f"images-{render}"), progress=progress, processes=1)
             session.commit()
             return {"images": marks["images"], "wall": time.perf_counter() - wall, "cpu": cpu_seconds() - cpu,
