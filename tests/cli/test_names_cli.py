@@ -22,7 +22,7 @@ CAMPAIGN_COMMANDS = [
     ("export", "ranking", "{c}", "--out", "{out}"), ("export", "ratings", "{c}", "--out", "{out}"),
     ("export", "wmt", "{c}", "--out", "{out}"), ("export", "bundle", "{c}", "--out", "{out}"),
     ("invite", "{c}"), ("pool", "review", "{c}", "--dry-run"), ("decide", "{c}", "w", "block", "--reason", "r"),
-    ("simulate", "{c}"),
+    ("simulate", "{c}"), ("waves", "{c}"),
     *[("campaign", change, "{c}") for change in ("open", "pause", "resume", "close", "assignments", "preview",
                                                  "delete")],
     ("campaign", "release", "{c}", "--assignment", "a"),
