@@ -21,6 +21,9 @@ Methods (``analysis.states.QCMethod``; the default is ``analysis.qc_policy.DEFAU
 - ``pooled``: one test over every check family of the worker's HITs (``BAD_REF``, ``MEANING`` and ``REF``
   pairs and ``REPEAT`` consistency, ``analysis.checks``), the power one HIT allows; passes when p < alpha.
   Needs 5 non-zero directional pairs.
+- ``weighted``: the same pairs and null, each pair weighed by what real people do (``analysis.checks``,
+  ``analysis.people_checks``); passes when p < alpha. Its p-value is exact however few the pairs, so one
+  non-zero directional pair is enough to compute it (how many it takes to pass depends on their weights).
 
 - ``none``: no test; the ratings are taken as already filtered and every worker counts
   (status ``not_quality_controlled``, reason "quality control off").
@@ -46,7 +49,13 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from analysis.checks import MIN_DIRECTIONAL_PAIRS, directional_differences, pooled_test
+from analysis.checks import (
+    MIN_DIRECTIONAL_PAIRS,
+    MIN_WEIGHTED_PAIRS,
+    directional_differences,
+    pooled_test,
+    weighted_test,
+)
 from analysis.grouping import Grouping, group_by
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
 from analysis.states import QCMethod, QCScope, QCStatus
@@ -54,6 +63,9 @@ from analysis.table import BAD_REF, MEANING, NO_LINK, REF, REPEAT, SLOT_TYPES, S
 
 EXACT_MAX_PAIRS = 400
 MIN_NONZERO_PAIRS = 5
+
+POOLING_METHODS = frozenset({QCMethod.pooled, QCMethod.weighted})
+"""The tests that pool every check family of a worker's HITs (``analysis.checks``)."""
 
 PASSED, FAILED, TOO_FEW_PAIRS, ZERO_VARIANCE, NOT_CONTROLLED = (
     QCStatus.passed, QCStatus.failed, QCStatus.too_few_pairs, QCStatus.zero_variance, QCStatus.not_quality_controlled)
@@ -137,6 +149,12 @@ class QCSettings:
                        "its original (one-sided, pooled)", "wilcox (zero differences dropped)",
                        "exact signed-rank on the directional pairs, exact repeat-consistency test, Fisher's "
                        "combination (chi-square, 4 df)", "p < alpha", "5 non-zero directional pairs", scope)
+        if method == "weighted":
+            return cls(method, alpha, "original > BAD_REF and MEANING copies, REF > original, REPEAT close to "
+                       "its original (one-sided, every pair weighed by what real people do)",
+                       "wilcox (zero differences dropped)",
+                       "exact distribution of the people-weighted sum (analysis.people_checks)", "p < alpha",
+                       f"{MIN_WEIGHTED_PAIRS} non-zero directional pair", scope)
         if method == "none":
             return cls(method, alpha, "none: quality control off", "not applicable", "not applicable",
                        "every worker counts (ratings already filtered)", "none", scope)
@@ -241,7 +259,7 @@ def quality_control(table: RatingsTable, *, method: str = DEFAULT_QC.method, alp
     _, sd = _spread(workers, table.score.astype(np.float64))
     n_ratings = _given(table, workers)
     checks = _Pairs.of_type(table, workers, check)
-    families = _Families.build(table, workers) if method == QCMethod.pooled else None
+    families = _Families.build(table, workers) if method in POOLING_METHODS else None
     groups_with_checks = set(table.group.codes[table.slot_type == check].tolist())
     pooled = _pooled_verdicts(table, method, alpha, groups_with_checks, check, margin) if scope == "worker" else {}
 
@@ -355,7 +373,7 @@ def _pooled_verdicts(table: RatingsTable, method: str, alpha: float, groups_with
     _, sd = _spread(by_worker, table.score.astype(np.float64))
     n = _given(table, by_worker)
     checks = _Pairs.of_type(table, by_worker, check)
-    families = _Families.build(table, by_worker) if method == QCMethod.pooled else None
+    families = _Families.build(table, by_worker) if method in POOLING_METHODS else None
     verdicts = {}
     for w in range(by_worker.n):
         original, degraded = checks.of(w)
@@ -398,9 +416,9 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
         reason = (f"all {n_ratings} ratings are identical: no variance (also excluded from z-scores)"
                   if n_ratings > 1 else "only one rating: no variance (also excluded from z-scores)")
         return dict(passed=False, status=ZERO_VARIANCE, reason=reason, **none)
-    if method == QCMethod.pooled:
+    if method in POOLING_METHODS:
         assert families is not None
-        return _pooled_check_verdict(alpha, original, degraded, families)
+        return _pooled_check_verdict(alpha, original, degraded, families, weighted=method == QCMethod.weighted)
     nonzero = int(np.count_nonzero(original - degraded))
     if method == "wilcoxon":
         if nonzero < MIN_NONZERO_PAIRS:
@@ -437,16 +455,28 @@ def _verdict(method: str, alpha: float, original: np.ndarray, degraded: np.ndarr
 
 
 def _pooled_check_verdict(alpha: float, original: np.ndarray, degraded: np.ndarray,
-                          families: tuple[tuple[np.ndarray, np.ndarray], ...]) -> dict:
-    """The pooled test's verdict (``analysis.checks``) from the BAD_REF pairs and the other families."""
+                          families: tuple[tuple[np.ndarray, np.ndarray], ...], weighted: bool = False) -> dict:
+    """The pooled (or ``weighted``) test's verdict (``analysis.checks``) from the BAD_REF pairs and the other
+    families."""
     meaning, ref, repeat, ordinary = families
     directional = directional_differences((original, degraded), meaning, ref)
     counts = f"{len(original)} BAD_REF, {len(meaning[0])} MEANING, {len(ref[0])} REF, {len(repeat[0])} REPEAT pairs"
     nonzero = directional[directional != 0]
-    if len(nonzero) < MIN_DIRECTIONAL_PAIRS:
+    name, needed = ("weighted", MIN_WEIGHTED_PAIRS) if weighted else ("pooled", MIN_DIRECTIONAL_PAIRS)
+    if len(nonzero) < needed:
         return dict(passed=False, status=TOO_FEW_PAIRS, statistic=math.nan, pvalue=math.nan, p_method="", reason=(
-            f"{int(np.count_nonzero(directional))} non-zero directional pair(s) ({counts}): the pooled test "
-            f"needs at least {MIN_DIRECTIONAL_PAIRS}"))
+            f"{int(np.count_nonzero(directional))} non-zero directional pair(s) ({counts}): the {name} test "
+            f"needs at least {needed}"))
+    if weighted:
+        damaged = (np.concatenate([original, meaning[0]]), np.concatenate([degraded, meaning[1]]))
+        found = weighted_test(damaged, ref, repeat, ordinary[0])
+        passed = found.pvalue < alpha
+        parts = (f"evidence {found.statistic:.2f} nats: {found.directional:.2f} from {found.n_directional} non-zero "
+                 f"directional pairs, {found.repeat:.2f} from {found.n_repeat} repeats")
+        reason = (f"checks {'' if passed else 'not '}scored as people do (weighted, p = {found.pvalue:.3g}, "
+                  f"p {'<' if passed else '>='} {alpha}; {parts}; {counts})")
+        return dict(passed=bool(passed), status=PASSED if passed else FAILED, reason=reason, pvalue=found.pvalue,
+                    statistic=found.statistic, p_method=found.method)
     direction = signed_rank_test(nonzero)
     result = pooled_test(direction.pvalue, direction.statistic, len(nonzero), repeat[0], repeat[1], ordinary[0])
     passed = result.pvalue < alpha

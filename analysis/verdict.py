@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 from analysis.behaviour import SIGNALS, Signal, behaviour_signals
 from analysis.qc_policy import DEFAULT_QC
-from analysis.quality import FAILED, QCReport, WorkerQC, quality_control
-from analysis.states import QCMethod
+from analysis.quality import FAILED, POOLING_METHODS, QCReport, WorkerQC, quality_control
 from analysis.table import MEANING, RatingsTable
 
 
@@ -128,7 +127,7 @@ def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], *, met
                     margin_share: float = MEANING_MARGIN_SHARE) -> dict[str, dict[str, WorkerVerdict]]:
     """group -> worker -> verdict, for every worker of ``reports`` (the BAD_REF quality control of ``table``);
     ``margin_share``: the MEANING test's margin as a share of each worker's BAD_REF drop (for trade-off studies)."""
-    meaning_reports = {} if method == QCMethod.pooled else quality_control(  # (pooled: MEANING pairs included)
+    meaning_reports = {} if method in POOLING_METHODS else quality_control(  # (pooled: MEANING pairs included)
         table, method=method, alpha=alpha, scope=scope, check=MEANING, margin=meaning_margins(reports, margin_share))
     signals = behaviour_signals(table)
     result: dict[str, dict[str, WorkerVerdict]] = {}

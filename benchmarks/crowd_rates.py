@@ -197,7 +197,7 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
 
 def caught_by(verdict: WorkerVerdict) -> list[str]:
     """The checks and signals that fired on a worker (the pooled test is called ``checks``)."""
-    fired = [] if verdict.qc.passed else ["checks" if verdict.qc.method == "pooled" else "BAD_REF"]
+    fired = [] if verdict.qc.passed else ["checks" if verdict.qc.method in ("pooled", "weighted") else "BAD_REF"]
     if verdict.meaning is not None and verdict.meaning.status == "failed":
         fired.append("MEANING")
     return fired + [s.name for s in verdict.flags]

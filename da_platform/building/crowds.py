@@ -48,13 +48,16 @@ class CrowdPreset:
 
 
 PRESETS: dict[Crowd, CrowdPreset] = {preset.crowd: preset for preset in (
-    CrowdPreset(Crowd.paid, "classic", "hardened", QCMethod.pooled, "strangers paid per task (MTurk, Prolific)"),
-    CrowdPreset(Crowd.pool, "classic", "plain", QCMethod.pooled, "a lab's own pool of known people"),
+    CrowdPreset(Crowd.paid, "classic", "hardened", QCMethod.weighted, "strangers paid per task (MTurk, Prolific)"),
+    CrowdPreset(Crowd.pool, "classic", "plain", QCMethod.weighted, "a lab's own pool of known people"),
     CrowdPreset(Crowd.reproduce, "classic", "plain", QCMethod.wilcoxon,
                 "the published method, to reproduce WMT's or the published study's numbers"),
 )}
 DEFAULT_CROWD = Crowd.paid
 """What ``da-platform build`` builds for unless told (``--crowd``)."""
+EARLIER_PAID_QC = frozenset({QCMethod.pooled.value})
+"""The test earlier versions' ``paid`` preset stored (the pooled test, before the weighted one): a campaign built
+with it keeps it (its analysis never changes by itself) and is not warned about at launch."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,8 @@ def launch_warning(settings: CampaignSettings, provider: str) -> str | None:
     """A warning for launching on a paid crowd (``provider``: mturk or prolific) a campaign built otherwise
     than the ``paid`` preset says; None when it was built as the preset says."""
     paid, used = PRESETS[Crowd.paid].parts(), stored_parts(settings)
+    if used["qc"] in EARLIER_PAID_QC:
+        used["qc"] = paid["qc"]  # built by an earlier paid preset: its test was measured for paid crowds too
     differ = {part: value for part, value in used.items() if paid[part] != value}
     if not differ:
         return None
