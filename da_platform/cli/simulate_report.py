@@ -58,6 +58,11 @@ def print_report(outcome: RehearsalOutcome) -> None:
         echo(f"    {pair.better} › {pair.worse}: {pair.true_difference:.1f} points apart, {p}, "
              f"{'separated' if pair.separated else 'NOT separated'}")
 
+    if outcome.forecast:
+        echo("  Forecast (people as real crowd workers rate, with their lapses): the chance that stopping after k of "
+             f"the {outcome.places} assignments gives the clusters all of them give: "
+             + ", ".join(f"k = {k}: {share:.0%}" for k, share in sorted(outcome.forecast.items())))
+
     echo("\nRatings per system (stored, every slot of the system / scored, from workers kept):")
     name_width = max([len(s) for s, _, _ in outcome.ratings_by_system] + [6])
     for system, stored, scored in outcome.ratings_by_system:
