@@ -186,10 +186,10 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
             if slot is hits[slot.hit][0] and isinstance(rater, PersonRater):
                 rater.start_hit(rng)  # a person's state for each new HIT
             score, record, seconds = rate(kind, rater, slot, rng, behaviour_rng)
-            for column, value in (("group", group), ("worker", worker), ("hit", f"{worker}/{slot.hit}"),
+            for column, value in (("group", group), ("worker", worker), ("hit", f"{worker}:{slot.hit}"),
                                   ("system", slot.system), ("item", slot.item), ("slot_type", slot.slot_type),
-                                  ("slot", f"{worker}/{slot.id}"),
-                                  ("original_slot", f"{worker}/{slot.original}" if slot.original else ""),
+                                  ("slot", f"{worker}:{slot.id}"),
+                                  ("original_slot", f"{worker}:{slot.original}" if slot.original else ""),
                                   ("score", score), ("seconds", seconds)):
                 columns[column].append(value)
             statuses.append("valid" if record is not None else "missing")

@@ -34,6 +34,7 @@ import numpy as np
 from analysis.people_checks import WEIGHTS_FILE, PeopleWeights, count_pairs
 from analysis.quality import quality_control
 from analysis.readers import read_ratings_with_stats
+from analysis.report import analyze
 from analysis.table import BAD_REF, MEANING, NO_LINK, REF, REPEAT, SLOT_TYPES, SYSTEM, Categorical, RatingsTable
 from da_platform.simulation.forecast import Design, forecast_recovery, subsample_recovery
 from da_platform.simulation.people import (
@@ -249,31 +250,60 @@ def report_model(args: argparse.Namespace) -> None:
 
 # ---- forecasts against reality --------------------------------------------------------------------------------
 
+DOCUMENT_SHARE = 0.8
+"""The share of the answers' quality variance a document carries (forecast check on WMT's document HITs)."""
 SIZES = (0.25, 0.5, 0.75)
 """Campaign sizes of the forecast check, as shares of a pair's HITs."""
 
 
 def design_of(table: RatingsTable, model: PeopleModel, seed: int) -> Design:
     """The real table's design (its HITs, workers, slots, systems and items) with each answer's true quality for
-    simulated people: its system's quality, which gives the system's mean raw score in the release under the model's
-    average bias and scale, plus an item effect, so that the answers' qualities spread as the model's fitted
-    release's do (100 · Beta(quality_a, quality_b))."""
+    simulated people: its system's z-score in the release (``analyze --qc none``) turned into quality points, one
+    z being the median worker's SD of raw scores over the model's mean scale (stretched until simulated z-scores
+    spread as the real ones), around the mean quality of the model's fitted release, plus an item effect, so that
+    the answers' qualities spread as there (100 · Beta(quality_a, quality_b)). (Raw means would carry which
+    workers happened to rate which system: z-scores do not.)"""
     rng = np.random.default_rng(seed)
+    [group] = analyze(table, qc_method="none").groups.values()
+    z = {s.system: s.z for s in group.system_scores}
+    workers = table.worker.codes
+    counts = np.bincount(workers)
+    mean = np.bincount(workers, weights=table.score.astype(float)) / np.maximum(1, counts)
+    spread = np.sqrt(np.bincount(workers, weights=table.score.astype(float) ** 2) / np.maximum(1, counts) - mean ** 2)
     scale = math.exp(model.scale_log_mean + model.scale_log_sd ** 2 / 2)
+    a, b = model.quality_a, model.quality_b
+    centre, total_sd = 100 * a / (a + b), 100 * math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+    unit = float(np.median(spread[counts > 1])) / scale
     systems = table.system.codes
     ordinary = table.slot_type == SYSTEM
-    raw_mean = np.bincount(systems[ordinary], weights=table.score[ordinary].astype(float)) / np.maximum(
-        1, np.bincount(systems[ordinary]))
-    system_quality = 50 + (raw_mean - 50 - model.bias_mean) / scale
-    a, b = model.quality_a, model.quality_b
-    spread = 100 * math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
-    item_sd = math.sqrt(max(0.0, spread ** 2 - float(np.var(system_quality[systems[ordinary]]))))
     keys = np.unique(systems.astype(np.int64) * len(table.item.labels) + table.item.codes, return_inverse=True)[1]
-    effect = rng.normal(0, item_sd, int(keys.max()) + 1)
-    quality = np.clip(system_quality[systems] + effect[keys], 0, 100)
-    return Design(table.group.values(), table.hit.values(), table.worker.values(),
-                  [SLOT_TYPES[t] for t in table.slot_type.tolist()], table.original.copy(), table.system.values(),
-                  table.item.values(), quality)
+    noise = rng.standard_normal(int(keys.max()) + 1)
+    # WMT21's to-English HITs show whole documents: the items one HIT shows of one system share a document's
+    # quality (DOCUMENT_SHARE of the items' variance), as a check shares its original's.
+    linked = np.where(table.original >= 0, table.original, np.arange(len(table)))
+    documents = np.unique(table.hit.codes[linked].astype(np.int64) * len(table.system.labels) + systems[linked],
+                          return_inverse=True)[1]
+    document = rng.standard_normal(int(documents.max()) + 1)
+    real_spread = float(np.std(list(z.values())))
+
+    def design(stretch: float) -> Design:
+        system_quality = np.array([centre + stretch * z.get(name, 0.0) * unit for name in table.system.labels])
+        item_sd = math.sqrt(max(0.0, total_sd ** 2 - float(np.var(system_quality[systems[ordinary]]))))
+        effect = math.sqrt(DOCUMENT_SHARE) * document[documents] + math.sqrt(1 - DOCUMENT_SHARE) * noise[keys]
+        quality = np.clip(system_quality[systems] + item_sd * effect, 0, 100)
+        return Design(table.group.values(), table.hit.values(), table.worker.values(),
+                      [SLOT_TYPES[t] for t in table.slot_type.tolist()], table.original.copy(),
+                      table.system.values(), table.item.values(), quality)
+
+    # The release's z-scores hold their own noise, and the model's ceiling compresses differences: stretch the
+    # systems' qualities until a simulated release's z-scores spread as the real ones do (three steps).
+    stretch = 1.0
+    for step in range(3):
+        [simulated] = analyze(design(stretch).rated(model, np.random.default_rng([seed, step])),
+                              qc_method="none").groups.values()
+        found = float(np.std([s.z for s in simulated.system_scores]))
+        stretch *= min(3.0, max(1 / 3, real_spread / found)) if found > 0 else 1.0
+    return design(stretch)
 
 
 def forecast(args: argparse.Namespace) -> None:
