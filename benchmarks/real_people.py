@@ -352,10 +352,6 @@ def main() -> None:
      "model": report_model}[args.command](args)
 
 
-if __name__ == "__main__":
-    main()
-
-
 # ---- the honest-worker model: simulated HITs like the real ones -------------------------------------------------
 
 @dataclass(frozen=True)
@@ -545,3 +541,7 @@ def fit_model(hits: Sequence[RealHit], source: str, evaluations: int, start: Peo
                      options={"maxfev": evaluations, "xatol": 1e-3, "fatol": 1e-4, "adaptive": True})
     print(f"fit: loss {found.fun:.4f} after {found.nfev} evaluations ({found.message})", flush=True)
     return _from_free(found.x, source)
+
+
+if __name__ == "__main__":
+    main()

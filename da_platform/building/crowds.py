@@ -80,7 +80,7 @@ class CrowdChoice:
         return CrowdRecord(self.preset.crowd.value, self.overrides)
 
     def describe(self) -> str:
-        """E.g. ``paid (layout classic, render hardened, pooled test)``, overrides marked."""
+        """E.g. ``paid (layout classic, render hardened, weighted test)``, overrides marked."""
         return describe_parts(self.preset.crowd.value, {"layout": self.layout, "render": self.render,
                                                         "qc": self.qc.value}, self.overrides)
 

@@ -103,3 +103,21 @@ def test_the_crowds_honest_worker_is_a_fitted_person() -> None:
     item = Item("s1", None, None, 23.0, slot_type="BAD_REF", answer_quality=63.0)
     assert 0 <= rater.score(item, rng) <= 100
     assert rater.behaviour(item, rater.timing(item, rng), rng)["slot"] == "s1"
+
+
+def test_the_benchmark_scripts_run_main_after_every_definition() -> None:
+    """``benchmarks/real_people.py model`` once stopped with ``NameError: name 'STATISTICS' is not defined``: its
+    ``if __name__ == "__main__": main()`` stood in the middle of the module, so ``main`` ran before the constants
+    and functions below it existed. Every benchmark script's guard must be its last statement."""
+    import ast
+    from pathlib import Path
+
+    scripts = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("*.py"))
+    assert any(s.name == "real_people.py" for s in scripts)
+    early = []
+    for script in scripts:
+        body = ast.parse(script.read_text(encoding="utf-8")).body
+        guards = [i for i, node in enumerate(body) if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)]
+        if guards and guards[-1] != len(body) - 1:
+            early.append(script.name)
+    assert early == []
