@@ -147,7 +147,9 @@ def run_demo(options: DemoOptions, steps: DemoSteps | None = None) -> DemoOutcom
 def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, images: Path,
                       steps: DemoSteps) -> tuple[int, int]:
     """Import the bundled sample and build the demo campaign, running; returns (campaign id, HITs)."""
+    from analysis.qc_policy import QCPolicy
     from da_platform.building.build import BuildSpec, build_campaign
+    from da_platform.building.crowds import choose
     from da_platform.db.engine import transaction
     from da_platform.db.models import CampaignStatus
     from da_platform.simulation.sample import import_sample
@@ -166,7 +168,10 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
                                             seed=options.seed, passes=options.passes,
                                             max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
                                             layout=options.layout, style=render_style(options.render),
-                                            font_paths=list(options.font_paths)),
+                                            font_paths=list(options.font_paths),
+                                            # the test a default build stores: the demo's people rate as real
+                                            # crowd workers do, whom the published test loses at one or two HITs
+                                            qc=QCPolicy(choose().qc)),
                                   storage=LocalImageStorage(images), progress=steps.stage_bars())
         steps.done()
         campaign.status = CampaignStatus.running
