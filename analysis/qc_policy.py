@@ -49,8 +49,9 @@ class QCPolicy(StoredRecord):
 
     @property
     def pools_every_check(self) -> bool:
-        """Whether the test is the pooled one (every check family in one test, MEANING pairs included)."""
-        return self.method is QCMethod.pooled
+        """Whether the test pools every check family in one test, MEANING pairs included (``pooled``, and
+        ``weighted``, the same pairs weighed by what real people do)."""
+        return self.method in (QCMethod.pooled, QCMethod.weighted)
 
     @property
     def off(self) -> bool:

@@ -21,6 +21,9 @@ Methods (``analysis.states.QCMethod``; the default is ``analysis.qc_policy.DEFAU
 - ``pooled``: one test over every check family of the worker's HITs (``BAD_REF``, ``MEANING`` and ``REF``
   pairs and ``REPEAT`` consistency, ``analysis.checks``), the power one HIT allows; passes when p < alpha.
   Needs 5 non-zero directional pairs.
+- ``weighted``: the same pairs and null, each pair weighed by what real people do (``analysis.checks``,
+  ``analysis.people_checks``); passes when p < alpha. Its p-value is exact however few the pairs, so one
+  non-zero directional pair is enough to compute it (how many it takes to pass depends on their weights).
 
 - ``none``: no test; the ratings are taken as already filtered and every worker counts
   (status ``not_quality_controlled``, reason "quality control off").
@@ -46,7 +49,13 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from analysis.checks import MIN_DIRECTIONAL_PAIRS, directional_differences, pooled_test
+from analysis.checks import (
+    MIN_DIRECTIONAL_PAIRS,
+    MIN_WEIGHTED_PAIRS,
+    directional_differences,
+    pooled_test,
+    weighted_test,
+)
 from analysis.grouping import Grouping, group_by
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
 from analysis.states import QCMethod, QCScope, QCStatus
@@ -126,6 +135,11 @@ QC_TESTS: dict[QCMethod, QCTest] = {
         "original > BAD_REF and MEANING copies, REF > original, REPEAT close to its original (one-sided, pooled)",
         "wilcox (zero differences dropped)", "exact signed-rank on the directional pairs, exact repeat-consistency "
         "test, Fisher's combination (chi-square, 4 df)", "p < alpha", "5 non-zero directional pairs"),
+    QCMethod.weighted: QCTest(
+        "original > BAD_REF and MEANING copies, REF > original, REPEAT close to its original (one-sided, every pair "
+        "weighed by what real people do)", "wilcox (zero differences dropped)",
+        "exact distribution of the people-weighted sum (analysis.people_checks)", "p < alpha",
+        f"{MIN_WEIGHTED_PAIRS} non-zero directional pair"),
     QCMethod.none: QCTest("none: quality control off", "not applicable", "not applicable",
                           "every worker counts (ratings already filtered)", "none"),
 }
@@ -409,7 +423,7 @@ def _verdict(policy: QCPolicy, original: np.ndarray, degraded: np.ndarray, sd: f
         return dict(passed=False, status=ZERO_VARIANCE, reason=reason, **none)
     if policy.pools_every_check:
         assert families is not None
-        return _pooled_check_verdict(alpha, original, degraded, families)
+        return _pooled_check_verdict(alpha, original, degraded, families, weighted=method is QCMethod.weighted)
     nonzero = int(np.count_nonzero(original - degraded))
     if method is QCMethod.wilcoxon:
         if nonzero < MIN_NONZERO_PAIRS:
@@ -446,16 +460,28 @@ def _verdict(policy: QCPolicy, original: np.ndarray, degraded: np.ndarray, sd: f
 
 
 def _pooled_check_verdict(alpha: float, original: np.ndarray, degraded: np.ndarray,
-                          families: tuple[tuple[np.ndarray, np.ndarray], ...]) -> dict:
-    """The pooled test's verdict (``analysis.checks``) from the BAD_REF pairs and the other families."""
+                          families: tuple[tuple[np.ndarray, np.ndarray], ...], weighted: bool = False) -> dict:
+    """The pooled (or ``weighted``) test's verdict (``analysis.checks``) from the BAD_REF pairs and the other
+    families."""
     meaning, ref, repeat, ordinary = families
     directional = directional_differences((original, degraded), meaning, ref)
     counts = f"{len(original)} BAD_REF, {len(meaning[0])} MEANING, {len(ref[0])} REF, {len(repeat[0])} REPEAT pairs"
     nonzero = directional[directional != 0]
-    if len(nonzero) < MIN_DIRECTIONAL_PAIRS:
+    name, needed = ("weighted", MIN_WEIGHTED_PAIRS) if weighted else ("pooled", MIN_DIRECTIONAL_PAIRS)
+    if len(nonzero) < needed:
         return dict(passed=False, status=TOO_FEW_PAIRS, statistic=math.nan, pvalue=math.nan, p_method="", reason=(
-            f"{int(np.count_nonzero(directional))} non-zero directional pair(s) ({counts}): the pooled test "
-            f"needs at least {MIN_DIRECTIONAL_PAIRS}"))
+            f"{int(np.count_nonzero(directional))} non-zero directional pair(s) ({counts}): the {name} test "
+            f"needs at least {needed}"))
+    if weighted:
+        damaged = (np.concatenate([original, meaning[0]]), np.concatenate([degraded, meaning[1]]))
+        found = weighted_test(damaged, ref, repeat, ordinary[0])
+        passed = found.pvalue < alpha
+        parts = (f"evidence {found.statistic:.2f} nats: {found.directional:.2f} from {found.n_directional} non-zero "
+                 f"directional pairs, {found.repeat:.2f} from {found.n_repeat} repeats")
+        reason = (f"checks {'' if passed else 'not '}scored as people do (weighted, p = {found.pvalue:.3g}, "
+                  f"p {'<' if passed else '>='} {alpha}; {parts}; {counts})")
+        return dict(passed=bool(passed), status=PASSED if passed else FAILED, reason=reason, pvalue=found.pvalue,
+                    statistic=found.statistic, p_method=found.method)
     direction = signed_rank_test(nonzero)
     result = pooled_test(direction.pvalue, direction.statistic, len(nonzero), repeat[0], repeat[1], ordinary[0])
     passed = result.pvalue < alpha

@@ -53,6 +53,7 @@ class QCMethod(StrState):
     ttest = "ttest"  # WMT up to 2021: paired t-test
     mannwhitney = "mannwhitney"  # later tools: unpaired rank-sum test
     pooled = "pooled"  # every check family of the HIT in one test (analysis.checks): for one HIT per worker
+    weighted = "weighted"  # the pooled test's pairs weighed by what real people do (analysis.checks, people_checks)
     none = "none"  # the ratings are already filtered: no test, everyone counts
 
 

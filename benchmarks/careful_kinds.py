@@ -6,8 +6,8 @@ the behaviour signals cannot see them), so only the content tests decide. The ov
 kinds score with the very rules of the careful bots that rate through the real pages in Chromium
 (``da_platform.simulation.careful_rules``), here on the true texts (a perfect reading). Kinds:
 
-- ``honest``: a person, calibrated on real ratings (``HonestParams`` says how): bias, scale use, noise,
-  rounding to 5 and 10, and lapses (a damaged or meaning-changed copy not noticed is scored like its original);
+- ``honest``: a person as fitted to real crowd workers (``da_platform.simulation.people``: bias, scale use,
+  noise, rounding to 5 and 10, damage not noticed, repeats remembered, whole HITs without attention);
 - ``random``, ``constant``, ``bot`` (90-100): content-blind;
 - ``overlap+N``: 100 × ROUGE-L of Answer B against Answer A, plus Gaussian noise of standard deviation N
   (``careful_rules.overlap_noise``);
@@ -25,37 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from da_platform.simulation import careful_rules as rules
-
-
-@dataclass(frozen=True)
-class HonestParams:
-    """One simulated person. Calibration (docs/benchmarks.md, "Quality control at one HIT"):
-
-    - scale use and rounding from the WMT21 Facebook-Wikipedia ratings in tests/data (6 raters, 14,443
-      ratings): per rater 23-92 % of scores are multiples of 10 and 40-97 % multiples of 5, 0-72 % at 100,
-      mean 38-93: bias N(0, 12), scale U(0.5, 1.6), a share U(0, 0.7) of scores rounded to 10 and of the
-      rest U(0.2, 0.9) to 5;
-    - the BAD_REF drop from the public WMT21 MTurk worker statistics (newstest2021-toen ad-wrkr-stats.csv,
-      first 281 workers): one-HIT workers who rate the references at 90 or more and drop at least 10 points
-      have a mean drop of 42.5 (IQR 24-57); the simulated people drop 33 (IQR 24-41) on originals of
-      quality 60+, i.e. react *less* than real attentive people (the simulation errs against them);
-    - noise SD U(5, 20); lapses: each BAD_REF copy noticed with probability U(0.85, 1), each MEANING copy
-      with U(0.6, 0.95) (assumed: no real data on meaning changes exists).
-    """
-
-    bias: float
-    scale: float
-    noise: float
-    round10: float
-    round5: float
-    notice_bad: float
-    notice_meaning: float
-
-    @classmethod
-    def draw(cls, rng: np.random.Generator) -> HonestParams:
-        return cls(float(rng.normal(0, 12)), float(rng.uniform(0.5, 1.6)), float(rng.uniform(5, 20)),
-                   float(rng.uniform(0.0, 0.7)), float(rng.uniform(0.2, 0.9)), float(rng.uniform(0.85, 1.0)),
-                   float(rng.uniform(0.6, 0.95)))
+from da_platform.simulation import people
 
 
 @dataclass(frozen=True)
@@ -80,7 +50,10 @@ def rate_hit(kind: str, shown: list[Shown], originals: list[int], rng: np.random
     index in the HIT, -1 for ordinary slots)."""
     n = len(shown)
     if kind == "honest":
-        return _honest(HonestParams.draw(rng), shown, rng)
+        person = people.Person.draw(rng)
+        kinds = np.array([people.KIND_OF[s.slot_type] for s in shown])
+        answers = np.array([s.original_quality if s.slot_type != "REPEAT" else s.quality for s in shown])
+        return people.rate_slots(person, kinds, answers, np.array(originals), person.start_hit(rng), rng).tolist()
     if kind == "random":
         return rng.integers(0, 101, n).tolist()
     if kind == "constant":
@@ -100,23 +73,6 @@ def rate_hit(kind: str, shown: list[Shown], originals: list[int], rng: np.random
         if s.slot_type == "REPEAT" and originals[k] >= 0:
             scores[k] = scores[originals[k]]
     return scores
-
-
-def _honest(p: HonestParams, shown: list[Shown], rng: np.random.Generator) -> list[int]:
-    scores = []
-    for s in shown:
-        quality = s.quality
-        if s.slot_type == "BAD_REF" and rng.random() > p.notice_bad:
-            quality = s.original_quality
-        elif s.slot_type == "MEANING" and rng.random() > p.notice_meaning:
-            quality = s.original_quality
-        x = 50 + p.bias + p.scale * (quality - 50) + p.noise * rng.standard_normal()
-        if rng.random() < p.round10:
-            x = round(x / 10) * 10
-        elif rng.random() < p.round5:
-            x = round(x / 5) * 5
-        scores.append(x)
-    return _clip(scores)
 
 
 def _clip(values: list[float]) -> list[int]:

@@ -10,9 +10,10 @@ Cheap on purpose, and said plainly in the results: no HTTP and no OCR. The overl
 texts perfectly (the bot at its best, as ``--offline-overlap``); every worker's behaviour record and the
 server's time on each item are made here:
 
-- ``honest``: scores by ``da_platform.simulation.profiles`` (true quality, personal bias, scale, noise); reads at the
-  IReST mean rates (228 words/min, 255 CJK characters/min) plus 2.5 s to decide, log-normal around that;
-  a person's record (pointer, or touch for 30 %); the server sees that time plus the network's.
+- ``honest``: scores as real crowd workers do (``da_platform.simulation.people``: personal bias, scale, noise,
+  unnoticed damage, lapses); reads at the IReST mean rates (228 words/min, 255 CJK characters/min) plus 2.5 s
+  to decide, log-normal around that; a person's record (pointer, or touch for 30 %); the server sees that time
+  plus the network's.
 - ``random``, ``constant``, ``bot``: no record, answered as fast as the server does (0.15-0.3 s).
 - ``ocr-overlap``, ``rapidocr-overlap``: ROUGE-L / token F1 of the perfect text; no record, fast.
 - ``…-paced``: the same scores; a person's pace and record, and they really wait (the server agrees).
@@ -42,7 +43,7 @@ from da_platform.simulation.adversaries import (
     Item,
     OracleAgent,
     OverlapBot,
-    ProfileRater,
+    PersonRater,
     Rater,
     Timing,
     make_rater,
@@ -72,6 +73,7 @@ class Slot:
     candidate: str
     reference: str | None
     quality: float
+    answer_quality: float | None = None  # the true quality of its answer (a check's: its original's)
 
 
 class PerfectReading:
@@ -98,11 +100,12 @@ def rater_for(kind: str, rng: np.random.Generator, touch: bool) -> Rater:
 def rate(kind: str, rater: Rater, slot: Slot, rng: np.random.Generator,
          behaviour_rng: np.random.Generator) -> tuple[int, dict | None, float]:
     """Score, behaviour record (None: none sent) and the server's seconds on the item for one slot."""
-    item = Item(slot.id, slot.candidate.encode(), slot.reference.encode() if slot.reference else None, slot.quality)
+    item = Item(slot.id, slot.candidate.encode(), slot.reference.encode() if slot.reference else None, slot.quality,
+                slot_type=slot.slot_type, answer_quality=slot.answer_quality)
     score = rater.score(item, rng)
     timing: Timing | None
     record: dict | None
-    if isinstance(rater, ProfileRater) and kind == "honest":
+    if kind == "honest":
         words, characters = reading_units([slot.candidate, slot.reference or ""])
         seconds = (DECIDE_S + words / READING_WPS + characters / READING_CPS) * behaviour_rng.lognormal(0.0, 0.35)
         timing = person_timing(seconds, behaviour_rng)
@@ -159,7 +162,8 @@ def read_slots(session: Any, quality: Mapping[str, Mapping[str, float]]) -> list
     return [Slot(r.public_id, str(r.id), r.slot_type.value,
                  "" if r.original_slot_id is None else str(r.original_slot_id), r.name, r.external_id,
                  r.candidate_text, r.reference_text,
-                 slot_quality(r.slot_type.value, float(quality[r.name][r.external_id]))) for r in rows]
+                 slot_quality(r.slot_type.value, float(quality[r.name][r.external_id])),
+                 float(quality[r.name][r.external_id])) for r in rows]
 
 
 def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str, honest_hits: int = 1,
@@ -182,11 +186,13 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
         chosen = [order[(turn[kind] * taken + j + offset) % len(order)] for j in range(min(taken, len(order)))]
         turn[kind] += 1
         for slot in (s for hit in chosen for s in hits[hit]):
+            if slot is hits[slot.hit][0] and isinstance(rater, PersonRater):
+                rater.start_hit(rng)  # a person's state for each new HIT
             score, record, seconds = rate(kind, rater, slot, rng, behaviour_rng)
-            for column, value in (("group", group), ("worker", worker), ("hit", f"{worker}/{slot.hit}"),
+            for column, value in (("group", group), ("worker", worker), ("hit", f"{worker}:{slot.hit}"),
                                   ("system", slot.system), ("item", slot.item), ("slot_type", slot.slot_type),
-                                  ("slot", f"{worker}/{slot.id}"),
-                                  ("original_slot", f"{worker}/{slot.original}" if slot.original else ""),
+                                  ("slot", f"{worker}:{slot.id}"),
+                                  ("original_slot", f"{worker}:{slot.original}" if slot.original else ""),
                                   ("score", score), ("seconds", seconds)):
                 columns[column].append(value)
             statuses.append("valid" if record is not None else "missing")
@@ -200,7 +206,8 @@ def crowd_table(slots: list[Slot], kinds: dict[str, str], seed: int, group: str,
 
 def caught_by(verdict: WorkerVerdict) -> list[str]:
     """The checks and signals that fired on a worker (the pooled test is called ``checks``)."""
-    fired = [] if verdict.qc.passed else ["checks" if verdict.qc.method is QCMethod.pooled else "BAD_REF"]
+    pooling = verdict.qc.method in (QCMethod.pooled, QCMethod.weighted)
+    fired = [] if verdict.qc.passed else ["checks" if pooling else "BAD_REF"]
     if verdict.meaning is not None and verdict.meaning.status == "failed":
         fired.append("MEANING")
     return fired + [s.name for s in verdict.flags]

@@ -14,7 +14,8 @@ built (SQLite, no images served) and, for each kind of ``benchmarks/careful_kind
 turn). The careful kinds and the people send a person's behaviour record and really take their time; the
 content-blind ones post without a record as fast as the server answers. The table goes through
 ``analyze`` twice: with the published test (``--qc wilcoxon``: BAD_REF alone, plus the MEANING test where
-there are MEANING checks) and with the pooled test (``pooled``), both with every behaviour and content signal;
+there are MEANING checks), with the pooled test (``pooled``) and with the weighted test (``weighted``, the ``paid``
+and ``pool`` presets' since it exists), each with every behaviour and content signal;
 the imported judge's scores are in the evidence unless ``--no-judge-evidence``. Reported: people kept, each
 kind caught (and by what), the systems' order recovered from the kept workers. No HTTP, no OCR: the overlap
 kinds read the texts perfectly.
@@ -41,7 +42,7 @@ from benchmarks.careful_kinds import Shown, kind_names, rate_hit
 from benchmarks.crowd_rates import LANGUAGES, Slot, caught_by, read_slots
 
 HONEST = "honest"
-QC_METHODS = (QCMethod.wilcoxon, QCMethod.pooled)
+QC_METHODS = (QCMethod.wilcoxon, QCMethod.pooled, QCMethod.weighted)
 BAD_SYSTEMS = ("HUMAN", "nova", "extract", "truncated", "wrong")
 
 
@@ -160,7 +161,8 @@ def judge_scores(slots: list[Slot], judge_sd: float | None,
 
 
 def crowd(campaign: Campaign, kind: str, honest: int, per_kind: int, seed: int, judge_evidence: bool) -> RatingsTable:
-    """``honest`` people and ``per_kind`` raters of ``kind`` (unless it is honest), one HIT each."""
+    """``honest`` people and ``per_kind`` raters of ``kind`` (unless it is honest), one HIT each (slot ids
+    ``<worker>:<slot>``: a "/" would mark a merged answer's copy, ``analysis.table.COPY_MARK``)."""
     hits: dict[str, list[Slot]] = {}
     for slot in campaign.slots:
         hits.setdefault(slot.hit, []).append(slot)
@@ -186,10 +188,10 @@ def crowd(campaign: Campaign, kind: str, honest: int, per_kind: int, seed: int, 
             content_blind = who in ("random", "constant", "bot")
             seconds = 0.2 if content_blind else float(4 + 0.1 * len(slot.candidate) * rng.lognormal(0, 0.35))
             record = None if content_blind else person_record(slot.id, person_timing(seconds, rng), rng, touch=False)
-            for column, value in (("group", campaign.name), ("worker", worker), ("hit", f"{worker}/{hit}"),
+            for column, value in (("group", campaign.name), ("worker", worker), ("hit", f"{worker}:{hit}"),
                                   ("system", slot.system), ("item", slot.item), ("slot_type", slot.slot_type),
-                                  ("slot", f"{worker}/{slot.id}"),
-                                  ("original_slot", f"{worker}/{slot.original}" if slot.original else ""),
+                                  ("slot", f"{worker}:{slot.id}"),
+                                  ("original_slot", f"{worker}:{slot.original}" if slot.original else ""),
                                   ("score", score), ("seconds", seconds + 0.2)):
                 columns[column].append(value)
             statuses.append("missing" if record is None else "valid")
@@ -318,12 +320,12 @@ def null_scores(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def size(args: argparse.Namespace, out: Path) -> None:
-    """How often raters of the null pass the pooled test and the published one (at alpha 0.05)."""
+    """How often raters of the null pass the pooled, weighted and published tests (at alpha 0.05)."""
     from analysis.quality import quality_control
 
     print(f"size: {args.size} raters of each content-blind kind, one HIT each; seed {args.seed}")
-    print("| campaign | rater | passes the pooled test | passes the published BAD_REF test |")
-    print("|---|---|---|---|")
+    print("| campaign | rater | passes the pooled test | passes the weighted test | passes the published test |")
+    print("|---|---|---|---|---|")
     for language in LANGUAGES:
         for layout in args.layouts.split(","):
             campaign = build("sample", language, layout, args.seed, out, args.judge_sd)
@@ -345,9 +347,10 @@ def size(args: argparse.Namespace, out: Path) -> None:
                                               ("score", int(score))):
                             columns[column].append(value)
                 table = RatingsTable.from_columns(**columns)  # type: ignore[arg-type]
-                pooled = np.mean([w.passed for w in quality_control(table, QCPolicy(QCMethod.pooled))["g"].workers])
+                pooled, weighted = (np.mean([w.passed for w in quality_control(table, QCPolicy(method))["g"].workers])
+                                    for method in (QCMethod.pooled, QCMethod.weighted))
                 published = np.mean([w.passed for w in quality_control(table)["g"].workers])
-                print(f"| {language} {layout} | {kind} | {pooled:.1%} | {published:.1%} |", flush=True)
+                print(f"| {language} {layout} | {kind} | {pooled:.1%} | {weighted:.1%} | {published:.1%} |", flush=True)
 
 
 def main() -> None:

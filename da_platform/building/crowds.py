@@ -62,14 +62,17 @@ class CrowdPreset:
 
 
 PRESETS: dict[Crowd, CrowdPreset] = {preset.crowd: preset for preset in (
-    CrowdPreset(Crowd.paid, "classic", HardenedStyle(), QCPolicy(QCMethod.pooled),
+    CrowdPreset(Crowd.paid, "classic", HardenedStyle(), QCPolicy(QCMethod.weighted),
                 "strangers paid per task (MTurk, Prolific)"),
-    CrowdPreset(Crowd.pool, "classic", RenderStyle(), QCPolicy(QCMethod.pooled), "a lab's own pool of known people"),
+    CrowdPreset(Crowd.pool, "classic", RenderStyle(), QCPolicy(QCMethod.weighted), "a lab's own pool of known people"),
     CrowdPreset(Crowd.reproduce, "classic", RenderStyle(), QCPolicy(QCMethod.wilcoxon),
                 "the published method, to reproduce WMT's or the published study's numbers"),
 )}
 DEFAULT_CROWD = Crowd.paid
 """What ``da-platform build`` builds for unless told (``--crowd``)."""
+EARLIER_PAID_QC = frozenset({QCMethod.pooled.value})
+"""The test earlier versions' ``paid`` preset stored (the pooled test, before the weighted one): a campaign built
+with it keeps it (its analysis never changes by itself) and is not warned about at launch."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ class CrowdChoice:
         return None if self.preset is None else CrowdRecord(self.preset.crowd.value, self.overrides)
 
     def describe(self) -> str:
-        """E.g. ``paid (layout classic, render hardened, pooled test)``, overrides marked."""
+        """E.g. ``paid (layout classic, render hardened, weighted test)``, overrides marked."""
         name = "no crowd preset" if self.preset is None else self.preset.crowd.value
         return describe_parts(name, self.parts(), self.overrides)
 
@@ -146,6 +149,8 @@ def launch_warning(settings: CampaignSettings, provider: str) -> str | None:
     """A warning for launching on a paid crowd (``provider``: mturk or prolific) a campaign built otherwise
     than the ``paid`` preset says; None when it was built as the preset says."""
     paid, used = PRESETS[Crowd.paid].parts(), stored_parts(settings)
+    if used["qc"] in EARLIER_PAID_QC:
+        used["qc"] = paid["qc"]  # built by an earlier paid preset: its test was measured for paid crowds too
     differ = {part: value for part, value in used.items() if paid[part] != value}
     if not differ:
         return None

@@ -149,8 +149,9 @@ def crowd_options(command: Callable) -> Callable:
                           "hardened = targeted's composition with checks on random answers."),
         click.option("--qc", "qc_method", type=click.Choice(QC_METHODS),
                      help="Quality-control test stored with the campaign [default: the crowd's] (analyze --qc "
-                          "overrides it per run): pooled = every check family of a HIT in one test, for one HIT "
-                          "per worker; wilcoxon = the published BAD_REF test."),
+                          "overrides it per run): weighted = every check family of a HIT in one test, each pair "
+                          "weighed by what real people do, for one HIT per worker; pooled = the same pairs ranked "
+                          "(the test of earlier versions); wilcoxon = the published BAD_REF test."),
         click.option("--render", "render_name", type=click.Choice(list(RENDER_STYLES)),
                      help="Answer images [default: the crowd's]: plain, or hardened = drawn to resist OCR bots "
                           "(set on one gentle wave, a font per word, light texture; never smaller, AA contrast)."),

@@ -42,7 +42,7 @@ from da_platform.cli.progress import progress_lines as progress_lines  # (tests 
 @click.option("--render", "render", type=click.Choice(["plain", "hardened"]), default=None,
               help="Answer images (hardened: drawn to resist OCR) [default: plain unless --ocr-bots, which read "
                    "them; the crowd's, hardened for paid, take several times as long to draw].")
-@click.option("--qc", "qc_method", type=click.Choice(["pooled", "wilcoxon"]), default=None,
+@click.option("--qc", "qc_method", type=click.Choice(["weighted", "pooled", "wilcoxon"]), default=None,
               help="Quality-control test [default: the crowd's].")
 @click.option("--hits-per-worker", type=click.IntRange(1, None), default=3, show_default=True,
               help="How many HITs one honest worker may do.")

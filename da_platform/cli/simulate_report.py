@@ -67,6 +67,12 @@ def print_report(outcome: RehearsalOutcome) -> None:
         echo(f"    {pair.better} › {pair.worse}: {pair.true_difference:.1f} points apart, {p}, "
              f"{'separated' if pair.separated else 'NOT separated'}")
 
+    if outcome.forecast:
+        echo("  Forecast (people as real crowd workers rate, with their lapses): the chance that stopping after k of "
+             f"the {outcome.places} assignments gives the clusters all of them give: "
+             + ", ".join(f"k = {k}: {share:.0%}" for k, share in sorted(outcome.forecast.items())))
+
+
     echo("\nRatings per system (stored: every slot of the system; copies: ratings of its answers merged with "
          "another system's identical ones; scored: from workers kept):")
     name_width = max([len(row[0]) for row in outcome.ratings_by_system] + [6])

@@ -25,6 +25,7 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from analysis.lapses import HitCheck, hit_checks
 from analysis.qc_policy import QCOverrides, QCPolicy, resolve_policy
 from analysis.quality import WorkerQC
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
@@ -186,3 +187,12 @@ class CampaignAnalysis:
         group = result.groups.get(self.campaign_name)
         decided = result.decided.get(self.campaign_name)
         return {**(group.verdicts if group else {}), **(decided.verdicts if decided else {})}
+
+    @cached_property
+    def hit_checks(self) -> dict[str, dict[str, HitCheck]]:
+        """Every worker-HIT's checks judged alone (``analysis.lapses``): label -> HIT public id -> ``HitCheck``,
+        which says whether the HIT is a lapse (it carried no signal; its worker's checks over all HITs pass).
+        Empty when quality control is off or the campaign has no ratings."""
+        if len(self.table) == 0 or self.qc.off:
+            return {}
+        return hit_checks(self.table, self.qc, {self.campaign_name: self.worker_qc}).get(self.campaign_name, {})

@@ -4,16 +4,21 @@ Payment is separate from data filtering (docs/method.md §6): a worker can be pa
 Per submitted assignment, using its worker's quality control over the whole campaign:
 
 - no rating recorded at all -> reject (nothing was done);
-- a run of at least ``reject_identical_run`` identical scores, or failed QC with at least
-  ``reject_min_pairs`` non-zero pairs AND ``p > reject_min_p`` -> reject (clear evidence only),
-  and block when ``block_rejected``;
+- a run of at least ``reject_identical_run`` identical scores in this HIT (with no per-HIT evidence: in any of
+  the worker's HITs) -> reject this HIT; block when ``block_rejected`` and the worker's checks fail over all
+  their HITs (one empty HIT of a worker who reads elsewhere is a lapse, not a bot);
+- failed QC with at least ``reject_min_pairs`` non-zero pairs AND ``p > reject_min_p`` -> reject (clear
+  evidence only), and block when ``block_rejected``;
 - the MEANING check (docs/quality-control.md#meaning-checks) failed with the same clear evidence -> reject; failed
 otherwise ->
   approve but exclude;
 - checks passed but behaviour or overlap signals flag the worker (``analysis.verdict``: "flagged")
   -> hold: no decision is taken or sent; the work waits for the researcher's review (the dashboard),
   because behaviour alone never rejects anyone;
-- QC passed (or the campaign has no checks) -> approve and use, plus ``bonus`` if set;
+- QC passed (or the campaign has no checks) -> approve and use, plus ``bonus`` if set; when this HIT's own
+  checks fail (``analysis.lapses``: a **lapse**, the HIT carried no signal) the reason says so: it is paid,
+  used as the worker's verdict says and never grounds to block (docs/quality-control.md, "A lapse is not a
+  bot": 5-10 % of real careful people's HITs are such lapses);
 - anything else (failed without clear evidence, too few pairs, ...) -> approve but exclude.
 
 With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are
@@ -24,7 +29,7 @@ campaign's quality-control policy (``CampaignSettings.qc``), read with the rest 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -32,6 +37,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from analysis.lapses import HitCheck
 from analysis.quality import WorkerQC
 from analysis.verdict import VerdictStatus, WorkerVerdict
 from da_platform.config.campaign_settings import CampaignSettings
@@ -60,22 +66,29 @@ class Verdict:
 HOLD = "hold"
 
 
-def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: WorkerVerdict | None = None) -> Verdict:
+def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: WorkerVerdict | None = None,
+          hit: HitCheck | None = None) -> Verdict:
     """Apply the policy to one assignment; ``qc`` is its worker's ``analysis.quality.WorkerQC`` and
-    ``verdict`` (if known) the worker's combined verdict with the MEANING check and behaviour signals."""
-    def reject(reason: str) -> Verdict:
+    ``verdict`` (if known) the worker's combined verdict with the MEANING check and behaviour signals; ``hit``
+    (if known) the assignment's own HIT's checks judged alone (``analysis.lapses.HitCheck``)."""
+    def reject(reason: str, block: bool = True) -> Verdict:
         if not policy.reject_enabled:
             return Verdict(DecisionAction.approve, False, f"{reason} (rejection disabled: approved, data excluded)")
-        return Verdict(DecisionAction.reject, False, reason, block=policy.block_rejected)
+        return Verdict(DecisionAction.reject, False, reason, block=policy.block_rejected and block)
 
     if ratings_given == 0:
         return reject("no rating was recorded for this assignment")
     if qc is None:
         return Verdict(DecisionAction.approve, False,
                        "no quality-control result for this worker: approved, data excluded")
-    run = int(qc.longest_identical_run)
+    run = int(hit.qc.longest_identical_run if hit is not None else qc.longest_identical_run)
     if policy.reject_identical_run and run >= policy.reject_identical_run:
-        return reject(f"{run} identical scores in a row (threshold {policy.reject_identical_run})")
+        where = "in this HIT" if hit is not None else "in one of the worker's HITs"
+        if qc.passed:
+            return reject(f"{run} identical scores {where} (threshold {policy.reject_identical_run}): nothing was "
+                          "rated in this HIT; a lapse, not grounds to block: the worker's checks over all their "
+                          "HITs pass", block=False)
+        return reject(f"{run} identical scores {where} (threshold {policy.reject_identical_run})")
     evidence = f"QC {qc.status}: p={qc.pvalue:.4g} over {qc.n_nonzero_pairs} non-zero pairs ({qc.method})"
     if (qc.status == QCStatus.failed and qc.n_nonzero_pairs >= policy.reject_min_pairs
             and qc.pvalue > policy.reject_min_p):
@@ -96,6 +109,8 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: Wor
         return Verdict(DecisionAction.approve, True, "campaign has no quality checks: approved and used",
                        None if policy.bonus_requires_pass else bonus)
     if qc.passed:
+        if hit is not None and hit.lapse:
+            return Verdict(DecisionAction.approve, True, f"{evidence}: approved and used; {hit.describe()}", bonus)
         return Verdict(DecisionAction.approve, True, f"{evidence}: approved and used", bonus)
     return Verdict(DecisionAction.approve, False, f"{evidence}; not clear enough to reject: approved, data excluded",
                    None if policy.bonus_requires_pass else bonus)
@@ -137,15 +152,17 @@ def awaiting_review(session: Session, campaign: Campaign, provider: str) -> list
 
 
 def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
-         qc_by_worker: dict[int, Any]) -> list[PlannedDecision]:
-    """Every decision the policy takes now (nothing is written)."""
+         qc_by_worker: Mapping[int, Any]) -> list[PlannedDecision]:
+    """Every decision the policy takes now (nothing is written); ``qc_by_worker``: ``quality_by_worker``'s
+    (with each HIT's own checks when it has them)."""
     planned: list[PlannedDecision] = []
     blocked: set[int] = set(session.scalars(
         select(ReviewDecision.worker_id).where(ReviewDecision.campaign_id == campaign.id,
                                                ReviewDecision.action == DecisionAction.block)))
     for assignment, n_ratings in awaiting_review(session, campaign, provider):
         worker = assignment.worker
-        verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings)
+        verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings, _hit_check(qc_by_worker,
+                                                                                                 assignment))
         if verdict.action == HOLD:
             continue  # left awaiting review: see held_for_review
         common: dict[str, Any] = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
@@ -166,19 +183,38 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
     return planned
 
 
-def _judge_assignment(policy: ReviewPolicy, evidence: Any | None, n_ratings: int) -> Verdict:
+def _judge_assignment(policy: ReviewPolicy, evidence: Any | None, n_ratings: int,
+                      hit: HitCheck | None = None) -> Verdict:
     """``judge`` for a worker known by a ``WorkerVerdict`` (checks and behaviour) or a bare ``WorkerQC``."""
     if isinstance(evidence, WorkerVerdict):
-        return judge(policy, evidence.qc, n_ratings, evidence)
-    return judge(policy, evidence, n_ratings)
+        return judge(policy, evidence.qc, n_ratings, evidence, hit)
+    return judge(policy, evidence, n_ratings, hit=hit)
+
+
+def _hit_check(qc_by_worker: Mapping[int, Any], assignment: Assignment) -> HitCheck | None:
+    """The assignment's own HIT's checks, when ``qc_by_worker`` carries them (``WorkerEvidence``)."""
+    hits = getattr(qc_by_worker, "hits", None)
+    if not hits:
+        return None
+    return hits.get(assignment.worker_id, {}).get(assignment.hit.public_id)
+
+
+class WorkerEvidence(dict):
+    """``quality_by_worker``'s answer: Worker.id -> verdict, and ``hits``: Worker.id -> HIT public id -> that
+    HIT's own checks (``analysis.lapses.HitCheck``)."""
+
+    def __init__(self, verdicts: Mapping[int, Any], hits: Mapping[int, Mapping[str, HitCheck]]) -> None:
+        super().__init__(verdicts)
+        self.hits = hits
 
 
 def held_for_review(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
-                    qc_by_worker: dict[int, Any]) -> list[tuple[Assignment, Verdict]]:
+                    qc_by_worker: Mapping[int, Any]) -> list[tuple[Assignment, Verdict]]:
     """Submitted assignments the policy does not decide (flagged for the researcher's review)."""
     held = []
     for assignment, n_ratings in awaiting_review(session, campaign, provider):
-        verdict = _judge_assignment(policy, qc_by_worker.get(assignment.worker_id), n_ratings)
+        verdict = _judge_assignment(policy, qc_by_worker.get(assignment.worker_id), n_ratings,
+                                    _hit_check(qc_by_worker, assignment))
         if verdict.action == HOLD:
             held.append((assignment, verdict))
     return held
@@ -226,22 +262,24 @@ def record_decisions(sessions: sessionmaker[Session], campaign_id: int, provider
         CampaignSettings.update(campaign, review=policy)
 
 
-def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy
-                      ) -> dict[int, WorkerVerdict | WorkerQC]:
+def quality_by_worker(session: Session, campaign: Campaign, policy: ReviewPolicy) -> WorkerEvidence:
     """Each worker's combined verdict over the whole campaign (``analysis.verdict.WorkerVerdict``:
     BAD_REF and MEANING checks, behaviour signals), by Worker.id: the campaign's analysis's own
     (``CampaignAnalysis``), so that payment and data use rest on the same verdict. With quality control
-    off there are no verdicts: each worker's ``WorkerQC`` (not quality-controlled) stands in."""
+    off there are no verdicts: each worker's ``WorkerQC`` (not quality-controlled) stands in. Each HIT's own
+    checks ride along (``WorkerEvidence.hits``), so that a lapse is told from a worker who does not read."""
     from da_platform.rating.campaign_ratings import worker_label
     from da_platform.results.campaign_analysis import CampaignAnalysis
 
     analysis = CampaignAnalysis(session, campaign)
     verdicts: dict[str, WorkerVerdict | WorkerQC] = {**analysis.worker_qc, **analysis.worker_verdicts}
     if not verdicts:
-        return {}
+        return WorkerEvidence({}, {})
     rows = session.execute(
         select(Worker.id, Worker.source, Worker.external_id).join(Assignment, Assignment.worker_id == Worker.id)
         .join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == campaign.id).distinct()
     ).all()
     ids = {worker_label(source, external): worker_id for worker_id, source, external in rows}
-    return {ids[label]: v for label, v in verdicts.items() if label in ids}
+    hits = analysis.hit_checks
+    return WorkerEvidence({ids[label]: v for label, v in verdicts.items() if label in ids},
+                          {ids[label]: checks for label, checks in hits.items() if label in ids})

@@ -6,9 +6,10 @@ and the behaviour record its "browser" sends (docs/quality-control.md#behaviour-
 
 Kinds (``KINDS``):
 
-- ``honest``, ``random``, ``constant``, ``bot``: the profiles of :mod:`da_platform.simulation.profiles`. Honest
-  workers read: their time grows with the amount of text shown, and they send a person's record
-  (pointer or touch events on the slider, sometimes keys). The three simple kinds send no record.
+- ``honest``: a person as fitted to real crowd workers (:mod:`da_platform.simulation.people`, :class:`PersonRater`):
+  they read, their time grows with the amount of text shown, and they send a person's record (pointer or touch
+  events on the slider, sometimes keys).
+- ``random``, ``constant``, ``bot``: the profiles of :mod:`da_platform.simulation.profiles`; no record.
 - ``ocr-overlap``: reads both images with Tesseract and scores adequacy as 100 × ROUGE-L (LCS F-measure,
   γ = 1.2) of Answer B against Answer A; fluency (no Answer A) by :func:`fluency_guess`. No record.
 - ``rapidocr-overlap``: the same with RapidOCR and the bag-of-tokens F1 instead of ROUGE-L.
@@ -38,13 +39,15 @@ import numpy as np
 
 from da_core.text import tokenize
 from da_platform.simulation.ocr import Reader
+from da_platform.simulation.people import KIND_OF, SYSTEM, HitState, Person
 from da_platform.simulation.profiles import WorkerProfile, random_profile
 
 KINDS = ("honest", "random", "constant", "bot", "ocr-overlap", "rapidocr-overlap", "ocr-overlap-paced",
          "rapidocr-overlap-paced", "oracle-agent")
 SIMPLE_KINDS = {"honest": "honest", "random": "random", "constant": "constant", "bot": "always_high"}
 KIND_DESCRIPTIONS = {
-    "honest": "reads and rates, with a personal bias, scale and noise",
+    "honest": "reads and rates as real crowd workers do: a personal bias, scale and noise, now and then a HIT "
+              "without attention",
     "random": "clicks anywhere on the slider",
     "constant": "leaves every answer at the same score",
     "bot": "fast bot-like clicker: everything 90-100 %",
@@ -73,6 +76,8 @@ class Item:
     density: float = 1.0  # image pixels per CSS pixel (the page's data-density: images drawn at 2x show at half)
     candidate_text: str | None = None  # the texts shown, for the careful raters (simulation.text_raters)
     reference_text: str | None = None
+    slot_type: str = "SYSTEM"  # what the slot is, and the true quality of its answer (a check's: its original's),
+    answer_quality: float | None = None  # for the simulated people of ``simulation.people`` (None: ``quality``)
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,37 @@ class ProfileRater:
     def behaviour(self, item: Item, timing: Timing | None, rng: np.random.Generator) -> dict | None:
         if self.profile.kind != "honest" or timing is None:
             return None  # simple bots post straight to the endpoint
+        return person_record(item.slot, timing, rng, touch=self.touch)
+
+
+@dataclass
+class PersonRater:
+    """An honest worker as fitted to real people (:mod:`da_platform.simulation.people`): reads at a person's pace
+    and sends a person's record, as ``ProfileRater``'s honest kind; its scores are the fitted model's, with lapses,
+    unnoticed damage and memory of repeats (the crowd calls ``start_hit`` at each new HIT)."""
+
+    person: Person
+    kind: str = "honest"
+    touch: bool = False
+    waits: bool = True
+    profile: WorkerProfile = field(default_factory=WorkerProfile)  # (the crowd's worker record; unused here)
+    state: HitState | None = None
+
+    def start_hit(self, rng: np.random.Generator) -> None:
+        self.state = self.person.start_hit(rng)
+
+    def score(self, item: Item, rng: np.random.Generator) -> int:
+        if self.state is None:
+            self.start_hit(rng)
+        assert self.state is not None
+        quality = item.quality if item.answer_quality is None else item.answer_quality
+        return self.person.score(KIND_OF.get(item.slot_type, SYSTEM), quality, self.state, rng)
+
+    def timing(self, item: Item, rng: np.random.Generator) -> Timing | None:
+        return person_timing(reading_seconds(item, rng), rng)
+
+    def behaviour(self, item: Item, timing: Timing | None, rng: np.random.Generator) -> dict | None:
+        assert timing is not None
         return person_record(item.slot, timing, rng, touch=self.touch)
 
 
@@ -271,6 +307,8 @@ def make_rater(kind: str, rng: np.random.Generator, *, touch: bool = False) -> R
     for the simple kinds, as ``da_platform.simulation.profiles.random_profile`` does); ``touch``: rates on a phone."""
     from da_platform.simulation.ocr import RapidOcrReader, TesseractReader
 
+    if kind == "honest":
+        return PersonRater(Person.draw(rng), touch=touch)
     if kind in SIMPLE_KINDS:
         return ProfileRater(random_profile(SIMPLE_KINDS[kind], rng), kind, touch=touch)
     if kind in ("ocr-overlap", "ocr-overlap-paced"):
@@ -297,6 +335,7 @@ __all__ = [
     "Item",
     "OracleAgent",
     "OverlapBot",
+    "PersonRater",
     "ProfileRater",
     "Rater",
     "Timing",

@@ -40,7 +40,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
 from da_platform.db.models import Hit, Question, Slot, System, utcnow
-from da_platform.simulation.adversaries import Item, ProfileRater, Rater, encode_record
+from da_platform.simulation.adversaries import Item, PersonRater, ProfileRater, Rater, encode_record
 from da_platform.simulation.profiles import WorkerProfile, slot_quality
 
 _SLOT_FIELD = re.compile(r'name="slot" value="([^"]+)"')
@@ -70,9 +70,11 @@ class SlotOracle:
     reader of the texts (``da_platform.simulation.text_raters``)."""
 
     def __init__(self, qualities: Mapping[str, float],
-                 texts: Mapping[str, tuple[str, str | None]] | None = None) -> None:
+                 texts: Mapping[str, tuple[str, str | None]] | None = None,
+                 answers: Mapping[str, tuple[str, float]] | None = None) -> None:
         self._qualities = dict(qualities)
         self._texts = dict(texts or {})
+        self._answers = dict(answers or {})
 
     @classmethod
     def from_database(cls, session: Session, campaign_id: int,
@@ -88,17 +90,22 @@ class SlotOracle:
             .join(Question, Question.id == Slot.question_id)
             .where(Hit.campaign_id == campaign_id)
         ).all()
-        qualities, texts = {}, {}
+        qualities, texts, answers = {}, {}, {}
         for public_id, slot_type, system, question, candidate, reference in rows:
             answer_quality = quality.get(system, {}).get(question)
             if answer_quality is None:
                 raise CrowdError(f"no true quality for system {system!r}, question {question!r}")
             qualities[public_id] = slot_quality(slot_type.value, float(answer_quality))
             texts[public_id] = (candidate, reference)
-        return cls(qualities, texts)
+            answers[public_id] = (slot_type.value, float(answer_quality))
+        return cls(qualities, texts, answers)
 
     def __call__(self, slot_public_id: str) -> float:
         return self._qualities[slot_public_id]
+
+    def answer(self, slot_public_id: str) -> tuple[str, float | None]:
+        """(slot type, true quality of its answer: a check's original's) when known, else ("SYSTEM", None)."""
+        return self._answers.get(slot_public_id, ("SYSTEM", None))
 
     def texts(self, slot_public_id: str) -> tuple[str | None, str | None]:
         """(Answer B, Answer A) as the slot shows them; (None, None) when not known."""
@@ -179,7 +186,7 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
     ``clock``: the server's simulated clock, advanced by each wait the rater really takes."""
     rater = rater if rater is not None else ProfileRater(profile)
     behaviour_rng = behaviour_rng if behaviour_rng is not None else np.random.default_rng(0)
-    fetch_images = fetch_images or not isinstance(rater, ProfileRater)
+    fetch_images = fetch_images or not isinstance(rater, (ProfileRater, PersonRater))
     page = http.get(slot_url, timeout=30)
     _check(page, slot_url)
     if page.url.endswith("/done"):
@@ -193,6 +200,9 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
     token = assignment.group(1) if assignment else None
     density = _DENSITY.search(page.text)
     images = [(_ROLE[role], src.replace("&amp;", "&")) for role, src in _IMAGE.findall(page.text)]
+    start_hit = getattr(rater, "start_hit", None)
+    if start_hit is not None:
+        start_hit(rng)  # a person's state for this HIT (simulation.people: a lapse or not, ...)
     for ratings in range(1, MAX_PAGES_PER_HIT + 1):
         pngs: dict[str, bytes] = {}
         if fetch_images:
@@ -201,7 +211,7 @@ def rate_hit(http: requests.Session, slot_url: str, oracle: SlotOracle, profile:
                 _check(fetched, src)
                 pngs[role] = fetched.content
         item = Item(slot, pngs.get("candidate"), pngs.get("reference"), oracle(slot),
-                    float(density.group(1)) if density else 1.0, *oracle.texts(slot))
+                    float(density.group(1)) if density else 1.0, *oracle.texts(slot), *oracle.answer(slot))
         score = rater.score(item, rng)
         timing = rater.timing(item, behaviour_rng)
         record = rater.behaviour(item, timing, behaviour_rng)

@@ -22,7 +22,7 @@ from da_platform.simulation.page_crowd import serving as serving  # re-exported:
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
-    from da_platform.building.crowds import CrowdChoice
+    from da_platform.building.crowds import CrowdChoice, choose
 
 DemoSteps = Steps  # the progress callbacks (da_platform.simulation.page_crowd)
 
@@ -236,8 +236,11 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
                                   BuildSpec(name=DEMO_CAMPAIGN, test_set=test_set.name, criterion=options.criterion,
                                             seed=options.seed, passes=options.passes,
                                             max_hits_per_worker=max(options.hits_per_worker, options.bad_hits),
-                                            crowd=preset or CrowdChoice(options.layout,
-                                                                        render_style(options.render)),
+                                            # without a preset, the test a default build stores: the demo's
+                                            # people rate as real crowd workers do, whom the published test
+                                            # loses at one or two HITs
+                                            crowd=preset or CrowdChoice(options.layout, render_style(options.render),
+                                                                        choose().qc),
                                             font_paths=list(options.font_paths)),
                                   storage=LocalImageStorage(images), progress=steps.stage_bars())
         steps.done()

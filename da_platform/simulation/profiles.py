@@ -1,4 +1,11 @@
-"""Simulated workers and campaigns with known truth, for tests, benchmarks and the demo's crowd.
+"""The idealised simulated worker, and simulated campaigns with known truth, for tests that need known parameters.
+
+The crowd of the demo, of ``simulate`` and of the benchmarks rates as real people do
+(:mod:`da_platform.simulation.people`, fitted to real crowd workers: lapses, unnoticed damage, remembered repeats).
+The ``honest`` profile here is **idealised**: every damaged copy noticed, no lapse, a fixed drop
+(``DEGRADATION_DROP``); it stays for tests whose expected values follow from known parameters, for the random,
+constant and always-high bots, and for the competent automated rater (``text_raters``), which rates as such a
+person would.
 
 Model: every item (system, question) has a true quality on the 0–100 scale (the system's quality
 plus an item effect). A ``BAD_REF`` copy (and a ``MEANING`` check, whose answer now says something

@@ -122,6 +122,9 @@ class RehearsalOutcome:
 
     waves: WaveStatus | None = None  # a campaign in waves: its waves and decisions on the copy
 
+    forecast: dict[int, float] = field(default_factory=dict)  # assignments k -> forecast chance that the first k
+    # give the clusters all of them give (simulation.forecast, the people fitted to real crowd workers)
+
 
 REHEARSAL_ADMIN = "rehearsal"
 """The dashboard account ``serve --rehearsal`` creates in a copy (a fresh password each time)."""
@@ -342,8 +345,61 @@ def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdS
         found = _analyse_and_export(session, _campaign(session, campaign_id), truth, out / "exports", rated)
         found["waves"] = _wave_status(session, _campaign(session, campaign_id))
     seconds["analysis and exports"] = time.perf_counter() - started
+    started = time.perf_counter()
+    steps.step("forecast: how soon the ranking is decided, from the people fitted to real crowd workers")
+    with sessions() as session:
+        forecast = campaign_forecast(session, _campaign(session, campaign_id), truth, options.seed)
+    seconds["forecast"] = time.perf_counter() - started
     return {**found, "idle": idle, "hits_rated": sum(o.hits for o in outcomes),
-            "ratings": sum(o.ratings for o in outcomes)}
+            "ratings": sum(o.ratings for o in outcomes), "forecast": forecast}
+
+
+FORECAST_RUNS = 20
+"""Simulated campaigns behind a rehearsal's forecast (the standard error of each share is at most 0.11)."""
+FORECAST_SHARES = (0.25, 0.5, 0.75)
+"""The forecast's campaign sizes, as shares of the campaign's assignments."""
+
+
+def campaign_forecast(session: Session, campaign: Campaign, truth: Truth, seed: int,
+                      runs: int = FORECAST_RUNS) -> dict[int, float]:
+    """Assignments k -> the forecast chance that the campaign's first k assignments (a quarter, half and three
+    quarters of them) give the significance clusters all of them give (``simulation.forecast``): each assignment
+    rated by its own simulated person of ``simulation.people``, analysed with the campaign's quality control."""
+    import numpy as np
+    from sqlalchemy import select
+
+    from da_platform.config.campaign_settings import CampaignSettings
+    from da_platform.db.models import Hit, Question, Slot, System
+    from da_platform.simulation.forecast import Design, forecast_recovery
+
+    rows = session.execute(
+        select(Hit.public_id, Hit.max_assignments, Slot.id, Slot.slot_type, Slot.original_slot_id, System.name,
+               Question.external_id).join(Slot, Slot.hit_id == Hit.id).join(System, System.id == Slot.system_id)
+        .join(Question, Question.id == Slot.question_id).where(Hit.campaign_id == campaign.id)
+        .order_by(Hit.index, Slot.position)).all()
+    columns: dict[str, list] = {c: [] for c in ("group", "hit", "worker", "slot_type", "original", "system", "item",
+                                                "quality")}
+    places = 0
+    for public_id in dict.fromkeys(r.public_id for r in rows):
+        mine = [r for r in rows if r.public_id == public_id]
+        index = {r.id: k for k, r in enumerate(mine)}
+        for copy in range(max(1, mine[0].max_assignments)):
+            place = f"{public_id}/{copy}"
+            start = len(columns["hit"])
+            places += 1
+            for r in mine:
+                for column, value in (("group", campaign.name), ("hit", place), ("worker", place),
+                                      ("slot_type", r.slot_type.value), ("system", r.name), ("item", r.external_id),
+                                      ("quality", truth.quality[r.name][r.external_id]),
+                                      ("original", -1 if r.original_slot_id is None
+                                       else start + index[r.original_slot_id])):
+                    columns[column].append(value)
+    design = Design(columns["group"], columns["hit"], columns["worker"], columns["slot_type"],
+                    np.array(columns["original"], dtype=np.int64), columns["system"], columns["item"],
+                    np.array(columns["quality"], dtype=np.float64))
+    sizes = sorted({max(1, round(share * places)) for share in FORECAST_SHARES})
+    qc = CampaignSettings.of(campaign).qc_policy
+    return forecast_recovery(design, sizes, runs, seed=seed, qc=qc).get(campaign.name, {})
 
 
 def _later_waves(sessions, campaign_id: int, truth: Truth, crowd: CrowdSettings, url: str, out: Path, steps: Steps,

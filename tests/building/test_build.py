@@ -180,7 +180,7 @@ def test_build_and_inspect_commands(tmp_path, monkeypatch) -> None:
     assert built.exit_code == 0, built.output
     assert "built campaign 'pilot': 2 HITs of 100 slots over 90 items" in built.output
     assert "layout classic (the published method" in built.output
-    assert "quality control: pooled test, alpha 0.05" in built.output
+    assert "quality control: weighted test, alpha 0.05" in built.output
     assert any((tmp_path / "instance" / "images").rglob("*.png"))
 
     shown = runner.invoke(main, ["inspect", "pilot", "--hit", "1"])

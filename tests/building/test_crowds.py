@@ -28,18 +28,18 @@ stored = CampaignSettings.from_json  # settings as a campaign stores them (JSON)
 def test_each_crowd_gets_its_layout_render_and_test() -> None:
     # The decisions of docs/quality-control.md, "The defaults, and why", written out.
     assert DEFAULT_CROWD is Crowd.paid
-    assert PRESETS[Crowd.paid].parts() == {"layout": "classic", "render": "hardened", "qc": "pooled"}
-    assert PRESETS[Crowd.pool].parts() == {"layout": "classic", "render": "plain", "qc": "pooled"}
+    assert PRESETS[Crowd.paid].parts() == {"layout": "classic", "render": "hardened", "qc": "weighted"}
+    assert PRESETS[Crowd.pool].parts() == {"layout": "classic", "render": "plain", "qc": "weighted"}
     assert PRESETS[Crowd.reproduce].parts() == {"layout": "classic", "render": "plain", "qc": "wilcoxon"}
 
 
 def test_an_explicit_option_overrides_its_part_and_is_recorded() -> None:
     plain = choose("paid", render="plain")
-    assert plain.parts() == {"layout": "classic", "render": "plain", "qc": "pooled"}
-    assert plain.render == RenderStyle() and plain.qc == QCPolicy(QCMethod.pooled)  # what the build draws and stores
+    assert plain.parts() == {"layout": "classic", "render": "plain", "qc": "weighted"}
+    assert plain.render == RenderStyle() and plain.qc == QCPolicy(QCMethod.weighted)  # what the build draws and stores
     assert plain.overrides == {"render": "plain"}
     assert plain.record().to_json() == {"preset": "paid", "overrides": {"render": "plain"}}
-    assert plain.describe() == "paid (layout classic, render plain (set by hand), pooled test)"
+    assert plain.describe() == "paid (layout classic, render plain (set by hand), weighted test)"
     # an option equal to the preset's part overrides nothing
     same = choose(Crowd.reproduce, layout="classic", qc="wilcoxon")
     assert same.overrides == {} and same.describe() == "reproduce (layout classic, render plain, wilcoxon test)"
@@ -65,15 +65,17 @@ def test_stored_settings_describe_the_crowd() -> None:
 
 
 def test_launching_on_a_paid_crowd_warns_unless_built_as_the_paid_preset_says() -> None:
-    paid = {"layout": "classic", "render": {"ocr_resistant": True}, "qc": {"method": "pooled"},
+    paid = {"layout": "classic", "render": {"ocr_resistant": True}, "qc": {"method": "weighted"},
             "crowd": {"preset": "paid", "overrides": {}}}
     assert launch_warning(stored(paid), "MTurk") is None
+    # a campaign the earlier paid preset built keeps its pooled test, and is not warned about
+    assert launch_warning(stored(dict(paid, qc={"method": "pooled"})), "MTurk") is None
     reproduce = {"layout": "classic", "render": {}, "qc": {"method": "wilcoxon"},
                  "crowd": {"preset": "reproduce", "overrides": {}}}
     warning = launch_warning(stored(reproduce), "MTurk")
     assert warning is not None
     assert "built for the 'reproduce' crowd, with render plain instead of hardened, qc wilcoxon instead of " \
-           "pooled" in warning and "on MTurk" in warning and "--crowd paid" in warning
+           "weighted" in warning and "on MTurk" in warning and "--crowd paid" in warning
     old = launch_warning(stored({"layout": "classic", "render": {}}), "Prolific")  # before presets: the published test
     assert old is not None and "built without a crowd preset, with render plain instead of hardened, qc wilcoxon" in old
     overridden = dict(paid, render={}, crowd={"preset": "paid", "overrides": {"render": "plain"}})
@@ -110,7 +112,7 @@ def test_build_records_the_crowd_and_an_override(tmp_path, monkeypatch) -> None:
 
 @pytest.mark.slow
 def test_build_without_options_builds_for_a_paid_crowd(run, sessions) -> None:
-    """Both databases: the default build stores the paid preset, its OCR-resistant images and the pooled test."""
+    """Both databases: the default build stores the paid preset, its OCR-resistant images and the weighted test."""
     from tests.factories import make_test_set
 
     with sessions() as session:
@@ -119,13 +121,13 @@ def test_build_without_options_builds_for_a_paid_crowd(run, sessions) -> None:
     built = run("build", "--test-set", "small", "--name", "default", "--systems", "alpha,beta,gamma",
                 "--processes", "1")
     assert built.exit_code == 0, built.output
-    assert "built for crowd paid (layout classic, render hardened, pooled test)" in built.output
+    assert "built for crowd paid (layout classic, render hardened, weighted test)" in built.output
     with sessions() as session:
         settings = session.scalar(select(Campaign)).settings
     assert settings["crowd"] == {"preset": "paid", "overrides": {}}
-    assert settings["layout"] == "classic" and settings["qc"]["method"] == "pooled"
+    assert settings["layout"] == "classic" and settings["qc"]["method"] == "weighted"
     assert settings["render"]["ocr_resistant"] is True
-    assert "built for crowd: paid (layout classic, render hardened, pooled test)" in run("inspect", "default").output
+    assert "built for crowd: paid (layout classic, render hardened, weighted test)" in run("inspect", "default").output
 
 
 @pytest.fixture
@@ -144,7 +146,7 @@ def test_mturk_launch_warns_on_a_campaign_not_built_for_a_paid_crowd(mturk) -> N
     dry = mturk.cli("mturk", "launch", "old", "--reward", "2.00", "--dry-run").output
     assert "dry run: nothing was sent" in dry
     assert "warning: this campaign was built without a crowd preset, with render plain instead of hardened, " \
-           "qc wilcoxon instead of pooled" in dry
+           "qc wilcoxon instead of weighted" in dry
     with mturk.env.sessions.begin() as session:
         campaign = session.get(Campaign, campaign_id)
         campaign.settings = {**campaign.settings, "layout": "classic", "render": {"ocr_resistant": True},
@@ -212,4 +214,4 @@ def test_the_paid_default_refuses_a_shaped_script_before_drawing_and_names_the_w
     plain = runner.invoke(main, ["build", "--test-set", "cli set", "--name", "ar", "--systems", "alpha,beta,gamma",
                                  "--processes", "1", "--render", "plain"])
     assert plain.exit_code == 0, plain.output
-    assert "built for crowd paid (layout classic, render plain (set by hand), pooled test)" in plain.output
+    assert "built for crowd paid (layout classic, render plain (set by hand), weighted test)" in plain.output

@@ -18,7 +18,7 @@ from da_platform.simulation.profiles import honest_and_bad_crowd, simulate_campa
 def test_the_defaults_are_the_published_test_and_wmts_its_own():
     assert (DEFAULT_QC.method, DEFAULT_QC.alpha, DEFAULT_QC.scope) == (QCMethod.wilcoxon, 0.05, QCScope.group)
     assert (WMT_QC.method, WMT_QC.scope) == ("ttest", "worker")
-    assert QC_METHODS == ("wilcoxon", "ttest", "mannwhitney", "pooled", "none")
+    assert QC_METHODS == ("wilcoxon", "ttest", "mannwhitney", "pooled", "weighted", "none")
     assert QC_SCOPES == ("group", "worker")
 
 
@@ -30,7 +30,7 @@ def test_strings_become_states_and_bad_values_say_what_is_known():
     assert QCPolicy.from_dict(None) == DEFAULT_QC
     assert DEFAULT_QC.with_changes(method="none", alpha=None) == QCPolicy(QCMethod.none)
     with pytest.raises(ValueError, match="unknown quality-control method 'magic'; expected one of wilcoxon, "
-                                         "ttest, mannwhitney, pooled, none"):
+                                         "ttest, mannwhitney, pooled, weighted, none"):
         QCPolicy("magic")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown quality-control scope 'team'"):
         QCPolicy(scope="team")  # type: ignore[arg-type]

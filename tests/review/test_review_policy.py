@@ -83,3 +83,26 @@ def test_request_tokens_are_deterministic_and_short():
     token = request_token("mturk-bonus", 7, "abc")
     assert token == request_token("mturk-bonus", 7, "abc") != request_token("mturk-bonus", 7, "abd")
     assert len(token) <= 64
+
+
+def _hit(passed: bool, run: int = 2, worker_passed: bool = True):
+    from analysis.lapses import HitCheck
+
+    alone = replace(QC, passed=passed, status="passed" if passed else "failed", pvalue=0.01 if passed else 0.6,
+                    longest_identical_run=run, n_hits=1)
+    return HitCheck("c", QC.worker, "H1", alone, worker_passed)
+
+
+def test_a_lapse_of_a_worker_who_reads_is_paid_used_and_never_blocked():
+    reader = replace(QC, n_hits=3, single_hit=False)
+    lapse = judge(POLICY, reader, 100, hit=_hit(False))
+    assert (lapse.action, lapse.use_data, lapse.block) == ("approve", True, False)
+    assert "lapse: this HIT carried no signal" in lapse.reason
+    # a HIT of nothing but identical scores delivered no work: rejected, but its worker, who reads, is not blocked
+    empty = judge(POLICY, reader, 100, hit=_hit(False, run=90))
+    assert (empty.action, empty.block) == ("reject", False) and "not grounds to block" in empty.reason
+    # the same run from a worker whose checks fail over all their HITs: rejected and blocked, as before
+    failed = replace(reader, passed=False, status="failed", pvalue=0.9)
+    assert judge(POLICY, failed, 100, hit=_hit(False, run=90, worker_passed=False)).block
+    # a HIT that passes on its own says nothing more
+    assert "lapse" not in judge(POLICY, reader, 100, hit=_hit(True)).reason

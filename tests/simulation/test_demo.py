@@ -32,7 +32,11 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
     assert "Quality control (pooled, pass when p < 0.05)" in output
     assert "✓ quality control caught 3 of 3 bad workers" in output
     assert "✓ quality control kept" in output
-    assert "the known order of the 8 systems was recovered" in output
+    # The demo's people rate as real crowd workers do (a per-rating SD of about 20 points: worker bias 12.8, HIT
+    # bias 10, noise about 12, people.json), so with about 9 ratings each the two worst systems (true means
+    # 11.5 and 2.0 on these 40 questions, about one standard error apart) may share a significance cluster:
+    # the order must hold across clusters, exactly or up to ties inside them.
+    assert "✓ the known order" in output and "recovered" in output
     assert "✗" not in output
     # The ratings went through the web flow into the database, one per slot served.
     engine = create_engine(f"sqlite:///{out / 'demo.sqlite'}")

@@ -109,3 +109,57 @@ def test_the_workers_table_says_why_a_worker_who_failed_the_meaning_check_is_exc
     assert ">passed</span>" in cells[2]  # the BAD_REF check
     assert ">excluded</span>" in cells[11] and "MEANING check failed:" in html.unescape(cells[11])
     assert re.findall(r'<span class="tag warn">([^<]*)</span>', cells[12]) == ["MEANING check failed"]
+
+
+def lapse_campaign(env) -> tuple[int, dict[str, int]]:
+    """4 HITs: a reader who rates two HITs carefully and the third at random (a lapse), and a worker who rates
+    the fourth at random. Returns the campaign id and the worker ids."""
+    with env.sessions() as session:
+        campaign = factories.build(session, env.storage, name="lapses", hostile=False, passes=2)
+        for hit, seed in ((0, 1), (1, 2)):
+            factories.rate_hit(session, campaign, hit, "reader", seed=seed)
+        factories.rate_hit(session, campaign, 2, "reader", factories.careless, seed=3)
+        factories.rate_hit(session, campaign, 3, "random", factories.careless, seed=4)
+        return campaign.id, {w.external_id: w.id for w in session.scalars(select(Worker))}
+
+
+def test_a_hit_without_signal_is_told_from_a_worker_who_looks_automated(admin_env):
+    """Both databases: the worker page says which HIT carried no signal (a lapse of a reader), which worker
+    showed no signal at all, and which looks automated."""
+    campaign_id, ids = lapse_campaign(admin_env)
+    client = admin_env.app.test_client()
+    login(client)
+    reader = html.unescape(client.get(f"/admin/campaigns/{campaign_id}/workers/{ids['reader']}").text)
+    assert re.search(r'id="reading" data-reading="lapses"', reader)
+    assert "1 of 3 HITs carried no signal on their own (lapses)" in reader
+    alone = re.findall(r'<td class="hit-checks">(.*?)</td>', reader)
+    assert len(alone) == 3 and sum(">pass</span>" in cell for cell in alone) == 2
+    assert sum(">no signal: a lapse</span>" in cell for cell in alone) == 1
+    assert re.search(r'id="recommendation">approve and use the data', reader)
+    random = html.unescape(client.get(f"/admin/campaigns/{campaign_id}/workers/{ids['random']}").text)
+    assert re.search(r'id="reading" data-reading="no_signal"', random)
+    assert "a content-blind rater or a person who did not read" in random
+
+    agent_campaign, agent_ids = rated_with_records(admin_env)
+    agent = html.unescape(client.get(f"/admin/campaigns/{agent_campaign}/workers/{agent_ids['agent']}").text)
+    assert re.search(r'id="reading" data-reading="automated"', agent)
+    assert "this worker looks automated: no interaction, regular timing" in agent
+
+
+def test_the_review_policy_pays_a_lapse_and_does_not_block_its_worker(admin_env):
+    """Both databases: the own pool's review run approves and uses each of the reader's HITs, the lapse too,
+    saying so; the worker who rated at random is not paid as a reader is."""
+    from da_platform.config.campaign_settings import CampaignSettings
+    from da_platform.db.models import Campaign
+    from da_platform.review.pool_run import plan_pool
+
+    campaign_id, ids = lapse_campaign(admin_env)
+    with admin_env.sessions() as session:
+        campaign = session.get(Campaign, campaign_id)
+        planned = plan_pool(session, campaign, CampaignSettings.of(campaign).review_policy)
+    reader = [p for p in planned if p.worker_id == ids["reader"]]
+    assert sorted(p.action for p in reader) == ["approve"] * 3 and all(p.use_data for p in reader)
+    assert sum("lapse: this HIT carried no signal" in p.reason for p in reader) == 1
+    assert not any(p.action == "block" for p in planned)
+    random = [p for p in planned if p.worker_id == ids["random"]]
+    assert [p.use_data for p in random] == [False]

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
+from analysis.lapses import what_the_evidence_says
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.db.models import (
     Assignment,
@@ -167,10 +168,12 @@ def worker(campaign_id: int, worker_id: int):
     assignments = get_session().execute(
         select(Assignment, awaiting_confirmation()).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Assignment.worker_id == person.id).order_by(Assignment.id)).all()
+    checks = analysis.hit_checks.get(label, {})
     return render_template(
         "admin/worker.html", campaign=campaign, summary=summary, actions=ACTIONS.values(),
         verdict=recommendation(get_session(), campaign, person, summary["qc"], summary["verdict"]),
-        assignments=assignments,
+        assignments=[(a, awaiting, checks.get(a.hit.public_id)) for a, awaiting in assignments],
+        reading=what_the_evidence_says(summary["verdict"], checks) if summary["qc"] is not None else None,
         pairs=_check_pairs(campaign, person), has_ratings=label in analysis.table.worker.labels)
 
 
