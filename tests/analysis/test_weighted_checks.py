@@ -13,10 +13,13 @@ import pytest
 
 from analysis.checks import WEIGHT_STEP, weighted_test
 from analysis.people_checks import LEVEL_EDGES, PeopleWeights, count_pairs, people_weights
+from analysis.qc_policy import QCPolicy
 from analysis.quality import quality_control
 from analysis.readers import read_wmt
-from analysis.states import QCStatus
+from analysis.states import QCMethod, QCStatus
 from analysis.table import Categorical, RatingsTable
+
+WEIGHTED = QCPolicy(QCMethod.weighted)
 
 
 def _level(a: int, b: int) -> int:
@@ -108,7 +111,7 @@ def _null_table(kind: str, workers: int, rng: np.random.Generator) -> RatingsTab
 @pytest.mark.parametrize("kind", ["random", "high", "tens", "noisy"])
 def test_content_blind_raters_pass_at_most_alpha_of_the_time(kind: str) -> None:
     rng = np.random.default_rng(sum(map(ord, kind)))
-    report = quality_control(_null_table(kind, 400, rng), method="weighted")["g"]
+    report = quality_control(_null_table(kind, 400, rng), WEIGHTED)["g"]
     passed = np.mean([w.passed for w in report.workers])
     assert passed <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 400)  # alpha plus three standard errors
 
@@ -134,8 +137,8 @@ def test_the_fit_counts_each_pair_in_its_direction_and_level() -> None:
 
 def test_quality_control_names_the_weighted_test_and_its_evidence() -> None:
     rng = np.random.default_rng(1)
-    report = quality_control(_null_table("random", 3, rng), method="weighted")["g"]
-    assert report.settings.method == "weighted" and "people" in report.settings.alternative
+    report = quality_control(_null_table("random", 3, rng), WEIGHTED)["g"]
+    assert report.settings.policy.method is QCMethod.weighted and "people" in report.settings.test.alternative
     worker = report.workers[0]
     assert worker.status in (QCStatus.passed, QCStatus.failed) and "weighted, p = " in worker.reason
     assert "nats" in worker.reason and worker.p_method.startswith("exact distribution")
@@ -150,11 +153,11 @@ def test_real_peoples_hits_the_pooled_test_lost_are_kept() -> None:
     table = read_wmt(SLICE)
     labels = [f"{w}|{h}" for w, h in zip(table.worker.values(), table.hit.values())]
     by_hit = dataclasses.replace(table, worker=Categorical.from_values(labels))
-    verdicts = {method: {w.worker.split("|")[1][:10]: w.passed for w in quality_control(by_hit, method=method)[
-        "ja-en"].workers if w.worker.startswith("M0141")} for method in ("pooled", "weighted")}
+    verdicts = {method: {w.worker.split("|")[1][:10]: w.passed for w in quality_control(by_hit, QCPolicy(method))[
+        "ja-en"].workers if w.worker.startswith("M0141")} for method in (QCMethod.pooled, QCMethod.weighted)}
     assert verdicts["pooled"] == {"34HEO7RUG6": False, "3UZUVSO3P7": False, "3OND0WXMHW": False}
     assert verdicts["weighted"] == {"34HEO7RUG6": True, "3UZUVSO3P7": True, "3OND0WXMHW": True}
     # over all three HITs, as the campaign's analysis pools a worker's HITs, both tests keep the worker
-    whole = {method: {w.worker: w.passed for w in quality_control(table, method=method)["ja-en"].workers}
-             for method in ("pooled", "weighted")}
+    whole = {method: {w.worker: w.passed for w in quality_control(table, QCPolicy(method))["ja-en"].workers}
+             for method in (QCMethod.pooled, QCMethod.weighted)}
     assert whole["pooled"]["M0141"] and whole["weighted"]["M0141"]

@@ -47,7 +47,7 @@ def _judge_file(session, test_set, path: Path) -> Path:
 
 @pytest.fixture
 def rated(database_url, sessions, tmp_path, run):
-    """A campaign built for a lab's own pool (the pooled test), with a judge's scores imported, rated through the
+    """A campaign built for a lab's own pool (the weighted test), with a judge's scores imported, rated through the
     real worker pages by simulated people, an overlap bot and a random clicker; one person's data excluded by a
     decision. Returns the campaign's name."""
     images = tmp_path / "images"
@@ -55,7 +55,7 @@ def rated(database_url, sessions, tmp_path, run):
         test_set = import_sample(session, questions=48)
         import_judge_scores(session, test_set, str(_judge_file(session, test_set, tmp_path / "judge.jsonl")),
                             judge="rouge judge")
-        campaign = build_campaign(session, BuildSpec(name="pooled", test_set=test_set.name, seed=2,
+        campaign = build_campaign(session, BuildSpec(name="own pool", test_set=test_set.name, seed=2,
                                                      crowd=choose("pool")),
                                   storage=LocalImageStorage(images), processes=1)
         campaign.status = CampaignStatus.running
@@ -65,11 +65,11 @@ def rated(database_url, sessions, tmp_path, run):
     plan = crowd_plan("w", {"overlap": 1, "random": 1}, None, hits, crowd)
     outcomes = rate_through_pages(crowd, Steps(), database_url, images, campaign_id, hits * 100, plan, oracle)
     assert sum(o.hits for o in outcomes) == hits
-    decided = run("decide", "pooled", "pool:w-honest-01", "approve_exclude", "--reason", "asked to withdraw", "--yes")
+    decided = run("decide", "own pool", "pool:w-honest-01", "approve_exclude", "--reason", "asked to withdraw", "--yes")
     assert decided.exit_code == 0, decided.output
     with sessions() as session:
-        assert session.get(Campaign, campaign_id).settings["qc"]["method"] == "pooled"
-    return "pooled"
+        assert session.get(Campaign, campaign_id).settings["qc"]["method"] == "weighted"
+    return "own pool"
 
 
 def _report(folder: Path) -> dict[str, bytes]:
@@ -86,7 +86,7 @@ def test_the_export_reanalyses_as_the_campaign(rated, run, tmp_path):
     from_file = run("analyze", "--ratings", str(tmp_path / "ratings.csv"), "--out", str(tmp_path / "file"),
                     "--no-plots")
     assert from_file.exit_code == 0, from_file.output
-    assert "quality control by the policy the file carries (pooled test, alpha 0.05, scope group)" in from_file.output
+    assert "quality control by the policy the file carries (weighted test, alpha 0.05, scope group)" in from_file.output
     expected = _report(tmp_path / "campaign")
     assert _report(tmp_path / "file") == expected  # verdicts, system scores and z, byte for byte
 
@@ -122,7 +122,7 @@ def test_a_file_without_evidence_says_what_it_cannot_compute_and_a_broken_cell_w
     bare = run("analyze", "--ratings", str(tmp_path / "bare.csv"), "--out", str(tmp_path / "bare"), "--no-plots")
     assert bare.exit_code == 0, bare.output
     assert (f"carries no behaviour records, reading units or automatic scores: the signals {', '.join(SIGNALS)} "
-            "cannot be computed, so the verdicts rest on the pooled test alone") in bare.output
+            "cannot be computed, so the verdicts rest on the weighted test alone") in bare.output
 
     rows[5][rows[0].index("overlap_rouge_l")] = "high"
     with open(tmp_path / "broken.csv", "w", encoding="utf-8", newline="") as handle:

@@ -27,9 +27,9 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
     output = result.output
     assert "Human ranking, demo" in output
     # Built as `build` builds by default (it ran the published test on plain images), and said so.
-    assert ("built for crowd paid (layout classic, render plain (set by hand), pooled test): build's default, except "
+    assert ("built for crowd paid (layout classic, render plain (set by hand), weighted test): build's default, except "
             "the images; drawn plain, as no simulated worker here reads them by OCR") in output
-    assert "Quality control (pooled, pass when p < 0.05)" in output
+    assert "Quality control (weighted, pass when p < 0.05)" in output
     assert "✓ quality control caught 3 of 3 bad workers" in output
     assert "✓ quality control kept" in output
     # The demo's people rate as real crowd workers do (a per-rating SD of about 20 points: worker bias 12.8, HIT
@@ -46,7 +46,7 @@ def test_demo_catches_bad_workers_and_recovers_the_order(tmp_path: Path) -> None
         settings = connection.scalar(select(Campaign.settings))
     engine.dispose()
     assert settings["crowd"] == {"preset": "paid", "overrides": {"render": "plain"}}
-    assert settings["qc"]["method"] == "pooled"
+    assert settings["qc"]["method"] == "weighted"
     assert ratings == 500  # 40 questions x 8 systems = 320 items -> 5 HITs of 100 slots, all rated
     assert {"demo-random-01", "demo-constant-01", "demo-bot-01"} <= workers
     analysis = json.loads((out / "report" / "analysis.json").read_text(encoding="utf-8"))
