@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from da_core.enums import Criterion
 from da_core.errors import BuildError
 from da_core.languages import DEFAULT_LANG
 
@@ -27,7 +28,7 @@ EXAMPLE_FIELDS = ("question", "reference", "good", "bad")
 # Shipped examples for the built-in languages and criteria. Adequacy: a good answer and a fluent but
 # wrong one; fluency: a natural answer and a jumbled one (a custom criterion brings its own example).
 _SHIPPED = {
-    ("en", "fluency"): {
+    ("en", Criterion.fluency): {
         "question": "What is the capital of Australia?",
         "reference": "The capital of Australia is Canberra.",
         "good": "Canberra is Australia's capital city.",
@@ -35,7 +36,7 @@ _SHIPPED = {
         "good_note": "It reads naturally.",
         "bad_note": "Its words are jumbled: hard to read, whatever it means.",
     },
-    ("zh-Hans", "fluency"): {
+    ("zh-Hans", Criterion.fluency): {
         "question": "澳大利亚的首都是哪里？",
         "reference": "澳大利亚的首都是堪培拉。",
         "good": "堪培拉是澳大利亚的首都。",
@@ -43,7 +44,7 @@ _SHIPPED = {
         "good_note": "读起来自然通顺。",
         "bad_note": "词语顺序混乱，难以读懂。",
     },
-    ("en", "adequacy"): {
+    ("en", Criterion.adequacy): {
         "question": "What is the capital of Australia?",
         "reference": "The capital of Australia is Canberra.",
         "good": "Canberra is Australia's capital city.",
@@ -51,7 +52,7 @@ _SHIPPED = {
         "good_note": "It says the same as Answer A in other words.",
         "bad_note": "It names the wrong city, however fluent it is.",
     },
-    ("zh-Hans", "adequacy"): {
+    ("zh-Hans", Criterion.adequacy): {
         "question": "澳大利亚的首都是哪里？",
         "reference": "澳大利亚的首都是堪培拉。",
         "good": "堪培拉是澳大利亚的首都。",
@@ -140,7 +141,8 @@ class Example:
                    None if images is None else ExampleImages.from_json(images))
 
 
-SHIPPED_EXAMPLES: dict[tuple[str, str], Example] = {key: Example.from_json(texts) for key, texts in _SHIPPED.items()}
+SHIPPED_EXAMPLES: dict[tuple[str, Criterion], Example] = {
+    key: Example.from_json(texts) for key, texts in _SHIPPED.items()}
 
 
 @dataclass(frozen=True)
@@ -273,7 +275,7 @@ def _example(given: Example | Mapping[str, str] | None) -> Example | None:
 
 
 def worker_settings(options: WorkerPageOptions, *, show_reference: bool, render: Callable[[str, str, str], str],
-                    criterion: str = "adequacy", where: str = "example") -> tuple[WorkerPage, list[str]]:
+                    criterion: Criterion = Criterion.adequacy, where: str = "example") -> tuple[WorkerPage, list[str]]:
     """The campaign's :class:`WorkerPage` and the build's warnings.
 
     ``render(text, role, where)`` draws and stores an image and returns its storage key (the

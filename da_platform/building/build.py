@@ -25,6 +25,7 @@ from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from analysis.sequential_plan import WaveDesign
+from da_core.enums import Criterion
 from da_core.errors import BuildError
 from da_platform.building.crowds import CrowdChoice
 from da_platform.building.inspection import verify_campaign
@@ -57,7 +58,6 @@ from hit_builder.worker_settings import WorkerPage, WorkerPageOptions, worker_se
 
 ADEQUACY_STATEMENT = "Answer B answers the question as adequately as Answer A."
 FLUENCY_STATEMENT = "The response answers the question fluently."
-CRITERIA = ("adequacy", "fluency", "custom")
 ID_HEX_DIGITS = 32
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total); stage "render" for now
@@ -74,26 +74,33 @@ class _Item:
     reference: str
 
 
-def resolve_criterion(criterion: str, statement: str | None,
+def criterion_named(criterion: Criterion | str) -> Criterion:
+    """The :class:`Criterion` ``criterion`` names (a member or its value), or :class:`BuildError` listing them."""
+    try:
+        return Criterion(criterion)
+    except ValueError:
+        known = ", ".join(c.value for c in Criterion)
+        raise BuildError(f"unknown criterion {criterion!r}; choose one of {known}") from None
+
+
+def resolve_criterion(criterion: Criterion, statement: str | None,
                       show_reference: bool | None) -> tuple[str, bool]:
     """The statement and whether the reference is shown, for a criterion (docs/method.md §1)."""
-    if criterion == "adequacy":
+    if criterion == Criterion.adequacy:
         if statement not in (None, ADEQUACY_STATEMENT) or show_reference is False:
             raise BuildError("adequacy uses the standard statement and shows the reference; "
                              "use the custom criterion for your own statement")
         return ADEQUACY_STATEMENT, True
-    if criterion == "fluency":
+    if criterion == Criterion.fluency:
         if statement not in (None, FLUENCY_STATEMENT) or show_reference is True:
             raise BuildError("fluency uses the standard statement and shows no reference; "
                              "use the custom criterion for your own statement")
         return FLUENCY_STATEMENT, False
-    if criterion == "custom":
-        if not statement or not statement.strip():
-            raise BuildError("the custom criterion needs a statement (what workers judge)")
-        if show_reference is None:
-            raise BuildError("the custom criterion needs to be told whether to show the reference")
-        return statement.strip(), bool(show_reference)
-    raise BuildError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
+    if not statement or not statement.strip():  # Criterion.custom
+        raise BuildError("the custom criterion needs a statement (what workers judge)")
+    if show_reference is None:
+        raise BuildError("the custom criterion needs to be told whether to show the reference")
+    return statement.strip(), bool(show_reference)
 
 
 class OpaqueIds:
@@ -174,6 +181,8 @@ class BuildSpec:
 
     ``test_set``: the row, or its name or id as a person gives it (found as ``da_platform.db.rows.find_named``
     finds it; a name wins).
+    ``criterion``: what workers judge, a :class:`~da_core.enums.Criterion` or its value as a person gives it
+    (checked by the build: :func:`criterion_named`); ``statement`` and ``show_reference`` only for ``custom``.
     ``crowd``: the HIT layout (:mod:`hit_builder.layouts`), the answer images' render and the quality-control
     policy, with the crowd preset they were chosen by (:class:`~da_platform.building.crowds.CrowdChoice`: the one
     source of all three; stored as ``CampaignSettings.layout``, ``render``, ``qc`` and ``crowd``).
@@ -189,7 +198,7 @@ class BuildSpec:
     name: str
     test_set: TestSet | str
     systems: Sequence[System | str] | None = None
-    criterion: str = "adequacy"
+    criterion: Criterion | str = Criterion.adequacy
     statement: str | None = None
     show_reference: bool | None = None
     seed: int = 0
@@ -218,14 +227,14 @@ def build_campaign(session: Session, spec: BuildSpec, *, storage: ImageStorage, 
     renderer = Renderer(chain, spec.crowd.render)
     assembled = _assemble(imported, request, seed=spec.seed, passes=spec.passes, waves=spec.waves)
     images = _render(assembled, imported.items, request, chain=chain, renderer=renderer, storage=storage,
-                     worker=spec.worker, criterion=spec.criterion, processes=processes, progress=progress, warn=warn)
+                     worker=spec.worker, processes=processes, progress=progress, warn=warn)
     salt = spec.id_salt or secrets.token_hex(32)
     settings = _settings(request, imported, assembled, images, seed=spec.seed, passes=spec.passes, chain=chain,
                          renderer=renderer, salt=salt, crowd=spec.crowd)
     if assembled.waves is not None:
         settings = settings.replace(waves=assembled.waves)
-    campaign = _store(session, request, imported.systems, assembled, images, settings, salt, criterion=spec.criterion,
-                      seed=spec.seed, passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
+    campaign = _store(session, request, imported.systems, assembled, images, settings, salt, seed=spec.seed,
+                      passes=spec.passes, max_hits_per_worker=spec.max_hits_per_worker)
     verify_campaign(session, campaign)  # what was stored, read back
     campaign.status = CampaignStatus.built
     session.flush()
@@ -239,6 +248,7 @@ class _Request:
     name: str
     test_set: TestSet
     layout: Layout
+    criterion: Criterion
     statement: str
     show_reference: bool
 
@@ -279,7 +289,8 @@ class _Images:
 
 
 def _checked_request(session: Session, *, name: str, test_set: TestSet | str, max_hits_per_worker: int,
-                     layout: str, criterion: str, statement: str | None, show_reference: bool | None) -> _Request:
+                     layout: str, criterion: Criterion | str, statement: str | None,
+                     show_reference: bool | None) -> _Request:
     """The arguments checked before any work: a new name, a known test set, layout and criterion."""
     if not name or not name.strip():
         raise BuildError("the campaign needs a name")
@@ -297,8 +308,9 @@ def _checked_request(session: Session, *, name: str, test_set: TestSet | str, ma
         hit_layout = layout_named(layout)
     except ValueError as error:
         raise BuildError(str(error)) from None
-    statement, show_reference = resolve_criterion(criterion, statement, show_reference)
-    return _Request(name, test_set, hit_layout, statement, show_reference)
+    checked = criterion_named(criterion)
+    statement, show_reference = resolve_criterion(checked, statement, show_reference)
+    return _Request(name, test_set, hit_layout, checked, statement, show_reference)
 
 
 def _import_items(session: Session, test_set: TestSet, systems: Sequence[System | str] | None, *,
@@ -429,7 +441,7 @@ def _context_warning(items: list[_Item]) -> list[str]:
 
 
 def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, chain: FontChain,
-            renderer: Renderer, storage: ImageStorage, worker: WorkerPageOptions, criterion: str,
+            renderer: Renderer, storage: ImageStorage, worker: WorkerPageOptions,
             processes: int | None, progress: Progress | None, warn: Callable[[str], None] | None) -> _Images:
     """Step 3: check fonts and shaping for every text first, then the worker pages' images and settings,
     the long-answer warning, and all answer images (in parallel)."""
@@ -446,7 +458,7 @@ def _render(assembled: _Assembled, items: list[_Item], request: _Request, *, cha
         return storage.put(renderer.render(text, role, where))
 
     worker_page, warnings = worker_settings(worker, show_reference=request.show_reference, render=render_one,
-                                           criterion=criterion)
+                                           criterion=request.criterion)
     reading = long_answers((f"{item.system.name}/{item.question.external_id}", item.answer) for item in items)
     if reading_warning := reading.warning():
         warnings.append(reading_warning)
@@ -494,13 +506,13 @@ def _settings(request: _Request, imported: _Imported, assembled: _Assembled, ima
 
 
 def _store(session: Session, request: _Request, systems: list[System], assembled: _Assembled, images: _Images,
-           settings: CampaignSettings, salt: str, *, criterion: str, seed: int, passes: int,
+           settings: CampaignSettings, salt: str, *, seed: int, passes: int,
            max_hits_per_worker: int) -> Campaign:
     """Step 4: the campaign, then HITs and slots in bulk (ordinary slots first, then the checks that point
     at them); flushed, not committed."""
     name = request.name
     campaign = Campaign(
-        name=name, test_set_id=request.test_set.id, criterion=criterion, statement=request.statement,
+        name=name, test_set_id=request.test_set.id, criterion=request.criterion.value, statement=request.statement,
         show_reference=request.show_reference, seed=seed, passes=passes, max_hits_per_worker=max_hits_per_worker,
         status=CampaignStatus.draft, settings=settings.to_json(),
     )

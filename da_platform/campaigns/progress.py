@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from da_platform.config import time_limits
 from da_platform.db.models import FINISHED, Assignment, AssignmentStatus, Campaign, Hit, Rating, Slot, System, utcnow
 from da_platform.db.states import WorkerSource
-from da_platform.providers.money import CostEstimate
+from da_platform.providers.money import CostEstimate, Currency
 from da_platform.rating.campaign_ratings import (
     abandoned_note,
     abandoned_ratings,
@@ -37,7 +37,7 @@ class CostProjection:
     """Rewards + fees of every assignment the campaign needs (and of the ones still to come)."""
 
     provider: WorkerSource
-    currency: str
+    currency: Currency
     total: Decimal
     remaining: Decimal
     description: str  # itemised, from the provider's cost estimate

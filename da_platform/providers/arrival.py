@@ -6,10 +6,11 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy.orm import Session
 
+from analysis.states import StrState
 from da_platform.db.models import Assignment, Campaign
 from da_platform.db.states import WorkerSource
 
@@ -61,15 +62,24 @@ class Arrival:
     preview: bool = False
 
 
+class CompletionKind(StrState):
+    """How a worker leaves a complete assignment (:attr:`Completion.kind`; the worker page's template compares
+    the value)."""
+
+    page = "page"  # a thank-you page
+    post = "post"  # a form POSTed to the completion's url with its fields (MTurk's externalSubmit)
+    redirect = "redirect"  # an HTTP redirect to the completion's url (Prolific)
+
+
 @dataclass(frozen=True)
 class Completion:
-    """What happens when an assignment is complete.
+    """What happens when an assignment is complete (:class:`CompletionKind`).
 
     ``page``: a thank-you page. ``post``: a form POSTed to ``url`` with ``fields`` (MTurk's
     externalSubmit), auto-submitted by static JavaScript. ``redirect``: an HTTP redirect to ``url``.
     """
 
-    kind: Literal["page", "post", "redirect"]
+    kind: CompletionKind
     url: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
     note: str | None = None  # shown on the page, e.g. when a completion code is missing

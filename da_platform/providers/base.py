@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
 from da_platform.db.states import WorkerSource
+from da_platform.providers.money import Currency
 
 
 class ProviderError(RuntimeError):
@@ -52,7 +53,7 @@ class Provider(Protocol):
 
     name: WorkerSource
     live: bool
-    currency: str
+    currency: Currency
     bonus_retry_safe: bool  # True when a repeated bonus request cannot pay twice (MTurk's token)
 
     def list_assignments(self, work_id: str) -> Iterator[ProviderAssignment]:

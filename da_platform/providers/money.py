@@ -10,12 +10,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from analysis.states import StrState
+
 CENT = Decimal("0.01")
 MTURK_COMMISSION = Decimal("0.20")
 MTURK_LARGE_BATCH_COMMISSION = Decimal("0.20")  # extra, for HITs with >= 10 assignments
 MTURK_LARGE_BATCH_ASSIGNMENTS = 10
 MTURK_MASTERS_COMMISSION = Decimal("0.05")
 MTURK_MINIMUM_FEE = Decimal("0.01")
+
+
+class Currency(StrState):
+    """The currency of a provider's amounts (ISO 4217 code; ``ProlificSettings.currency`` stores the value)."""
+
+    GBP = "GBP"  # Prolific's default
+    USD = "USD"  # MTurk's only one; Prolific's other
 
 
 def parse_amount(value: str | int | Decimal, *, field: str = "amount") -> Decimal:
@@ -77,7 +86,7 @@ class CostEstimate:
     reward_fees: Decimal
     bonuses: Decimal
     bonus_fees: Decimal
-    currency: str = "USD"
+    currency: Currency = Currency.USD
 
     @property
     def total(self) -> Decimal:
@@ -112,7 +121,7 @@ def mturk_cost(
 
 def rate_cost(
     *, assignments: int, reward: Decimal, bonuses: Sequence[Decimal] = (), fee_rate: Decimal,
-    currency: str,
+    currency: Currency,
 ) -> CostEstimate:
     """Cost with one proportional fee on rewards and bonuses (Prolific's service fee)."""
     bonus_total = sum(bonuses, Decimal("0.00"))

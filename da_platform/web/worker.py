@@ -31,7 +31,7 @@ from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit
 from da_platform.db.rows import get_row
 from da_platform.db.states import WorkerSource
 from da_platform.images.variation import vary
-from da_platform.providers.arrival import ArrivalRefused
+from da_platform.providers.arrival import ArrivalRefused, CompletionKind
 from da_platform.rating.flow import (
     BLOCKED,
     TIMED_OUT,
@@ -385,9 +385,9 @@ def done(token: str):
             completion = source.completion(assignment, campaign, receipt)
         except ArrivalRefused as refusal:
             raise WorkerPageError(refusal.message, refusal.status) from None
-    if completion.kind in ("redirect", "post"):
+    if completion.kind in (CompletionKind.redirect, CompletionKind.post):
         assert completion.url is not None  # a redirect and a POST always have their target (providers.arrival)
-        if completion.kind == "redirect":
+        if completion.kind == CompletionKind.redirect:
             return redirect(completion.url, 302)
         g.csp_form_targets = [origin_of(completion.url)]
     return render_template("worker/done.html", completion=completion, ratings=ratings)

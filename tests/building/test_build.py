@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from da_core.enums import Criterion
 from da_core.errors import BuildError
 from da_platform.building.build import ADEQUACY_STATEMENT, FLUENCY_STATEMENT, BuildSpec, build_campaign
 from da_platform.building.inspection import verify_campaign
@@ -102,8 +103,18 @@ def test_fluency_and_custom_criteria(session: Session, tmp_path) -> None:
                        storage=storage)
     with pytest.raises(BuildError, match="use the custom criterion"):
         build_campaign(session, BuildSpec(name="x", test_set=test_set, statement="Other words."), storage=storage)
-    with pytest.raises(BuildError, match="unknown criterion"):
+    with pytest.raises(BuildError) as refused:
         build_campaign(session, BuildSpec(name="x", test_set=test_set, criterion="beauty"), storage=storage)
+    assert str(refused.value) == "unknown criterion 'beauty'; choose one of adequacy, fluency, custom"
+
+
+def test_a_criterion_given_as_a_member_is_stored_as_its_plain_value(session: Session, tmp_path) -> None:
+    test_set = make_test_set(session, questions=20)
+    build_campaign(session, BuildSpec(name="typed", test_set=test_set, criterion=Criterion.fluency),
+                   storage=LocalImageStorage(tmp_path))
+    session.expire_all()
+    stored = session.scalars(select(Campaign.criterion).where(Campaign.name == "typed")).one()
+    assert (type(stored), stored) == (str, "fluency")
 
 
 def test_same_inputs_seed_and_salt_give_identical_hits(session: Session, tmp_path) -> None:

@@ -18,6 +18,7 @@ from da_platform.config.campaign_settings import (
     TimeLimits,
 )
 from da_platform.config.review_policy import ReviewPolicy
+from da_platform.providers.money import Currency
 from da_platform.providers.mturk.settings import MTurkSettings
 from da_platform.providers.prolific.settings import ProlificSettings
 
@@ -109,6 +110,14 @@ def test_every_stored_shape_is_read_and_written_back_byte_for_byte(name):
     settings = CampaignSettings.from_json(stored)
     assert json.dumps(settings.to_json()) == json.dumps(stored)
     assert settings.to_json() is not stored
+
+
+def test_the_prolific_currency_is_read_as_a_currency_and_stored_as_its_code():
+    settings = CampaignSettings.from_json({"prolific": {**PROLIFIC, "currency": "USD"}})
+    assert settings.prolific is not None and settings.prolific.currency is Currency.USD
+    stored = settings.to_json()["prolific"]["currency"]
+    assert (type(stored), stored) == (str, "USD")
+    assert ProlificSettings().currency is Currency.GBP
 
 
 def test_a_campaign_that_stored_nothing_reads_the_defaults():
@@ -241,6 +250,7 @@ def test_the_salt_never_leaves_the_platform():
     ({"mturk": {**MTURK, "reward": "two dollars"}}, "'mturk': reward: 'two dollars' is not an amount"),
     ({"mturk": {**MTURK, "masters": "yes"}}, "'mturk': the MTurk settings field 'masters'"),
     ({"prolific": {**PROLIFIC, "device_compatibility": "desktop"}}, "'prolific': the Prolific settings field"),
+    ({"prolific": {**PROLIFIC, "currency": "EUR"}}, "'prolific': currency: 'EUR' is not one of GBP, USD"),
     ({"qc": {"method": "majority", "alpha": 0.05}}, "'qc': unknown quality-control method 'majority'"),
     ({"mturk_launch": {"hit_type_id": "HT", "live": "no"}}, "'mturk_launch': the MTurk launch field 'live'"),
     ({"layout": "fancy"}, "'layout': unknown HIT layout 'fancy'"),

@@ -6,10 +6,16 @@ from __future__ import annotations
 from decimal import Decimal
 
 from da_platform.config.campaign_settings import CampaignSettings
+from da_platform.db.models import Assignment, Campaign
 from da_platform.db.states import WorkerSource
+from da_platform.providers.arrival import CompletionKind
+from da_platform.providers.mturk.arrival import MTurkSource
 from da_platform.providers.mturk.settings import MTurkSettings
+from da_platform.providers.pool.arrival import PoolSource
+from da_platform.providers.prolific.arrival import ProlificSource
 from da_platform.providers.prolific.settings import ProlificSettings
 from da_platform.providers.registry import SOURCES, confirmed_sources, source, without_provider
+from da_platform.providers.tokens import Tokens
 
 
 def test_every_source_has_one_definition_under_its_name():
@@ -43,3 +49,21 @@ def test_costs_and_launch_plans_are_the_providers_prices():
                                                      expected_bonus=Decimal("0.50"))
     assert (plan.assignments, plan.cost.total, plan.cost.currency) == (8, Decimal("37.33"), "GBP")
     assert source(WorkerSource.pool).cost(None, assignments=10) is None  # paid outside the platform
+
+
+def test_each_source_ends_an_assignment_with_a_completion_kind_whose_value_the_done_page_reads():
+    # The done page (templates/worker/done.html) writes its auto-submitted form when the kind is the string "post".
+    assignment = Assignment(provider_assignment_id="A1", next_position=3,
+                            provider_data={"turkSubmitTo": "https://www.mturk.com"})
+    tokens = Tokens("a secret key")
+    kinds = {
+        "pool": PoolSource(tokens).completion(assignment, Campaign(), "receipt").kind,
+        "mturk": MTurkSource().completion(assignment, Campaign(), "receipt").kind,
+        "prolific": ProlificSource(tokens, "https://example.org/done").completion(
+            assignment, Campaign(completion_code="C0DE"), "receipt").kind,
+        "prolific without a code": ProlificSource(tokens, "https://example.org/done").completion(
+            assignment, Campaign(), "receipt").kind,
+    }
+    assert all(isinstance(kind, CompletionKind) for kind in kinds.values())
+    assert {name: str(kind) for name, kind in kinds.items()} == {
+        "pool": "page", "mturk": "post", "prolific": "redirect", "prolific without a code": "page"}

@@ -17,7 +17,14 @@ from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, Campaign, Hit
 from da_platform.db.states import WorkerSource
-from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion, identifier
+from da_platform.providers.arrival import (
+    Arrival,
+    ArrivalRefused,
+    ArrivalSource,
+    Completion,
+    CompletionKind,
+    identifier,
+)
 
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
@@ -75,7 +82,7 @@ class MTurkSource(ArrivalSource):
     def completion(self, assignment: Assignment, campaign: Campaign, receipt: str) -> Completion:
         origin = submit_origin((assignment.provider_data or {}).get("turkSubmitTo", ""), self.submit_origins)
         return Completion(
-            kind="post",
+            kind=CompletionKind.post,
             url=origin + SUBMIT_PATH,
             fields={
                 "assignmentId": assignment.provider_assignment_id or "",

@@ -16,7 +16,7 @@ from typing import Any
 
 from da_platform.db.states import WorkerSource
 from da_platform.providers.base import ProviderAssignment, ProviderError, ProviderStatus
-from da_platform.providers.money import amount_string, parse_amount
+from da_platform.providers.money import Currency, amount_string, parse_amount
 from da_platform.providers.mturk.settings import MTurkSettings, external_question
 from da_platform.providers.retry import Backoff, call_with_retry
 
@@ -86,7 +86,7 @@ class MTurk:
     """The platform's MTurk operations over a boto3 client (inject a stubbed one in tests)."""
 
     name = WorkerSource.mturk
-    currency = "USD"
+    currency = Currency.USD
     bonus_retry_safe = True
 
     def __init__(self, client: Any, *, live: bool = False, backoff: Backoff = Backoff(),

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, Campaign
 from da_platform.db.states import WorkerSource
-from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion
+from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion, CompletionKind
 from da_platform.providers.tokens import TokenError, Tokens
 
 ARRIVAL_PATH = "/pool/{token}"
@@ -41,7 +41,7 @@ class PoolSource(ArrivalSource):
         return Arrival(source=self.name, campaign_id=invite.campaign_id, worker_external_id=invite.worker_id)
 
     def completion(self, assignment: Assignment, campaign: Campaign, receipt: str) -> Completion:
-        return Completion(kind="page")
+        return Completion(kind=CompletionKind.page)
 
 
 def mint_invites(

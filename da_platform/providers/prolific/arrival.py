@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from da_platform.db.models import Assignment, Campaign
 from da_platform.db.states import WorkerSource
-from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion, identifier
+from da_platform.providers.arrival import Arrival, ArrivalRefused, ArrivalSource, Completion, CompletionKind, identifier
 from da_platform.providers.tokens import TokenError, Tokens
 
 COMPLETE_URL = "https://app.prolific.com/submissions/complete"
@@ -55,7 +55,8 @@ class ProlificSource(ArrivalSource):
     def completion(self, assignment: Assignment, campaign: Campaign, receipt: str) -> Completion:
         if not campaign.completion_code:
             return Completion(
-                kind="page",
+                kind=CompletionKind.page,
                 note="No completion code is configured for this study: please contact the researcher.",
             )
-        return Completion(kind="redirect", url=self.complete_url + "?" + urlencode({"cc": campaign.completion_code}))
+        return Completion(kind=CompletionKind.redirect,
+                          url=self.complete_url + "?" + urlencode({"cc": campaign.completion_code}))

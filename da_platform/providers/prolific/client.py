@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urljoin
 
 from da_platform.db.states import WorkerSource
 from da_platform.providers.base import OutcomeUnknown, ProviderAssignment, ProviderError, ProviderStatus
-from da_platform.providers.money import amount_string, from_cents
+from da_platform.providers.money import Currency, amount_string, from_cents
 from da_platform.providers.retry import Backoff, call_with_retry
 
 PROLIFIC_API = "https://api.prolific.com"
@@ -67,7 +67,7 @@ class Prolific:
     live = True
     bonus_retry_safe = False  # the pay endpoint is not idempotent
 
-    def __init__(self, token: str | None = None, *, base_url: str = PROLIFIC_API, currency: str = "GBP",
+    def __init__(self, token: str | None = None, *, base_url: str = PROLIFIC_API, currency: Currency = Currency.GBP,
                  session: Any = None, backoff: Backoff = Backoff(),
                  sleep: Callable[[float], None] = time.sleep, timeout: float = 30.0):
         import requests

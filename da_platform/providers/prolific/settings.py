@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from da_core.stored_record import StoredRecord
-from da_platform.providers.money import amount_string, parse_amount, to_cents
+from da_platform.providers.money import Currency, amount_string, parse_amount, to_cents
 
 #: The study's maximum allowed time when the researcher sets none; also the platform's time limit per HIT.
 PROLIFIC_DEFAULT_MAXIMUM_MINUTES = 90
@@ -21,7 +21,7 @@ class ProlificSettings(StoredRecord):
     title: str = "Rate answers to questions (100 short judgements)"
     description: str = "Read a question and an answer, and rate how well the answer answers it."
     reward: Decimal = Decimal("3.00")  # per participant, in ``currency``
-    currency: str = "GBP"
+    currency: Currency = Currency.GBP  # stored as its code
     places_per_hit: int = 1
     estimated_minutes: int = 20
     maximum_minutes: int = PROLIFIC_DEFAULT_MAXIMUM_MINUTES  # also the platform's time limit per HIT
@@ -32,6 +32,9 @@ class ProlificSettings(StoredRecord):
     def __post_init__(self) -> None:
         object.__setattr__(self, "reward", parse_amount(self.reward, field="reward"))
         object.__setattr__(self, "fee_rate", Decimal(str(self.fee_rate)))
+        if self.currency not in tuple(Currency):
+            raise ValueError(f"currency: {self.currency!r} is not one of {', '.join(Currency)}")
+        object.__setattr__(self, "currency", Currency(self.currency))
         object.__setattr__(self, "device_compatibility", tuple(self.device_compatibility))
         if self.reward <= 0:
             raise ValueError("reward: must be positive")
@@ -39,7 +42,7 @@ class ProlificSettings(StoredRecord):
             raise ValueError("places_per_hit >= 1 and 1 <= estimated_minutes <= maximum_minutes")
 
     def stored_values(self) -> dict[str, Any]:
-        return {"reward": amount_string(self.reward), "fee_rate": str(self.fee_rate),
+        return {"reward": amount_string(self.reward), "currency": self.currency.value, "fee_rate": str(self.fee_rate),
                 "device_compatibility": list(self.device_compatibility)}
 
     def study_body(self, *, entry_url: str, completion_code: str, places: int, internal_name: str) -> dict[str, Any]:
