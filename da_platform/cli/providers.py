@@ -483,8 +483,12 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
     if dry_run:
         click.echo(f"cost: {plan.cost.describe()}\ndry run: nothing was sent")
         return
+    if row.status is CampaignStatus.running and not plan.new_hits:
+        click.echo(f"every HIT of campaign {row.name!r} is on study {settings.study_id} already: nothing was sent")
+        return
     if live:
-        _confirm_cost("publish", plan.cost, confirm_total)
+        _confirm_cost("add places to" if row.status is CampaignStatus.running else "publish", plan.cost,
+                      confirm_total)
     client, _ = _prolific(context, row.id, base_url)
     study = _provider_errors(lambda: launch_prolific(context.sessions, row.id, client, settings,
                                                      public_url=context.settings.public_url,

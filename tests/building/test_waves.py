@@ -280,3 +280,5 @@ def test_a_wave_of_a_running_prolific_campaign_raises_the_study_places(prolific,
     assert (study["status"], study["total_available_places"]) == ("ACTIVE", 5) and len(prolific.fake.studies) == 1
     assert joined() == [study["id"]] * 5
     assert prolific.fake.calls.count("transition_study") == 1  # published once, not again
+    again = prolific.cli("prolific", "launch", "waves", "--live").output
+    assert "is on study" in again and "nothing was sent" in again and prolific.fake.calls.count("update_study") == 2
