@@ -463,6 +463,7 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
                     maximum_minutes, title, description, fee_rate, expected_bonus, dry_run, confirm_total, live,
                     base_url) -> None:
     """Create CAMPAIGN's study as a draft; with --live (and confirmation) publish it."""
+    from da_platform.db.models import CampaignStatus
     from da_platform.operations.launch import LaunchError, launch_prolific, plan_prolific
 
     row = _campaign(context, campaign)
@@ -482,12 +483,21 @@ def prolific_launch(context: CliContext, campaign, reward, currency, places_per_
     if dry_run:
         click.echo(f"cost: {plan.cost.describe()}\ndry run: nothing was sent")
         return
+    if row.status is CampaignStatus.running and not plan.new_hits:
+        click.echo(f"every HIT of campaign {row.name!r} is on study {settings.study_id} already: nothing was sent")
+        return
     if live:
-        _confirm_cost("publish", plan.cost, confirm_total)
+        _confirm_cost("add places to" if row.status is CampaignStatus.running else "publish", plan.cost,
+                      confirm_total)
     client, _ = _prolific(context, row.id, base_url)
     study = _provider_errors(lambda: launch_prolific(context.sessions, row.id, client, settings,
                                                      public_url=context.settings.public_url,
                                                      secret_key=context.settings.secret_key, publish=live))
+    if settings.study_id and plan.new_hits:
+        click.echo(f"study {study}: places raised to {plan.assignments} ({plan.assignments // settings.places_per_hit} "
+                   f"HIT(s) x {settings.places_per_hit} place(s) per HIT); the {plan.new_hits} new HIT(s) joined it")
+    if row.status is CampaignStatus.running:
+        return
     click.echo(f"study {study} {'published' if live else 'created as a draft (add --live to publish)'}")
 
 

@@ -3,6 +3,10 @@
 Every create is idempotent: MTurk HITs carry a UniqueRequestToken derived from the HIT and a
 RequesterAnnotation to find them again; the Prolific study's internal name identifies it. Each
 created id is committed at once, so an interrupted launch resumes where it stopped.
+
+A study's places are its HITs' places (HITs × places per HIT): HITs added to a campaign whose study exists (the
+next wave of a campaign in waves) are joined to it only after its places are raised to the new total on Prolific,
+so a refusal leaves the study and the database as they were (:class:`PlacesNotRaised` says what to do).
 """
 from __future__ import annotations
 
@@ -33,6 +37,11 @@ LAUNCHABLE = (CampaignStatus.built, CampaignStatus.running)
 
 class LaunchError(ValueError):
     """The campaign cannot be launched as asked (the message says why)."""
+
+
+class PlacesNotRaised(LaunchError):
+    """Prolific did not raise the study's places for the campaign's new HITs; nothing was changed, and the
+    message says exactly what to do (raise them by hand to the total, then launch again)."""
 
 
 @dataclass(frozen=True)
@@ -137,21 +146,55 @@ def plan_prolific(session: Session, campaign: Campaign, settings: ProlificSettin
     _completion_code(campaign)
     hits = list(session.scalars(select(Hit).where(Hit.campaign_id == campaign.id)))
     count = PROLIFIC.launch_plan(settings, hits=len(hits), expected_bonus=expected_bonus)
-    new = 0 if settings.study_id else len(hits)
+    new = len(_unlaunched(session, campaign)) if settings.study_id else len(hits)
+    cost = count.cost
+    if campaign.status is CampaignStatus.running:  # published: only the new HITs' places cost anything more
+        cost = PROLIFIC.launch_plan(settings, hits=new, expected_bonus=expected_bonus).cost
     return LaunchPlan(campaign.id, PROLIFIC.name, new, count.assignments,
-                      prolific_entry_url(public_url, secret_key, campaign.id), count.cost)
+                      prolific_entry_url(public_url, secret_key, campaign.id), cost)
+
+
+def _raise_places(prolific: Prolific, campaign_name: str, study_id: str, plan: LaunchPlan) -> tuple[int, int]:
+    """Raise the study's places to the plan's total before its new HITs are joined (a :class:`PlacesNotRaised`
+    when Prolific does not: then nothing is changed)."""
+    from da_platform.providers.base import ProviderError
+    from da_platform.providers.retry import RetriesExhausted
+
+    try:
+        return prolific.raise_places(study_id, plan.assignments)
+    except (ProviderError, RetriesExhausted) as error:
+        raise PlacesNotRaised(
+            f"Prolific did not raise the places of study {study_id} to {plan.assignments} for the {plan.new_hits} "
+            f"new HIT(s) of campaign {campaign_name!r}: {error}\nnothing was changed (the new HITs are not joined "
+            f"to the study). Run `da-platform prolific launch {campaign_name}` again, or raise the study's places "
+            f"to {plan.assignments} in all on Prolific by hand (its 'Increase places' action) and then run it "
+            "again: it joins the new HITs without sending the places twice") from error
 
 
 def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific: Prolific,
                     settings: ProlificSettings, *, public_url: str, secret_key: str | None,
                     publish: bool) -> str:
-    """Create (or find) the campaign's study as a draft; publish it when ``publish``."""
+    """Create (or find) the campaign's study as a draft; publish it when ``publish``.
+
+    When the study exists and the campaign has HITs not joined to it yet (the next wave), its places are first
+    raised to the campaign's HITs × places per HIT; a published (running) study only with ``publish``, as its
+    new places cost real money."""
     with sessions() as session:
         campaign = get_row(session, Campaign, campaign_id)
         plan = plan_prolific(session, campaign, settings, public_url=public_url, secret_key=secret_key)
         body = settings.study_body(entry_url=plan.url, completion_code=_completion_code(campaign),
                                    places=plan.assignments,
                                    internal_name=f"da-platform {campaign.name} ({campaign.id})")
+        name, running = campaign.name, campaign.status is CampaignStatus.running
+    if settings.study_id and plan.new_hits:
+        if running and not publish:
+            raise LaunchError(f"study {settings.study_id} is published: its places for the {plan.new_hits} new "
+                              f"HIT(s) cost real money; run `da-platform prolific launch {name} --live` (it shows the "
+                              "cost and asks to confirm it)\nnothing was changed")
+        before, now = _raise_places(prolific, name, settings.study_id, plan)
+        with sessions.begin() as session:
+            audit(session, "prolific.raise_places", campaign_id=campaign_id, target=settings.study_id,
+                  details={"before": before, "places": now, "new_hits": plan.new_hits}, outcome="ok")
     study_id = settings.study_id or prolific.create_study(body)
     with sessions.begin() as session:
         campaign = get_row(session, Campaign, campaign_id)
@@ -160,7 +203,7 @@ def launch_prolific(sessions: sessionmaker[Session], campaign_id: int, prolific:
         CampaignSettings.update(campaign, prolific=settings.with_changes(study_id=study_id))
         audit(session, "prolific.create_study", campaign_id=campaign_id, target=study_id,
               details={"places": plan.assignments, "reward": body["reward"]}, outcome="draft")
-    if publish:
+    if publish and not running:
         prolific.transition_study(study_id, "PUBLISH")
         with sessions.begin() as session:
             get_row(session, Campaign, campaign_id).status = CampaignStatus.running

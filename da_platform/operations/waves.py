@@ -11,8 +11,8 @@ Where the HITs go next depends on where the workers come from, as with any HIT o
 links (``da-platform invite``) hand out the new HITs at once; on MTurk the new HITs are created by
 ``da-platform mturk launch`` (it launches every HIT of the campaign not launched yet, a running campaign
 included); a Prolific study's places are the campaign's HITs times its places per HIT: ``da-platform prolific launch``
-joins the new HITs to the study, and the study needs that many more places on Prolific (:func:`provider_steps`
-says how many; this version does not change a published study's places itself).
+raises the study's places on Prolific to that total and then joins the new HITs to the study (with ``--live`` for a
+published study, as the new places cost real money; :func:`provider_steps` says the command and the total).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from da_core.errors import BuildError
 from da_platform.building.waves import add_wave
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.config.waves_record import LookRecord, WaveEntry
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, utcnow
+from da_platform.db.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Hit, utcnow
 from da_platform.results.waves import WaveStatus, wave_status
 from hit_builder.storage import ImageStorage
 
@@ -85,10 +85,13 @@ def provider_steps(session: Session, campaign: Campaign, added: WaveEntry) -> li
                 "(it launches every HIT not launched yet)"]
     if "prolific" in providers:
         settings = CampaignSettings.of(campaign).prolific_settings
-        places = added.hits * settings.places_per_hit
-        return [f"Prolific: run `da-platform prolific launch {campaign.name}` (the new HITs join study "
-                f"{settings.study_id or '(not created)'}), then add {places} place(s) to the study on Prolific "
-                f"({added.hits} new HIT(s) × {settings.places_per_hit} place(s) per HIT)"]
+        hits = session.scalar(select(func.count(Hit.id)).where(Hit.campaign_id == campaign.id)) or 0
+        live = " --live" if campaign.status is CampaignStatus.running else ""
+        return [f"Prolific: run `da-platform prolific launch {campaign.name}{live}`: it raises the places of study "
+                f"{settings.study_id or '(not created)'} to {hits * settings.places_per_hit} ({hits} HIT(s) × "
+                f"{settings.places_per_hit} place(s) per HIT, {added.hits * settings.places_per_hit} more for the "
+                f"{added.hits} new HIT(s)){', asks to confirm their cost' if live else ''} and joins the new HITs "
+                "to the study"]
     return [f"own pool: the {added.hits} new HIT(s) are handed out through the campaign's links as they are "
             "(`da-platform invite` mints more)"]
 

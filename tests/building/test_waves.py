@@ -217,3 +217,68 @@ def test_a_wave_of_a_running_mturk_campaign_is_launched_by_mturk_launch(mturk, t
     assert "created 2 HIT(s)" in second
     ids = mturk.hit_ids(campaign.id)
     assert len(ids) == 5 and all(ids) and len(set(ids)) == 5
+
+
+@pytest.fixture
+def prolific(database_url, tmp_path):
+    from tests.prolific_world import prolific_world
+
+    yield from prolific_world(database_url, tmp_path)
+
+
+@pytest.mark.slow
+def test_a_wave_of_a_running_prolific_campaign_raises_the_study_places(prolific, tmp_path):
+    """Both databases, the fake Prolific: the first wave's study published with 3 places (3 HITs × 1), the next
+    wave's 2 HITs added; ``prolific launch --live`` raises the study to 5 places on Prolific and joins the new
+    HITs. A refusal by Prolific first changes nothing and says what to do by hand."""
+    from da_platform.db.models import Assignment, AssignmentStatus, CampaignStatus
+    from tests.fakes.mturk_requester import Fault
+
+    with prolific.env.sessions() as session:
+        campaign = built(session, tmp_path)
+        campaign.completion_code = "C0MPL3TE"
+        session.commit()
+        campaign_id = campaign.id
+    prolific.cli("prolific", "launch", "waves", "--reward", "3.00", "--minutes", "15")
+    # 3 places × (3.00 + 33.33 % fee) = 9.00 + 3.00
+    prolific.cli("prolific", "launch", "waves", "--live", "--confirm-total", "12.00")
+    study = prolific.study()
+    assert (study["status"], study["total_available_places"]) == ("ACTIVE", 3)
+    with prolific.env.sessions() as session:
+        campaign = session.get(Campaign, campaign_id)
+        assert campaign.status is CampaignStatus.running
+        for h in range(3):
+            rate_hit(session, campaign, h, f"P{h}", scores, seed=h, source="prolific",
+                     start=START + timedelta(hours=h))
+        for assignment in session.scalars(select(Assignment)):
+            assignment.status = AssignmentStatus.approved
+        session.commit()
+    added = prolific.cli("waves", "waves", "--next", "--images", str(tmp_path / "images")).output
+    assert "added wave 2: 2 HITs (3-4)" in added
+    assert (f"Prolific: run `da-platform prolific launch waves --live`: it raises the places of study {study['id']} "
+            "to 5 (5 HIT(s) × 1 place(s) per HIT, 2 more for the 2 new HIT(s))") in added
+    assert "by hand" not in added
+
+    def joined() -> list[str | None]:
+        with prolific.env.sessions() as session:
+            return list(session.scalars(select(Hit.provider_hit_id).where(Hit.campaign_id == campaign_id)
+                                        .order_by(Hit.index)))
+
+    no_live = prolific.cli("prolific", "launch", "waves", ok=False)
+    assert no_live.exit_code == 1 and "cost real money" in no_live.output and "nothing was changed" in no_live.output
+    # Prolific refuses (e.g. the workspace's balance is short): nothing half-done, the way by hand said exactly.
+    prolific.fake.inject("update_study", Fault("InsufficientFunds", 400))
+    refused = prolific.cli("prolific", "launch", "waves", "--live", "--confirm-total", "8.00", ok=False)
+    assert refused.exit_code == 1 and "Traceback" not in refused.output, refused.output
+    assert "nothing was changed" in refused.output
+    assert "raise the study's places to 5 in all on Prolific by hand" in refused.output
+    assert prolific.study()["total_available_places"] == 3 and joined()[3:] == [None, None]
+    # 2 new places × (3.00 + 33.33 % fee) = 6.00 + 2.00
+    launched = prolific.cli("prolific", "launch", "waves", "--live", "--confirm-total", "8.00").output
+    assert f"study {study['id']}: places raised to 5" in launched and "the 2 new HIT(s) joined it" in launched
+    study = prolific.study()
+    assert (study["status"], study["total_available_places"]) == ("ACTIVE", 5) and len(prolific.fake.studies) == 1
+    assert joined() == [study["id"]] * 5
+    assert prolific.fake.calls.count("transition_study") == 1  # published once, not again
+    again = prolific.cli("prolific", "launch", "waves", "--live").output
+    assert "is on study" in again and "nothing was sent" in again and prolific.fake.calls.count("update_study") == 2

@@ -3,7 +3,8 @@
 It enforces what the platform depends on: token authentication, a study's required fields and URL
 placeholders, submission transitions only from AWAITING REVIEW, Prolific's rejection rules (a known
 category and a message of at least 100 characters), paginated submission lists, bulk bonuses that
-name submissions of the study, and a pay endpoint that is NOT idempotent (paying twice pays twice,
+name submissions of the study, places of a published study that
+only go up, and a pay endpoint that is NOT idempotent (paying twice pays twice,
 as Prolific documents). ``ledger`` holds every reward, bonus and rejection; faults can be queued.
 Responses follow the shapes in ``tests/fakes/prolific_contract.py`` (checked by
 ``tests/providers/test_prolific_contract.py``): a list item names ``participant_id``, a retrieved submission
@@ -163,6 +164,29 @@ def create_fake_prolific(state: FakeProlificState | None = None) -> Flask:
                 raise ProlificFault(404, "Not found.")
             return study_view(state.studies[study_id])
         return guarded("get_study", apply)
+
+    @app.patch("/api/v1/studies/<study_id>/")
+    def update_study(study_id):
+        """studies/update-study: a draft takes any field; a published study only a larger
+        ``total_available_places`` (and its ``internal_name``), and more places make a finished study ACTIVE."""
+        def apply():
+            study = state.studies.get(study_id)
+            if study is None:
+                raise ProlificFault(404, "Not found.")
+            body = request.get_json(force=True)
+            if study["status"] != "UNPUBLISHED":
+                fixed = sorted(set(body) - {"total_available_places", "internal_name"})
+                if fixed:
+                    raise ProlificFault(400, f"cannot change {', '.join(fixed)} of a published study")
+                places = body.get("total_available_places", study["total_available_places"])
+                if not isinstance(places, int) or places < study["total_available_places"]:
+                    raise ProlificFault(400, {"total_available_places": [
+                        "The places of a published study can only be increased."]})
+                if places > study["total_available_places"] and study["status"] in ("AWAITING REVIEW", "COMPLETED"):
+                    study["status"] = "ACTIVE"
+            study.update(body)
+            return study_view(study)
+        return guarded("update_study", apply)
 
     @app.post("/api/v1/studies/<study_id>/transition/")
     def transition_study(study_id):

@@ -114,6 +114,14 @@ ENDPOINTS = [
     # studies/get-studies ("List all studies"): results + _links + meta.
     Endpoint("list_studies", "GET", r"/api/v1/studies/", None,
              {"required": {"results": ListOf(STUDY)}, "optional": {"_links": LINKS, "meta": META}}, 200),
+    # studies/get-study ("Retrieve a study"): the study.
+    Endpoint("get_study", "GET", r"/api/v1/studies/[^/]+/", None, STUDY, 200),
+    # studies/update-study ("Update a study", PATCH): the fields to change, answers the study. The platform
+    # only raises a running study's places: the body is the new TOTAL (researcher-help.prolific.com
+    # "Increase places": through the API "input the total number of spaces you want, not just the
+    # additional spaces"); a published study's places can only be increased.
+    Endpoint("update_study", "PATCH", r"/api/v1/studies/[^/]+/",
+             {"closed": True, "required": {"total_available_places": int}, "optional": {}}, STUDY, 200),
     # studies/transition-study: body {"action": ...}, answers the study.
     Endpoint("transition_study", "POST", r"/api/v1/studies/[^/]+/transition/",
              {"closed": True, "required": {"action": STUDY_ACTIONS}, "optional": {}}, STUDY, 200),

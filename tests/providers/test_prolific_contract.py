@@ -90,6 +90,9 @@ def test_every_call_of_a_campaign_conforms_to_the_published_api(fake):
     study_id = client.create_study(body)
     assert client.create_study(body) == study_id  # found again by internal_name, not created twice
     client.transition_study(study_id, "PUBLISH")
+    assert client.raise_places(study_id, 5) == (3, 5)  # the next wave's places: the new total is sent
+    assert client.raise_places(study_id, 4) == (5, 5)  # never lowered: nothing is sent
+    assert state.studies[study_id]["total_available_places"] == 5
     sessions = [state.start(study_id, pid) for pid in ("PGOOD", "PBAD", "PMEH")]
     for session_id in sessions:
         state.complete(session_id, "C0MPL3TE")
@@ -120,6 +123,25 @@ def test_every_call_of_a_campaign_conforms_to_the_published_api(fake):
                   contract.response_problems(endpoint, exchange["status"], exchange["answer"])]
     assert found == [], json.dumps(found, indent=1)
     assert any(e["status"] == 404 for e in session.exchanges)  # the error shape was checked too
+
+
+def test_raising_places_is_retried_because_the_total_is_idempotent(fake):
+    """A PATCH that reached Prolific but answered 502 is sent again: the same total, so the places are raised once
+    (5 after 3, not 7), where a bonus payment in the same situation is never repeated."""
+    from tests.fakes.mturk_requester import Fault
+
+    state, url = fake
+    client = Prolific(state.token, base_url=url, sleep=lambda _: None)
+    body = ProlificSettings().study_body(entry_url=study_url(Tokens("contract-secret"), "https://da.example.org", 8),
+                                         completion_code="C0DE", places=3, internal_name="da-platform campaign 8")
+    study_id = client.create_study(body)
+    client.transition_study(study_id, "PUBLISH")
+    state.inject("update_study", Fault("ServiceFault", 502, after_apply=True))
+    assert client.raise_places(study_id, 5) == (3, 5)
+    assert state.calls.count("update_study") == 2 and state.studies[study_id]["total_available_places"] == 5
+    with pytest.raises(ProlificError) as lowered:  # Prolific only increases a published study's places
+        client.request("PATCH", f"/api/v1/studies/{study_id}/", json={"total_available_places": 4})
+    assert lowered.value.status == 400 and state.studies[study_id]["total_available_places"] == 5
 
 
 def test_the_fake_refuses_what_prolific_refuses(fake):

@@ -6,7 +6,9 @@ back with the campaign's completion code; their submissions wait for our review 
 with a category and a message of at least 100 characters) and bonuses go through a bulk bonus
 (set up, then paid). The token is passed in (the CLI's from $PROLIFIC_API_TOKEN); ``base_url`` points elsewhere for
 the fake. Prolific's pay endpoint is NOT idempotent, so it is never retried after it may have
-reached Prolific; reconciliation reads the submission's ``bonus_payments`` instead.
+reached Prolific; reconciliation reads the submission's ``bonus_payments`` instead. A study's places are raised
+(:meth:`Prolific.raise_places`, for the next wave of a running campaign) by sending the new TOTAL, which is
+idempotent and so retried like a read.
 """
 from __future__ import annotations
 
@@ -138,6 +140,20 @@ class Prolific:
         if existing:
             return existing["id"]
         return self.request("POST", "/api/v1/studies/", json=body, retry_unsafe=False)["id"]
+
+    def raise_places(self, study_id: str, total: int) -> tuple[int, int]:
+        """Make the study's ``total_available_places`` at least ``total``; (places before, places now).
+
+        Prolific's "Update a study" (PATCH /api/v1/studies/{id}/, docs.prolific.com/api-reference/studies/
+        update-study) takes the new total, not the places to add, and a published study's places can only be
+        increased. Sending an absolute total twice changes nothing the second time, so the call is retried on
+        5xx and dropped connections; a study that already has ``total`` places or more is left as it is."""
+        study = self.request("GET", f"/api/v1/studies/{study_id}/")
+        before = int(study.get("total_available_places") or 0)
+        if before >= total:
+            return before, before
+        answer = self.request("PATCH", f"/api/v1/studies/{study_id}/", json={"total_available_places": total})
+        return before, int(answer.get("total_available_places", total))
 
     def transition_study(self, study_id: str, action: str) -> dict[str, Any]:
         """PUBLISH, PAUSE, START or STOP a study."""
