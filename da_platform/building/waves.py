@@ -14,7 +14,9 @@ to the built campaign.
   caller commits, or rolls back on any error, which leaves the campaign as it was.
 
 HITs of a new wave join the campaign's others: workers of the own pool, MTurk and Prolific take them as they take
-any HIT, and each worker's cap (``max_hits_per_worker``) counts every HIT of the campaign, whatever its wave.
+any HIT, and each worker's cap (``max_hits_per_worker``) counts every HIT of the campaign, whatever its wave; a
+worker allowed several HITs is handed only one that shows none of the items of his other HITs
+(:mod:`da_platform.sources.arrival`, rule 6).
 """
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ def waves_command(context: CliContext, campaign_name: NamedCampaign, add_next: b
     from da_core.errors import BuildError
     from da_platform.db.engine import transaction
     from da_platform.images.store import ImageStoreError, open_image_storage
-    from da_platform.operations.waves import next_wave, provider_steps, repeat_note
+    from da_platform.operations.waves import next_wave, provider_steps
     from da_platform.results.waves import wave_status
     from hit_builder.storage import StoreUnavailable
 
@@ -94,8 +94,6 @@ def waves_command(context: CliContext, campaign_name: NamedCampaign, add_next: b
             campaign = campaign_name.find(session)
             step = next_wave(session, campaign, storage=storage, force=force, processes=processes)
             steps = provider_steps(session, campaign, step.added) if step.added is not None else []
-            if step.added is not None and (note := repeat_note(campaign)):
-                steps.append(note)
     except (BuildError, StoreUnavailable) as error:
         raise click.ClickException(f"{error}\nnothing was changed") from None
     _show(step.status)

@@ -94,13 +94,3 @@ def provider_steps(session: Session, campaign: Campaign, added: WaveEntry) -> li
                 "to the study"]
     return [f"own pool: the {added.hits} new HIT(s) are handed out through the campaign's links as they are "
             "(`da-platform invite` mints more)"]
-
-
-def repeat_note(campaign: Campaign) -> str | None:
-    """A worker allowed several HITs may meet an item of an earlier wave again (as across a fixed campaign's
-    passes): no HIT repeats an item among its ordinary slots, but a worker's later HIT is not checked against
-    their earlier ones. None with one HIT per worker (the default), where nobody can."""
-    if campaign.max_hits_per_worker <= 1:
-        return None
-    return (f"note: a worker may take {campaign.max_hits_per_worker} HITs of this campaign, so one may meet an item "
-            "of an earlier wave again (as across passes); with one HIT per worker nobody does")

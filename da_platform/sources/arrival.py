@@ -25,13 +25,19 @@ So an arrival may only ever touch what its own link names:
 5. **Places come back** when an assignment is abandoned (past its source's time limit
    (:mod:`da_platform.config.time_limits`): marked so here first, at each arrival; released by ``sync`` or
    the researcher) or rejected; a cap place held by a confirmed assignment (or any own-pool one) stays taken.
+6. **No item twice in a campaign in waves** (``CampaignSettings.waves``): a worker who holds or held an
+   assignment there that is not abandoned or rejected (in progress, finished, submitted or approved, confirmed
+   or not) gets only a HIT none of whose ordinary (``SYSTEM``) slots shows the answer of an ordinary slot of his
+   other HITs there; if none is left, none. (A fixed campaign's HITs are not checked: its candidate query is
+   the same as without this rule.)
 
 A blocked worker gets nothing; a paused or closed campaign hands out no new assignment (work under way may
 finish).
 
 Statements of a new arrival on SQLite, inside ``BEGIN IMMEDIATE`` … ``COMMIT`` (the write lock): the
 campaign; the worker (created if new, and read, in one upsert); the time-limit UPDATE; the worker's
-assignments in the campaign (for resuming and for the cap); the first HIT with room; the INSERT.
+assignments in the campaign (for resuming and for the cap); the first HIT with room (and, rule 6, no item of
+his other HITs); the INSERT.
 On PostgreSQL the worker upsert locks the worker's row (one arrival per worker at a time), candidate
 HITs are taken ``FOR UPDATE SKIP LOCKED`` and the HIT's room re-checked once its row is locked.
 """
@@ -45,6 +51,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, bindparam, func, literal, or_, select, update
 
+from da_core.enums import SlotType
 from da_platform.config.campaign_settings import TimeLimits
 from da_platform.config.time_limits import LIMITED_SOURCES, cutoffs
 from da_platform.db.engine import begin_write
@@ -55,6 +62,7 @@ from da_platform.db.models import (
     Campaign,
     CampaignStatus,
     Hit,
+    Slot,
     Worker,
     utcnow,
 )
@@ -110,6 +118,17 @@ _CANDIDATE = (
     .limit(1)
 )
 _NAMED_CANDIDATE = _CANDIDATE.where(_H.c.id == bindparam("hit_id"))
+# Rule 6 (campaigns in waves only): no item twice. The answers of the ordinary slots of the worker's other HITs
+# in the campaign (any assignment there that still holds its place: finished, approved and unconfirmed ones too),
+# and whether the candidate HIT shows one of them among its own ordinary slots.
+_S, _S2, _A2, _H2 = (cast(Table, m.__table__).alias(name) for m, name in ((Slot, "seen_slot"), (Slot, "own_slot"),
+                                                                          (Assignment, "held"), (Hit, "held_hit")))
+_seen = (select(_S.c.answer_id).join(_A2, _A2.c.hit_id == _S.c.hit_id).join(_H2, _H2.c.id == _A2.c.hit_id)
+         .where(_H2.c.campaign_id == bindparam("campaign_id"), _A2.c.worker_id == bindparam("worker_id"),
+                _A2.c.status.not_in(FREED), _A2.c.hit_id != _H.c.id, _S.c.slot_type == SlotType.SYSTEM))
+_repeats = (select(_S2.c.id).where(_S2.c.hit_id == _H.c.id, _S2.c.slot_type == SlotType.SYSTEM,
+                                   _S2.c.answer_id.in_(_seen)).correlate(_H).exists())
+_WAVE_CANDIDATES = {False: _CANDIDATE.where(~_repeats), True: _NAMED_CANDIDATE.where(~_repeats)}
 
 _HAS_ROOM = select(_room).where(_H.c.id == bindparam("hit_id"))
 
@@ -175,7 +194,8 @@ def take_assignment_id(connection: Connection, arrival: Arrival, now: datetime |
         raise ArrivalRefused("This task is not open at the moment.", status=409)
     if len({row.hit_id for row in mine if _surely_his(row)}) >= campaign.max_hits_per_worker:
         raise ArrivalRefused("You have already done as many of these tasks as one person may.", status=409)
-    hit_id = _choose_hit(connection, arrival, worker_id)
+    no_repeats = bool(_settings(campaign.settings).get("waves")) and any(row.status not in FREED for row in mine)
+    hit_id = _choose_hit(connection, arrival, worker_id, no_repeats=no_repeats)
     public_id = new_public_id()
     connection.execute(_INSERT, {
         "hit_id": hit_id, "worker_id": worker_id, "public_id": public_id, "source": arrival.source,
@@ -213,14 +233,18 @@ def _settings(value: Any) -> dict[str, Any]:
     return value or {}
 
 
-def _choose_hit(connection: Connection, arrival: Arrival, worker_id: int) -> int:
-    """The HIT to hand out (locked on PostgreSQL, with its room checked once locked)."""
+def _choose_hit(connection: Connection, arrival: Arrival, worker_id: int, *, no_repeats: bool = False) -> int:
+    """The HIT to hand out (locked on PostgreSQL, with its room checked once locked); with ``no_repeats`` (rule 6)
+    only a HIT that shows none of the items of the worker's other HITs."""
     postgres = connection.dialect.name == "postgresql"
     rejected: list[int] = [0]  # (never a HIT id: keeps the expanding NOT IN well-formed)
     skip_locked = arrival.hit_id is None  # first try HITs nobody is being given right now
     params = {"campaign_id": arrival.campaign_id, "worker_id": worker_id, "hit_id": arrival.hit_id}
     while True:
-        statement = _CANDIDATE if arrival.hit_id is None else _NAMED_CANDIDATE
+        if no_repeats:
+            statement = _WAVE_CANDIDATES[arrival.hit_id is not None]
+        else:
+            statement = _CANDIDATE if arrival.hit_id is None else _NAMED_CANDIDATE
         if postgres:
             statement = statement.with_for_update(of=_H, skip_locked=skip_locked)
         chosen = connection.execute(statement, {**params, "rejected": rejected}).scalar()

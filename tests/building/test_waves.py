@@ -19,10 +19,23 @@ from da_core.errors import BuildError
 from da_platform.building.build import BuildSpec, build_campaign
 from da_platform.building.inspection import verify_campaign
 from da_platform.config.campaign_settings import CampaignSettings
-from da_platform.db.models import Campaign, Hit, Slot, SlotType, System
+from da_platform.db.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignStatus,
+    Hit,
+    Slot,
+    SlotType,
+    System,
+    Worker,
+    WorkerSource,
+)
 from da_platform.exports.files import bundle
-from da_platform.operations.waves import next_wave, provider_steps, repeat_note
+from da_platform.operations.waves import next_wave, provider_steps
+from da_platform.providers.arrival import Arrival, ArrivalRefused
 from da_platform.results.waves import wave_status
+from da_platform.sources.arrival import take_assignment_id
 from hit_builder.storage import LocalImageStorage
 from tests.dashboard_factories import START, rate_hit
 from tests.factories import make_test_set
@@ -87,7 +100,6 @@ def test_a_campaign_in_waves_builds_its_first_wave_and_adds_the_next_from_its_an
             .where(Hit.campaign_id == campaign.id, Hit.index >= 3, Slot.slot_type == SlotType.SYSTEM)))
         assert new["alpha"] + new["beta"] > 70
         assert provider_steps(session, campaign, step.added)[0].startswith("own pool")
-        assert repeat_note(campaign) is None  # one HIT per worker: nobody meets an item twice
         first_hit = session.scalar(select(Hit).where(Hit.campaign_id == campaign.id, Hit.index == 0))
         first_hit.provider = "mturk"
         assert provider_steps(session, campaign, step.added)[0].startswith(
@@ -282,3 +294,68 @@ def test_a_wave_of_a_running_prolific_campaign_raises_the_study_places(prolific,
     assert prolific.fake.calls.count("transition_study") == 1  # published once, not again
     again = prolific.cli("prolific", "launch", "waves", "--live").output
     assert "is on study" in again and "nothing was sent" in again and prolific.fake.calls.count("update_study") == 2
+
+
+def arrive(sessions, campaign_id: int, worker: str) -> int | None:
+    """The index of the HIT an own-pool worker's arrival is handed (None: refused), through the worker pages'
+    Core hand-out, committed."""
+    with sessions() as session:
+        try:
+            public_id = take_assignment_id(session.connection(), Arrival(
+                source=WorkerSource.pool, campaign_id=campaign_id, worker_external_id=worker))
+        except ArrivalRefused as refused:
+            assert "no task left for you" in str(refused)
+            session.rollback()
+            return None
+        session.commit()
+        return session.scalar(select(Hit.index).join(Assignment, Assignment.hit_id == Hit.id)
+                              .where(Assignment.public_id == public_id))
+
+
+def answers(session, campaign: Campaign, index: int) -> set[int]:
+    """The answers a HIT's ordinary slots show."""
+    return set(session.scalars(select(Slot.answer_id).join(Hit, Slot.hit_id == Hit.id).where(
+        Hit.campaign_id == campaign.id, Hit.index == index, Slot.slot_type == SlotType.SYSTEM)))
+
+
+@pytest.mark.slow
+def test_nobody_meets_an_item_twice_across_waves(sessions, tmp_path):
+    """Both databases: a worker allowed 2 HITs who rated one of the first wave is handed, after the next wave
+    over-samples the items of the open pair, only a HIT that shows none of the items he rated (finished or
+    approved alike), or nothing; a fixed campaign's arrival is unchanged (its second pass repeats the first)."""
+    with sessions() as session:
+        test_set = make_test_set(session, name="waves set", questions=105, systems=tuple(QUALITY))
+        campaign = build_campaign(session, BuildSpec(name="waves", test_set=test_set, seed=3, max_hits_per_worker=2,
+                                                     waves=WaveDesign(first_wave=0.67, wave=0.5, futility=0.0)),
+                                  storage=LocalImageStorage(tmp_path / "images"), processes=1)
+        campaign.status = CampaignStatus.running
+        session.commit()
+        rate_wave(session, campaign, 0, 4)
+        session.scalar(select(Assignment).join(Worker).where(Worker.external_id == "worker-3")).status = \
+            AssignmentStatus.approved
+        step = next_wave(session, campaign, storage=LocalImageStorage(tmp_path / "images"), processes=1)
+        session.commit()
+        assert step.added is not None and (step.added.first_hit, step.added.hits) == (4, 2)
+        shown = {index: answers(session, campaign, index) for index in range(6)}
+        campaign_id = campaign.id
+    # The new wave's HIT 5 shows items of HITs 0, 2 and 3 again; HIT 4 none of the first wave's.
+    assert [bool(shown[5] & shown[h]) for h in range(4)] == [True, False, True, True]
+    assert not any(shown[4] & shown[h] for h in range(4))
+    assert arrive(sessions, campaign_id, "worker-0") == 4
+    assert arrive(sessions, campaign_id, "worker-3") is None  # approved: his items count
+    assert arrive(sessions, campaign_id, "worker-2") is None  # finished: his items count
+    assert arrive(sessions, campaign_id, "worker-1") == 5
+    assert arrive(sessions, campaign_id, "worker-new") is None  # every HIT taken: the same refusal
+
+    with sessions() as session:
+        fixed = build_campaign(session, BuildSpec(
+            name="fixed", test_set=make_test_set(session, name="fixed set", questions=20), seed=1, passes=2,
+            max_hits_per_worker=2), storage=LocalImageStorage(tmp_path / "images"), processes=1)
+        fixed.status = CampaignStatus.running
+        session.commit()
+        rate_hit(session, fixed, 0, "rater", scores, seed=0)
+        hits = session.scalar(select(func.count()).select_from(Hit).where(Hit.campaign_id == fixed.id))
+        repeated = [h for h in range(1, hits) if answers(session, fixed, 0) & answers(session, fixed, h)]
+        fixed_id = fixed.id
+    assert repeated[0] == 1  # HIT 1 shows HIT 0's items again
+    assert arrive(sessions, fixed_id, "rater") == 1  # and is handed out all the same: the first HIT with room
