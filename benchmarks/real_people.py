@@ -14,6 +14,7 @@ real people. The pairs are split: the weights of the weighted test and the hones
 ``FIT_PAIRS`` and reported on the others (held out), and on all.
 
     PYTHONPATH=. python benchmarks/real_people.py qc RELEASE                # every test's share kept, per split
+    PYTHONPATH=. python benchmarks/real_people.py qc RELEASE --cross-validate   # the weights on pairs not fitted on
     PYTHONPATH=. python benchmarks/real_people.py fit-weights RELEASE       # refit analysis/people_checks.json
 """
 from __future__ import annotations
@@ -25,13 +26,15 @@ import json
 import math
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from analysis.people_checks import WEIGHTS_FILE, PeopleWeights, count_pairs
+from analysis.checks import weighted_test
+from analysis.people_checks import WEIGHTS_FILE, PeopleWeights, count_pairs, people_weights
 from analysis.qc_policy import QCPolicy
 from analysis.quality import quality_control
 from analysis.readers import read_ratings_with_stats
@@ -186,6 +189,94 @@ def qc(args: argparse.Namespace) -> None:
         checked = [h for h in reliable if h.has_checks]
         cells = [f"{_share(kept[t], chosen)}; {_share(kept[t], reliable)} ({_share(kept[t], checked)})" for t in TESTS]
         print(f"| {name} | {len(chosen)} | {len(reliable)} ({len(checked)}) | " + " | ".join(cells) + " |", flush=True)
+
+
+    if args.cross_validate:
+        cross_validate(hits, kept)
+
+
+def weighted_kept(hit: RealHit, weights: PeopleWeights, alpha: float = 0.05) -> tuple[bool, float]:
+    """Whether the weighted test with ``weights`` keeps ``hit`` judged alone, and its p-value (NaN: no non-zero
+    directional pair): the platform's verdict (``analysis.quality``: identical scores throughout fail, else
+    ``analysis.checks.weighted_test`` at ``alpha``) for weights other than the shipped ones. ``cross_validate``
+    checks that it agrees with the platform's on every HIT with the shipped weights."""
+    if len(np.unique(hit.scores)) < 2:
+        return False, math.nan
+    found = weighted_test(hit.damaged, hit.reference, hit.repeat, hit.ordinary, weights)
+    return bool(found.pvalue < alpha), found.pvalue
+
+
+def folds(groups: Sequence[str]) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(name, fitted pairs) of the cross-validation: each pair left out in turn, then the two halves swapped
+    (``FIT_PAIRS`` and the rest, each judged with weights fitted on the other)."""
+    for group in groups:
+        yield f"leave {group} out", tuple(g for g in groups if g != group)
+    rest = tuple(g for g in groups if g not in FIT_PAIRS)
+    yield f"fitted on {', '.join(rest)}", rest
+    yield f"fitted on {', '.join(FIT_PAIRS)} (shipped)", FIT_PAIRS
+
+
+def cross_validate(hits: Sequence[RealHit], kept: dict[str, dict[str, bool]]) -> None:
+    """Reliable workers' HITs kept per pair by the weighted test with weights fitted without that pair (each pair
+    left out in turn; the two halves swapped), beside the pooled and published tests (which fit nothing), and
+    what the HITs the left-out weights fail carry."""
+    shipped = people_weights()
+    differ = [h.label for h in hits if weighted_kept(h, shipped)[0] != kept["weighted"][h.label]]
+    if differ:
+        raise SystemExit(f"the benchmark's weighted verdict differs from the platform's on {len(differ)} HITs, "
+                         f"e.g. {differ[0]}")
+    groups = sorted({h.group for h in hits})
+    reliable = {g: [h for h in hits if h.group == g and h.reliable] for g in groups}
+    print(f"\nCross-validated: reliable workers' HITs kept per pair by the weighted test with weights fitted without "
+          f"it (the benchmark's verdict agrees with the platform's on all {len(hits)} HITs with the shipped weights)")
+    print("| weights fitted on | judged | reliable workers' HITs | wilcoxon | pooled | weighted (cross-validated) "
+          "| weighted (shipped weights) |")
+    print("|---|---|---|---|---|---|---|")
+    left_out: dict[str, tuple[bool, float]] = {}
+    cross: dict[str, dict[str, bool]] = {}
+    halves: dict[str, bool] = {}
+    for name, fitted in folds(groups):
+        weights = fit_weights([h for h in hits if h.group in fitted], name)
+        judged = [g for g in groups if g not in fitted]
+        cross[name] = {}
+        for group in judged:
+            verdicts = {h.label: weighted_kept(h, weights) for h in reliable[group]}
+            cross[name].update({label: found[0] for label, found in verdicts.items()})
+            if len(judged) == 1:
+                left_out.update(verdicts)
+            _cv_row(", ".join(fitted), group, reliable[group], kept, cross[name])
+        if len(judged) > 1:
+            halves.update(cross[name])
+            _cv_row(", ".join(fitted), f"**{', '.join(judged)}**", [h for g in judged for h in reliable[g]], kept,
+                    cross[name])
+    every = [h for g in groups for h in reliable[g]]
+    _cv_row("the other half (the two halves swapped)", "**all**", every, kept, halves)
+    _cv_row("the other five (each pair left out in turn)", "**all**", every, kept,
+            {label: found[0] for label, found in left_out.items()})
+    failing = [h for h in every if not left_out[h.label][0]]
+    kinds = {"no check pair": 0, "identical scores throughout": 0, "no non-zero directional pair": 0,
+             "p > 0.3": 0, "p 0.05-0.3": 0}
+    for h in failing:
+        p = left_out[h.label][1]
+        kind = ("no check pair" if not h.has_checks else "identical scores throughout"
+                if len(np.unique(h.scores)) < 2 else "no non-zero directional pair" if math.isnan(p)
+                else "p > 0.3" if p > 0.3 else "p 0.05-0.3")
+        kinds[kind] += 1
+    workers = Counter((h.group, h.worker) for h in failing)
+    (group, worker), most = workers.most_common(1)[0]
+    own = sum(h.group == group and h.worker == worker for h in every)
+    others = [h for h in every if (h.group, h.worker) != (group, worker)]
+    print(f"\nThe {len(failing)} reliable workers' HITs the left-out weights fail: "
+          + ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+          + f"; {most} of them from one worker ({group} {worker}, {own} HITs); without that worker "
+          f"{_share({h.label: left_out[h.label][0] for h in others}, others)} of {len(others)} kept; "
+          f"{len(workers) - 1} other workers fail one or more of their HITs", flush=True)
+
+
+def _cv_row(fitted: str, judged: str, hits: Sequence[RealHit], kept: dict[str, dict[str, bool]],
+            cross: dict[str, bool]) -> None:
+    print(f"| {fitted} | {judged} | {len(hits)} | {_share(kept['wilcoxon'], hits)} | {_share(kept['pooled'], hits)} "
+          f"| {_share(cross, hits)} | {_share(kept['weighted'], hits)} |", flush=True)
 
 
 def _share(kept: dict[str, bool], hits: Sequence[RealHit]) -> str:
@@ -344,6 +435,8 @@ def main() -> None:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("release", type=Path, help="folder of the release's rating tables (module docstring)")
     commands.choices["fit-weights"].add_argument("--out", type=Path, help="write here instead")
+    commands.choices["qc"].add_argument("--cross-validate", action="store_true",
+                                        help="also the weighted test on pairs its weights were not fitted on")
     commands.choices["forecast"].add_argument("--draws", type=int, default=30, help="draws and simulated releases")
     commands.choices["forecast"].add_argument("--seed", type=int, default=1)
     commands.choices["forecast"].add_argument("--all-pairs", action="store_true", help="the fitted pairs too")
@@ -385,8 +478,8 @@ class Layout:
             for part, values in zip(parts, (np.full(len(kinds), index), np.full(len(kinds), worker), kinds, original)):
                 part.append(values)
             start += len(kinds)
-        hit, worker, kind, original = (np.concatenate(p).astype(np.int64) for p in parts)
-        return cls(hit, worker, kind, original, list(hits), len(workers))
+        slot_hit, slot_worker, kind, slot_original = (np.concatenate(p).astype(np.int64) for p in parts)
+        return cls(slot_hit, slot_worker, kind, slot_original, list(hits), len(workers))
 
     def simulate(self, model: PeopleModel, seed: int) -> np.ndarray:
         """Every slot's score by simulated people (one per real worker; ``da_platform.simulation.people``), the
@@ -519,7 +612,7 @@ def _from_free(free: np.ndarray, source: str) -> PeopleModel:
     values = {n: float(np.exp(np.clip(v, -10, 10)) if n in _POSITIVE
                        else 1 / (1 + np.exp(-np.clip(v, -20, 20))) if n in _SHARES else v)
               for n, v in zip(_NAMES, free.tolist())}
-    return PeopleModel(**values, source=source)  # type: ignore[arg-type]  # (floats by name)
+    return PeopleModel(**values, source=source)  # (floats by name)
 
 
 def fit_model(hits: Sequence[RealHit], source: str, evaluations: int, start: PeopleModel | None = None,
