@@ -161,3 +161,52 @@ def test_real_peoples_hits_the_pooled_test_lost_are_kept() -> None:
     whole = {method: {w.worker: w.passed for w in quality_control(table, QCPolicy(method))["ja-en"].workers}
              for method in (QCMethod.pooled, QCMethod.weighted)}
     assert whole["pooled"]["M0141"] and whole["weighted"]["M0141"]
+
+
+def _real_people_benchmark():
+    """``benchmarks/real_people.py`` as a module (the benchmarks are scripts, not a package)."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "real_people.py"
+    spec = importlib.util.spec_from_file_location("real_people_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclasses look their module up)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cross_validations_verdict_is_the_platforms(tmp_path: Path) -> None:
+    """``real_people.py qc --cross-validate`` judges each held-out HIT with refitted weights through its own call of
+    the weighted test: with the shipped weights that call gives the platform's verdict (``quality_control``, each
+    worker-HIT alone) on every real HIT of the slice, and refitted weights judge the same pairs."""
+    benchmark = _real_people_benchmark()
+    (tmp_path / "raw-jaen.csv").write_bytes(SLICE.read_bytes())
+    tables = benchmark.read_release(tmp_path)
+    hits = benchmark.real_hits(tables)
+    platform = benchmark.kept_at_one_hit(tables, ("weighted",))["weighted"]
+    assert len(hits) == 4 and set(platform) == {h.label for h in hits}
+    assert {h.label: benchmark.weighted_kept(h, people_weights())[0] for h in hits} == platform
+    assert sum(platform.values()) >= 3  # M0141's three HITs (the test above)
+    refitted = benchmark.fit_weights(hits, "the slice")
+    for hit in hits:
+        kept, p = benchmark.weighted_kept(hit, refitted)
+        found = weighted_test(hit.damaged, hit.reference, hit.repeat, hit.ordinary, refitted)
+        assert kept == (found.pvalue < 0.05) and p == found.pvalue
+
+
+def test_the_cross_validation_judges_every_pair_on_weights_that_never_saw_it() -> None:
+    """Each pair left out once (fitted on the other five), then the two halves swapped: in each fold the judged
+    pairs and the fitted ones are disjoint, every pair is judged once by the leave-one-out folds and once by the
+    halves."""
+    benchmark = _real_people_benchmark()
+    pairs = ["cs-en", "de-en", "ha-en", "is-en", "ja-en", "ru-en"]
+    folds = list(benchmark.folds(pairs))
+    assert len(folds) == 8
+    judged = [[p for p in pairs if p not in fitted] for _, fitted in folds]
+    assert judged[:6] == [[p] for p in pairs]
+    assert all(len(fitted) == 5 for _, fitted in folds[:6])
+    assert sorted(judged[6] + judged[7]) == pairs and not set(judged[6]) & set(judged[7])
+    assert set(folds[7][1]) == {"cs-en", "de-en", "ha-en"}  # the shipped weights' pairs (their file's source)
+    assert "cs-en, de-en, ha-en" in people_weights().source
