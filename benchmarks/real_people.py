@@ -356,8 +356,8 @@ def forecast(args: argparse.Namespace) -> None:
           "workers WMT kept); people: the fitted model (da_platform/simulation/people.json, fitted on "
           f"{', '.join(FIT_PAIRS)}); true z-scores: {args.truth}")
     print("| pair | systems, clusters | true spread / observed SD of z | HITs | k | real subsamples | forecast | "
-          "forecast given the clusters (releases matched) | difference (95 % interval) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "difference (95 % interval) | forecast given the clusters (releases matched) | difference (95 % interval) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for table in read_release(args.release):
         group = table.groups()[0]
         [estimates] = system_estimates(table).values()
@@ -372,19 +372,22 @@ def forecast(args: argparse.Namespace) -> None:
         for size in sizes:
             cells = [group, f"{len(estimates.observed)}, {len(clusters)}",
                      f"{estimates.spread:.3f} / {observed_sd:.3f}", str(n_hits), str(size), f"{real[size]:.0%}",
-                     f"{predicted[size]:.0%}"]
+                     f"{predicted[size]:.0%}", _difference(predicted[size], args.draws, real[size], args.draws)]
             if given.tried == 0:
                 cells += ["not asked", ""]
             elif size in given.shares:
-                difference = given.shares[size] - real[size]
-                error = 1.96 * math.sqrt(real[size] * (1 - real[size]) / args.draws
-                                         + given.shares[size] * (1 - given.shares[size]) / given.matched)
                 cells += [f"{given.shares[size]:.0%} ({given.matched} of {given.tried})",
-                          f"{100 * difference:+.0f} ({100 * (difference - error):+.0f} to "
-                          f"{100 * (difference + error):+.0f}) points"]
+                          _difference(given.shares[size], given.matched, real[size], args.draws)]
             else:
                 cells += [f"none of {given.tried} gave them", ""]
             print("| " + " | ".join(cells) + " |", flush=True)
+
+
+def _difference(forecast: float, runs: int, real: float, draws: int) -> str:
+    """The forecast share minus the real one, in points, with its 95 % interval (binomial standard errors)."""
+    difference = forecast - real
+    error = 1.96 * math.sqrt(forecast * (1 - forecast) / runs + real * (1 - real) / draws)
+    return f"{100 * difference:+.0f} ({100 * (difference - error):+.0f} to {100 * (difference + error):+.0f}) points"
 
 
 def main() -> None:
