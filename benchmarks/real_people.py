@@ -27,7 +27,7 @@ import math
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,10 +38,17 @@ from analysis.people_checks import WEIGHTS_FILE, PeopleWeights, count_pairs, peo
 from analysis.qc_policy import QCPolicy
 from analysis.quality import quality_control
 from analysis.readers import read_ratings_with_stats
-from analysis.report import analyze
 from analysis.states import QCMethod
 from analysis.table import BAD_REF, MEANING, NO_LINK, REF, REPEAT, SLOT_TYPES, SYSTEM, Categorical, RatingsTable
-from da_platform.simulation.forecast import Design, forecast_recovery, subsample_recovery
+from da_platform.simulation.forecast import (
+    Design,
+    SystemEstimates,
+    clusters_of,
+    forecast_given,
+    forecast_recovery,
+    subsample_recovery,
+    system_estimates,
+)
 from da_platform.simulation.people import (
     DAMAGED,
     KIND_OF,
@@ -345,22 +352,32 @@ def report_model(args: argparse.Namespace) -> None:
 
 # ---- forecasts against reality --------------------------------------------------------------------------------
 
-DOCUMENT_SHARE = 0.8
-"""The share of the answers' quality variance a document carries (forecast check on WMT's document HITs)."""
+CALIBRATION_STEPS = 6
+"""Bisection steps fitting the share of the answers' quality a document carries (forecast check)."""
 SIZES = (0.25, 0.5, 0.75)
 """Campaign sizes of the forecast check, as shares of a pair's HITs."""
 
 
-def design_of(table: RatingsTable, model: PeopleModel, seed: int) -> Design:
+CALIBRATION_RELEASES = 4
+"""Simulated releases per step of the forecast check's calibrations."""
+TRUTHS = ("posterior", "shrunk", "observed")
+"""What the forecast takes for the systems' true z-scores: drawn from the posterior for each simulated release, the
+posterior means (observed scores shrunk by their sampling error), or the observed scores themselves."""
+
+
+def design_of(table: RatingsTable, model: PeopleModel, seed: int,
+              truth: str = "posterior") -> Design | Callable[[np.random.Generator], Design]:
     """The real table's design (its HITs, workers, slots, systems and items) with each answer's true quality for
-    simulated people: its system's z-score in the release (``analyze --qc none``) turned into quality points, one
-    z being the median worker's SD of raw scores over the model's mean scale (stretched until simulated z-scores
-    spread as the real ones), around the mean quality of the model's fitted release, plus an item effect, so that
-    the answers' qualities spread as there (100 · Beta(quality_a, quality_b)). (Raw means would carry which
-    workers happened to rate which system: z-scores do not.)"""
+    simulated people: its system's true z-score (``truth``: one of :data:`TRUTHS`, from
+    ``simulation.forecast.system_estimates``) turned into quality points, one z being the median worker's SD of raw
+    scores over the model's mean scale (stretched until simulated z-scores come out as put in), around the mean
+    quality of the model's fitted release, plus an item effect, so that the answers' qualities spread as there
+    (100 · Beta(quality_a, quality_b)), a document's share of it fitted so that simulated releases' ratings are as
+    alike within a HIT as the real ones (``SystemEstimates.design_effect``). (Raw means would carry which workers
+    happened to rate which system: z-scores do not.) ``posterior`` gives a function drawing each simulated
+    release's design."""
     rng = np.random.default_rng(seed)
-    [group] = analyze(table, qc=NO_QC).groups.values()
-    z = {s.system: s.z for s in group.system_scores}
+    [estimates] = system_estimates(table).values()
     workers = table.worker.codes
     counts = np.bincount(workers)
     mean = np.bincount(workers, weights=table.score.astype(float)) / np.maximum(1, counts)
@@ -374,54 +391,94 @@ def design_of(table: RatingsTable, model: PeopleModel, seed: int) -> Design:
     keys = np.unique(systems.astype(np.int64) * len(table.item.labels) + table.item.codes, return_inverse=True)[1]
     noise = rng.standard_normal(int(keys.max()) + 1)
     # WMT21's to-English HITs show whole documents: the items one HIT shows of one system share a document's
-    # quality (DOCUMENT_SHARE of the items' variance), as a check shares its original's.
+    # quality (a share of the items' variance fitted below), as a check shares its original's.
     linked = np.where(table.original >= 0, table.original, np.arange(len(table)))
     documents = np.unique(table.hit.codes[linked].astype(np.int64) * len(table.system.labels) + systems[linked],
                           return_inverse=True)[1]
     document = rng.standard_normal(int(documents.max()) + 1)
-    real_spread = float(np.std(list(z.values())))
 
-    def design(stretch: float) -> Design:
+    def design(z: Mapping[str, float], stretch: float, share: float) -> Design:
         system_quality = np.array([centre + stretch * z.get(name, 0.0) * unit for name in table.system.labels])
         item_sd = math.sqrt(max(0.0, total_sd ** 2 - float(np.var(system_quality[systems[ordinary]]))))
-        effect = math.sqrt(DOCUMENT_SHARE) * document[documents] + math.sqrt(1 - DOCUMENT_SHARE) * noise[keys]
+        effect = math.sqrt(share) * document[documents] + math.sqrt(1 - share) * noise[keys]
         quality = np.clip(system_quality[systems] + item_sd * effect, 0, 100)
         return Design(table.group.values(), table.hit.values(), table.worker.values(),
                       [SLOT_TYPES[t] for t in table.slot_type.tolist()], table.original.copy(),
                       table.system.values(), table.item.values(), quality)
 
-    # The release's z-scores hold their own noise, and the model's ceiling compresses differences: stretch the
-    # systems' qualities until a simulated release's z-scores spread as the real ones do (three steps).
-    stretch = 1.0
+    def simulated(stretch: float, share: float, step: int) -> list[SystemEstimates]:
+        return [next(iter(system_estimates(design(estimates.observed, stretch, share).rated(
+            model, np.random.default_rng([seed, step, release]))).values())) for release in range(CALIBRATION_RELEASES)]
+
+    # The model's ceiling compresses differences: stretch the systems' qualities until simulated releases' z-scores
+    # regress on the z-scores put in with slope 1 (the observed ones: the widest spread, the surest slope; noise in
+    # the simulated z-scores does not bias a slope), three steps.
+    put_in = np.array(list(estimates.observed.values()))
+    stretch, share = 1.0, 0.5
     for step in range(3):
-        [simulated] = analyze(design(stretch).rated(model, np.random.default_rng([seed, step])),
-                              qc=NO_QC).groups.values()
-        found = float(np.std([s.z for s in simulated.system_scores]))
-        stretch *= min(3.0, max(1 / 3, real_spread / found)) if found > 0 else 1.0
-    return design(stretch)
+        slope = float(np.mean([np.cov([e.observed.get(name, np.nan) for name in estimates.observed], put_in)[0, 1]
+                               for e in simulated(stretch, share, step)])) / float(np.var(put_in, ddof=1))
+        stretch /= min(3.0, max(1 / 3, slope)) if slope > 0 else 1.0
+    # How alike one HIT's ratings are decides how often a rank-sum test over items separates systems that do not
+    # differ: the share of the answers' quality a HIT's document carries (the items one HIT shows of one system share
+    # a document's quality, as a check shares its original's) is bisected until simulated releases' design effect is
+    # the real one.
+    low, high = 0.0, 1.0
+    for step in range(CALIBRATION_STEPS):
+        share = (low + high) / 2
+        found = float(np.mean([e.design_effect for e in simulated(stretch, share, 3 + step)]))
+        low, high = (share, high) if found < estimates.design_effect else (low, share)
+    share = (low + high) / 2
+    if truth == "posterior":
+        return lambda generator: design(estimates.drawn(generator), stretch, share)
+    return design(estimates.shrunk() if truth == "shrunk" else estimates.observed, stretch, share)
 
 
 def forecast(args: argparse.Namespace) -> None:
     """The forecast chance that k of a pair's HITs give the whole release's clusters, against how often random
-    draws of k real HITs do, at three sizes, on the held-out pairs."""
+    draws of k real HITs do, at three sizes, on every pair (the forecast is fitted on none; the people on
+    ``FIT_PAIRS``): the forecast over simulated releases (what ``simulate`` says before a campaign) and the forecast
+    given the release's clusters (what subsampling the one real release measures), with the difference's 95 %
+    interval (binomial standard errors of both shares)."""
     model = fitted_model()
-    print(f"recovering the whole release's clusters from k of its HITs; {args.draws} draws of real HITs and "
-          f"{args.draws} simulated releases per cell; analysis without quality control (the release holds only the "
-          "workers WMT kept); people: the fitted model (da_platform/simulation/people.json)")
-    print("| pair | HITs | k | real subsamples | forecast | difference |")
-    print("|---|---|---|---|---|---|")
+    print(f"recovering the whole release's clusters from k of its HITs; {args.draws} draws of real HITs, "
+          f"{args.draws} simulated releases, and simulated releases until {args.draws} give the real release's "
+          f"clusters (at most {args.tries}) per cell; analysis without quality control (the release holds only the "
+          "workers WMT kept); people: the fitted model (da_platform/simulation/people.json, fitted on "
+          f"{', '.join(FIT_PAIRS)}); true z-scores: {args.truth}")
+    print("| pair | systems, clusters | true spread / observed SD of z | HITs | k | real subsamples | forecast | "
+          "difference (95 % interval) | forecast given the clusters (releases matched) | difference (95 % interval) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for table in read_release(args.release):
         group = table.groups()[0]
-        if group in FIT_PAIRS and not args.all_pairs:
-            continue
+        [estimates] = system_estimates(table).values()
+        [clusters] = clusters_of(table, NO_QC).values()
+        observed_sd = float(np.std(list(estimates.observed.values()), ddof=1))
         n_hits = len(np.unique(table.hit.codes))
         sizes = [max(1, round(share * n_hits)) for share in SIZES]
         real = subsample_recovery(table, sizes, args.draws, seed=args.seed)[group]
-        predicted = forecast_recovery(design_of(table, model, args.seed), sizes, args.draws, seed=args.seed,
-                                      model=model)[group]
+        design = design_of(table, model, args.seed, args.truth)
+        predicted = forecast_recovery(design, sizes, args.draws, seed=args.seed, model=model)[group]
+        given = forecast_given(design, group, clusters, sizes, args.draws, args.tries, seed=args.seed, model=model)
         for size in sizes:
-            print(f"| {group} | {n_hits} | {size} | {real[size]:.0%} | {predicted[size]:.0%} | "
-                  f"{100 * (predicted[size] - real[size]):+.0f} points |", flush=True)
+            cells = [group, f"{len(estimates.observed)}, {len(clusters)}",
+                     f"{estimates.spread:.3f} / {observed_sd:.3f}", str(n_hits), str(size), f"{real[size]:.0%}",
+                     f"{predicted[size]:.0%}", _difference(predicted[size], args.draws, real[size], args.draws)]
+            if given.tried == 0:
+                cells += ["not asked", ""]
+            elif size in given.shares:
+                cells += [f"{given.shares[size]:.0%} ({given.matched} of {given.tried})",
+                          _difference(given.shares[size], given.matched, real[size], args.draws)]
+            else:
+                cells += [f"none of {given.tried} gave them", ""]
+            print("| " + " | ".join(cells) + " |", flush=True)
+
+
+def _difference(forecast: float, runs: int, real: float, draws: int) -> str:
+    """The forecast share minus the real one, in points, with its 95 % interval (binomial standard errors)."""
+    difference = forecast - real
+    error = 1.96 * math.sqrt(forecast * (1 - forecast) / runs + real * (1 - real) / draws)
+    return f"{100 * difference:+.0f} ({100 * (difference - error):+.0f} to {100 * (difference + error):+.0f}) points"
 
 
 def main() -> None:
@@ -439,7 +496,11 @@ def main() -> None:
                                         help="also the weighted test on pairs its weights were not fitted on")
     commands.choices["forecast"].add_argument("--draws", type=int, default=30, help="draws and simulated releases")
     commands.choices["forecast"].add_argument("--seed", type=int, default=1)
-    commands.choices["forecast"].add_argument("--all-pairs", action="store_true", help="the fitted pairs too")
+    commands.choices["forecast"].add_argument("--tries", type=int, default=600,
+                                              help="at most this many simulated releases for the forecast given the "
+                                                   "clusters (0: none)")
+    commands.choices["forecast"].add_argument("--truth", choices=TRUTHS, default="posterior",
+                                              help="the systems' true z-scores (TRUTHS)")
     commands.choices["fit-model"].add_argument("--evaluations", type=int, default=2500)
     commands.choices["fit-model"].add_argument("--start", type=Path, help="start from this model (JSON)")
     commands.choices["fit-model"].add_argument("--progress", type=Path, help="keep the best model so far here")

@@ -365,38 +365,20 @@ def campaign_forecast(session: Session, campaign: Campaign, truth: Truth, seed: 
     """Assignments k -> the forecast chance that the campaign's first k assignments (a quarter, half and three
     quarters of them) give the significance clusters all of them give (``simulation.forecast``): each assignment
     rated by its own simulated person of ``simulation.people``, analysed with the campaign's quality control."""
-    import numpy as np
     from sqlalchemy import select
 
     from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.db.models import Hit, Question, Slot, System
-    from da_platform.simulation.forecast import Design, forecast_recovery
+    from da_platform.simulation.forecast import campaign_design, forecast_recovery
 
     rows = session.execute(
         select(Hit.public_id, Hit.max_assignments, Slot.id, Slot.slot_type, Slot.original_slot_id, System.name,
                Question.external_id).join(Slot, Slot.hit_id == Hit.id).join(System, System.id == Slot.system_id)
         .join(Question, Question.id == Slot.question_id).where(Hit.campaign_id == campaign.id)
         .order_by(Hit.index, Slot.position)).all()
-    columns: dict[str, list] = {c: [] for c in ("group", "hit", "worker", "slot_type", "original", "system", "item",
-                                                "quality")}
-    places = 0
-    for public_id in dict.fromkeys(r.public_id for r in rows):
-        mine = [r for r in rows if r.public_id == public_id]
-        index = {r.id: k for k, r in enumerate(mine)}
-        for copy in range(max(1, mine[0].max_assignments)):
-            place = f"{public_id}/{copy}"
-            start = len(columns["hit"])
-            places += 1
-            for r in mine:
-                for column, value in (("group", campaign.name), ("hit", place), ("worker", place),
-                                      ("slot_type", r.slot_type.value), ("system", r.name), ("item", r.external_id),
-                                      ("quality", truth.quality[r.name][r.external_id]),
-                                      ("original", -1 if r.original_slot_id is None
-                                       else start + index[r.original_slot_id])):
-                    columns[column].append(value)
-    design = Design(columns["group"], columns["hit"], columns["worker"], columns["slot_type"],
-                    np.array(columns["original"], dtype=np.int64), columns["system"], columns["item"],
-                    np.array(columns["quality"], dtype=np.float64))
+    design, places = campaign_design(campaign.name, [(r.public_id, r.max_assignments, r.id, r.slot_type.value,
+                                                      r.original_slot_id, r.name, r.external_id) for r in rows],
+                                     truth.quality)
     sizes = sorted({max(1, round(share * places)) for share in FORECAST_SHARES})
     qc = CampaignSettings.of(campaign).qc_policy
     return forecast_recovery(design, sizes, runs, seed=seed, qc=qc).get(campaign.name, {})
