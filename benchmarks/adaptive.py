@@ -3,12 +3,12 @@ and system z-scores (docs/benchmarks.md, "Campaigns in waves"; the method: docs/
 
     PYTHONPATH=. nice -n 10 python benchmarks/adaptive.py --campaigns 200 --processes 2
         [--cells sample,near-tied,tied,z-study] [--designs matched,matched/futility=0] [--gap 4] [--seed 0]
-        [--out benchmarks/out/adaptive.json]
+        [--crowd people|idealised] [--out benchmarks/out/adaptive.json]
     PYTHONPATH=. nice -n 10 python benchmarks/adaptive.py --real FOLDER --campaigns 30 --processes 1
 
 For every cell (a truth: each (system, question) answer's true quality) and campaign (a seed), three campaigns are
-simulated on the same truth, each with its own crowd of the honest-worker model (``--crowd``; one HIT per worker,
-the common case on MTurk and Prolific):
+simulated on the same truth, each with its own crowd of the crowd model (``--crowd``; one HIT per worker, the
+common case on MTurk and Prolific):
 
 * **fixed**: the fixed design (one pass, ``hit_builder.assembly.assemble``, classic layout), analysed once;
 * **replicate**: the fixed design again with a fresh crowd: how far a fixed campaign agrees with itself;
@@ -23,19 +23,22 @@ against the fixed design: the systematic difference of every system's z-score. `
 stopping rule alone on real people's ratings (WMT21 newstest2021 to English, WMT's raw files): the HITs revealed
 in a random order, and every system split in two halves of equal quality for false separations.
 
-Every analysis is the platform's own (``analysis.report.analyze``, α 0.05), with quality control off: the crowd
-is honest by construction (the pooled test would keep 94-99 % of it, docs/quality-control.md), so the designs
-alone are compared, at a quarter of the cost. No HTTP, no database: the HITs are the real assembler's, the
-ratings the crowd model's.
+Every analysis is the platform's own (``analysis.report.analyze``, α 0.05), with quality control off: no worker
+of either model is automated, so the designs alone are compared, at a quarter of the cost (the fitted people's
+careless HITs stay in: quality control would drop some of them). No HTTP, no database: the HITs are the real
+assembler's, the ratings the crowd model's.
 
 Cells: ``sample`` is the bundled sample's truth (8 systems, 300 questions); ``near-tied`` moves two systems next to
 a neighbour (``orion`` to ``atlas`` − ``--gap``, ``vega`` to ``lyra`` − ``--gap`` points, each a copy of the
 neighbour's per-question qualities in another order); ``tied`` does so with a gap of 0 (pairs of equal true
 quality: false separations).
 
-The crowd model is a seam (``CrowdModel``): ``current`` is ``da_platform.simulation.profiles.random_profile``
-("honest": personal bias N(0, 8), scale U(0.6, 1.4), noise U(5, 20) points); a fitted model of real people
-plugs in by adding an entry to ``CROWD_MODELS``. Every number printed names the model it used.
+The crowd model is a seam (``CrowdModel``, one entry of ``CROWD_MODELS`` each): ``people``, the default, is the
+model fitted to real crowd workers (``da_platform.simulation.people``: personal bias, scale and noise, a bias that
+moves between HITs, damaged copies noticed only sometimes, repeats remembered, rounding, whole careless HITs);
+``idealised`` is the earlier honest-worker model (``da_platform.simulation.profiles.random_profile("honest")``:
+personal bias N(0, 8), scale U(0.6, 1.4), noise U(5, 20) points, every check seen for what it is). Every number
+printed names the model it used.
 """
 from __future__ import annotations
 
@@ -44,7 +47,7 @@ import json
 import math
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,7 +63,9 @@ from analysis.states import QCMethod
 from analysis.table import SLOT_TYPES as SLOT_NAMES
 from analysis.table import RatingsTable
 from da_core.enums import SlotType
-from hit_builder.assembly import Assembly, HitPlan, assemble
+from da_platform.simulation.people import KIND_OF, Person, rate_slots
+from da_platform.simulation.profiles import WorkerProfile, random_profile, slot_quality
+from hit_builder.assembly import Assembly, HitPlan, SlotPlan, assemble
 from hit_builder.layouts import CLASSIC
 from hit_builder.waves import assemble_wave
 
@@ -71,29 +76,57 @@ GROUP = "sim"
 
 
 class Rater(Protocol):
-    def rate_many(self, true_quality: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+    """One worker rating one HIT."""
+
+    def rate_hit(self, slot_types: Sequence[SlotType], answer_quality: np.ndarray, originals: np.ndarray,
+                 rng: np.random.Generator) -> np.ndarray:
+        """0-100 integer scores of the HIT's slots in order: each slot's type, the true quality of its answer (a
+        check's: its original's) and its original's index in the HIT (-1: none)."""
+        ...
 
 
 class CrowdModel(Protocol):
-    """Draws one worker (something that turns true qualities into 0-100 integer scores)."""
+    """Draws one worker."""
 
     def __call__(self, rng: np.random.Generator) -> Rater: ...
 
 
-def current_model(rng: np.random.Generator) -> Rater:
-    """The project's current honest-worker model (``random_profile("honest")``)."""
-    from da_platform.simulation.profiles import random_profile
+@dataclass(frozen=True)
+class FittedPerson:
+    """A person of the model fitted to real crowd workers (``da_platform.simulation.people``)."""
 
-    return random_profile("honest", rng)
+    person: Person
+
+    def rate_hit(self, slot_types: Sequence[SlotType], answer_quality: np.ndarray, originals: np.ndarray,
+                 rng: np.random.Generator) -> np.ndarray:
+        kinds = np.array([KIND_OF[t.value] for t in slot_types])
+        return rate_slots(self.person, kinds, answer_quality, originals, self.person.start_hit(rng), rng)
 
 
-CROWD_MODELS: dict[str, CrowdModel] = {"current": current_model}
+def people_model(rng: np.random.Generator) -> Rater:
+    """The fitted people model (``Person.draw``; a new HIT state, a lapse or not, for every HIT)."""
+    return FittedPerson(Person.draw(rng))
 
 
-def slot_truth(slot_type: SlotType, quality: float) -> float:
-    from da_platform.simulation.profiles import slot_quality
+@dataclass(frozen=True)
+class IdealisedWorker:
+    """The idealised honest worker (``WorkerProfile``): every damaged copy noticed, no lapses, no rounding."""
 
-    return slot_quality(slot_type.value, quality)
+    profile: WorkerProfile
+
+    def rate_hit(self, slot_types: Sequence[SlotType], answer_quality: np.ndarray, originals: np.ndarray,
+                 rng: np.random.Generator) -> np.ndarray:
+        shown = np.array([slot_quality(t.value, q) for t, q in zip(slot_types, answer_quality.tolist())])
+        return self.profile.rate_many(shown, rng)
+
+
+def idealised_model(rng: np.random.Generator) -> Rater:
+    """The idealised honest-worker model (``random_profile("honest")``)."""
+    return IdealisedWorker(random_profile("honest", rng))
+
+
+CROWD_MODELS: dict[str, CrowdModel] = {"people": people_model, "idealised": idealised_model}
+DEFAULT_CROWD = "people"
 
 
 # ---------------------------------------------------------------- truths
@@ -148,6 +181,33 @@ def population_order(cell: str) -> list[str]:
 # ---------------------------------------------------------------- one campaign
 
 
+def item_of(slot: SlotPlan) -> tuple[str, str]:
+    """The (system, question) a slot rates (the items this benchmark gives the assembler)."""
+    item = slot.item
+    if not (isinstance(item, tuple) and len(item) == 2):
+        raise TypeError(f"not a (system, question) item: {item!r}")
+    return str(item[0]), str(item[1])
+
+
+@dataclass
+class Columns:
+    """The ratings of one simulated campaign so far, column by column."""
+
+    worker: list[str] = field(default_factory=list)
+    hit: list[str] = field(default_factory=list)
+    system: list[str] = field(default_factory=list)
+    item: list[str] = field(default_factory=list)
+    slot_type: list[str] = field(default_factory=list)
+    slot: list[str] = field(default_factory=list)
+    original_slot: list[str] = field(default_factory=list)
+    score: list[int] = field(default_factory=list)
+
+    def table(self) -> RatingsTable:
+        return RatingsTable.from_columns(group=[GROUP] * len(self.score), worker=self.worker, hit=self.hit,
+                                         system=self.system, item=self.item, slot_type=self.slot_type,
+                                         slot=self.slot, original_slot=self.original_slot, score=self.score)
+
+
 @dataclass
 class Crowd:
     """Workers drawn one per HIT from a crowd model, with their own score generators."""
@@ -156,33 +216,31 @@ class Crowd:
     rng: np.random.Generator
     count: int = 0
 
-    def rate(self, hits: Sequence[HitPlan], quality: Mapping[tuple[str, str], float],
-             columns: dict[str, list[Any]]) -> None:
+    def rate(self, hits: Sequence[HitPlan], quality: Mapping[tuple[str, str], float], columns: Columns) -> None:
         for hit in hits:
             worker = self.model(self.rng)
             name = f"w{self.count:05d}"
             self.count += 1
-            truth = np.array([slot_truth(s.slot_type, quality[s.item]) for s in hit.slots])  # type: ignore[index]
-            scores = worker.rate_many(truth, self.rng)
+            index = {s.position: k for k, s in enumerate(hit.slots)}
+            originals = np.array([-1 if s.original_position is None else index[s.original_position]
+                                  for s in hit.slots])
+            answers = np.array([quality[item_of(s)] for s in hit.slots])
+            scores = worker.rate_hit([s.slot_type for s in hit.slots], answers, originals, self.rng)
             for slot, score in zip(hit.slots, scores.tolist()):
-                system, question = slot.item  # type: ignore[misc]
-                columns["worker"].append(name)
-                columns["hit"].append(f"h{hit.index}")
-                columns["system"].append(system)
-                columns["item"].append(question)
-                columns["slot_type"].append(slot.slot_type.value)
-                columns["slot"].append(f"h{hit.index}-{slot.position}")
-                columns["original_slot"].append("" if slot.original_position is None
-                                                else f"h{hit.index}-{slot.original_position}")
-                columns["score"].append(int(score))
+                system, question = item_of(slot)
+                columns.worker.append(name)
+                columns.hit.append(f"h{hit.index}")
+                columns.system.append(system)
+                columns.item.append(question)
+                columns.slot_type.append(slot.slot_type.value)
+                columns.slot.append(f"h{hit.index}-{slot.position}")
+                columns.original_slot.append("" if slot.original_position is None
+                                             else f"h{hit.index}-{slot.original_position}")
+                columns.score.append(int(score))
 
 
-def new_columns() -> dict[str, list[Any]]:
-    return {c: [] for c in ("worker", "hit", "system", "item", "slot_type", "slot", "original_slot", "score")}
-
-
-def analysed(columns: dict[str, list[Any]]) -> tuple[GroupAnalysis, RatingsTable]:
-    table = RatingsTable.from_columns(group=[GROUP] * len(columns["score"]), **columns)
+def analysed(columns: Columns) -> tuple[GroupAnalysis, RatingsTable]:
+    table = columns.table()
     return analyze(table, qc=QC, alpha=ALPHA).groups[GROUP], table
 
 
@@ -225,11 +283,11 @@ def sequential_wins(result: SequentialResult) -> dict[str, str]:
 def run_fixed(items: list[tuple[str, str]], quality: Mapping[tuple[str, str], float], crowd: Crowd,
               seed: int, plan: Assembly | None = None) -> Outcome:
     plan = plan or assemble(items, seed=seed, layout=CLASSIC)
-    columns = new_columns()
+    columns = Columns()
     crowd.rate(plan.hits, quality, columns)
     group, _ = analysed(columns)
     z = {s.system: s.z for s in group.system_scores}
-    return Outcome(len(plan.hits), len(columns["score"]), z, group.ranking.systems[0], fixed_decisions(group))
+    return Outcome(len(plan.hits), len(columns.score), z, group.ranking.systems[0], fixed_decisions(group))
 
 
 def reached_fixed(decisions: Mapping[str, str], fixed: Mapping[str, str]) -> bool:
@@ -247,11 +305,11 @@ def run_waves(items: list[tuple[str, str]], quality: Mapping[tuple[str, str], fl
     for hit in reference.hits:
         for slot in hit.slots:
             if slot.slot_type in (SlotType.SYSTEM, SlotType.REPEAT):
-                planned_ratings[slot.item[0]] += 1  # type: ignore[index]
+                planned_ratings[item_of(slot)[0]] += 1
     sequential = SequentialDesign(planned_ratings, ALPHA, design.spending, design.information_ratio)
     plan = first_wave(design, balanced=balanced, reference_hits=reference_hits)
-    columns = new_columns()
-    planned: dict[tuple[str, str], int] = {}
+    columns = Columns()
+    planned: dict[Hashable, int] = {}
     looks: list[Look] = []
     hits = 0
     waves: list[dict[str, Any]] = []
@@ -265,16 +323,16 @@ def run_waves(items: list[tuple[str, str]], quality: Mapping[tuple[str, str], fl
         for hit in wave.hits:
             for slot in hit.slots:
                 if slot.slot_type is SlotType.SYSTEM:
-                    planned[slot.item] = planned.get(slot.item, 0) + 1  # type: ignore[index]
+                    planned[slot.item] = planned.get(slot.item, 0) + 1
         crowd.rate(wave.hits, quality, columns)
         hits += len(wave.hits)
         group, table = analysed(columns)
-        ratings_at[plan.wave] = len(columns["score"])
+        ratings_at[plan.wave] = len(columns.score)
         looks.append(Look.of(plan.wave, group.ranking, {s.system: s.n_ratings for s in group.system_scores}))
         result = sequential_decisions(looks, sequential)
         decided = sequential_wins(result)
         if reached is None and reached_fixed(decided, fixed.wins):
-            reached = len(columns["score"])
+            reached = len(columns.score)
         kept = frozenset(w.worker for w in group.scores.workers if w.included)
         nxt = plan_next_wave(result, rating_moments(table, GROUP, kept), design, balanced=balanced,
                              reference_hits=reference_hits, hits_so_far=hits, wave=plan.wave + 1)
@@ -288,9 +346,9 @@ def run_waves(items: list[tuple[str, str]], quality: Mapping[tuple[str, str], fl
     final = sequential_decisions(looks, sequential, final=True)
     decided = sequential_wins(final)
     if reached is None and reached_fixed(decided, fixed.wins):
-        reached = len(columns["score"])
+        reached = len(columns.score)
     z = {s.system: s.z for s in group.system_scores}
-    return Outcome(hits, len(columns["score"]), z, group.ranking.systems[0], decided, waves, reached,
+    return Outcome(hits, len(columns.score), z, group.ranking.systems[0], decided, waves, reached,
                    [pair_key(p.first, p.second) for p in final.pairs if p.state is not PairState.decided],
                    {pair_key(p.first, p.second): ratings_at[p.wave] for p in final.pairs if p.wave is not None})
 
@@ -322,7 +380,7 @@ def run_two_systems(items: list[tuple[str, str]], quality: Mapping[tuple[str, st
     reference_hits = len(assemble(items, seed=seed, layout=CLASSIC).hits)
     design = WaveDesign(mix=mix)
     plan = first_wave(design, balanced=balanced, reference_hits=reference_hits)
-    columns = new_columns()
+    columns = Columns()
     first = assemble_wave(by_system, plan.shares, plan.hits, seed=seed, wave=1, first_index=0)
     crowd.rate(first.hits, quality, columns)
     group, table = analysed(columns)
@@ -331,10 +389,10 @@ def run_two_systems(items: list[tuple[str, str]], quality: Mapping[tuple[str, st
                       tolerance=design.tolerance).shares
     planned = Counter(i for hit in first.hits for i in hit.ordinary_items())
     second = assemble_wave(by_system, shares, reference_hits - plan.hits, seed=seed, wave=2, first_index=plan.hits,
-                           planned=planned, at_least_one=two)  # type: ignore[arg-type]
+                           planned=planned, at_least_one=two)
     crowd.rate(second.hits, quality, columns)
     group, _ = analysed(columns)
-    return Outcome(reference_hits, len(columns["score"]), {s.system: s.z for s in group.system_scores},
+    return Outcome(reference_hits, len(columns.score), {s.system: s.z for s in group.system_scores},
                    group.ranking.systems[0], fixed_decisions(group),
                    waves=[{"wave": 2, "share of the two": round(sum(shares[s] for s in two), 4)}])
 
@@ -613,7 +671,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--cells", default="sample,near-tied,tied,z-study")
     parser.add_argument("--designs", default="matched,matched/futility=0")
     parser.add_argument("--gap", type=float, default=4.0, help="points between a near-tied pair (default 4)")
-    parser.add_argument("--crowd", default="current", choices=sorted(CROWD_MODELS))
+    parser.add_argument("--crowd", default=DEFAULT_CROWD, choices=sorted(CROWD_MODELS),
+                        help="the crowd's model: people (default: fitted to real crowd workers, "
+                             "da_platform.simulation.people) or idealised (the earlier honest-worker model)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/out/adaptive.json"))
@@ -633,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     designs = tuple(args.designs.split(","))
     report: dict[str, Any] = {"crowd model": args.crowd, "campaigns per cell": args.campaigns, "alpha": ALPHA,
-                              "qc": QC, "gap": args.gap, "designs": {m: design_of(m).describe()
+                              "qc": QC.to_dict(), "gap": args.gap, "designs": {m: design_of(m).describe()
                                                                       for m in designs}, "cells": {}}
     started = time.perf_counter()
     for cell in args.cells.split(","):

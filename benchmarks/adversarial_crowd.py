@@ -108,7 +108,7 @@ def run(config: str, args: argparse.Namespace, out: Path) -> dict:
     group = outcome.group
     engine = make_engine(outcome.database_url)
     with session_factory(engine)() as session:
-        campaign = session.scalar(select(Campaign).where(Campaign.name == outcome.campaign))
+        campaign = session.scalars(select(Campaign).where(Campaign.name == outcome.campaign)).one()
         table = load_ratings(session, campaign)
         chinese = {q.external_id for q in session.scalars(select(Question)) if HAN.search(q.text)}
     engine.dispose()

@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from da_platform.db.engine import make_engine, session_factory, upgrade  # noqa: E402
+from da_platform.db.states import WorkerSource  # noqa: E402
 from da_platform.providers.arrival import Arrival  # noqa: E402
 from da_platform.sources.arrival import take_assignment_id  # noqa: E402
 from hit_builder.storage import LocalImageStorage  # noqa: E402
@@ -49,7 +50,7 @@ def main() -> None:
         times: dict[str, list[float]] = {"core": []}
         cpu: dict[str, list[float]] = {"core": []}
         for i in range(args.arrivals):
-            arrival = Arrival(source="pool", campaign_id=campaign.campaign_id, worker_external_id=f"p-{i}")
+            arrival = Arrival(source=WorkerSource.pool, campaign_id=campaign.campaign_id, worker_external_id=f"p-{i}")
             kind = "core"
             with sessions() as session:
                 start, start_cpu = time.perf_counter(), time.process_time()

@@ -126,10 +126,13 @@ class PerSlotStorage:
         self.folder = folder
         self.count = 0
 
+    def path(self, key: str) -> Path:
+        return self.folder / key[-2:] / f"{key}.png"
+
     def put(self, png: bytes) -> str:
         self.count += 1
         key = f"{os.getpid()}-{self.count}"
-        path = self.folder / key[-2:] / f"{key}.png"
+        path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(png)
         return key
@@ -137,6 +140,15 @@ class PerSlotStorage:
     def put_many(self, pngs: list[bytes]) -> list[str]:
         """What the rendering processes call (``hit_builder.render.render_many``): a file each."""
         return [self.put(png) for png in pngs]
+
+    def read(self, key: str) -> bytes:
+        try:
+            return self.path(key).read_bytes()
+        except FileNotFoundError:
+            raise KeyError(key) from None
+
+    def exists(self, key: str) -> bool:
+        return self.path(key).is_file()
 
 
 def main() -> None:

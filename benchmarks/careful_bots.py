@@ -270,9 +270,11 @@ def verdicts(url: str, facts: dict, runs: list) -> list[dict]:
         with session_factory(engine)() as session:
             campaigns = {c.name: c.id for c in session.scalars(select(Campaign))}
             original = aliased(Slot)
-            slots = {public_id: (slot_type.value, of) for public_id, slot_type, of in session.execute(
+            rows = session.execute(
                 select(Slot.public_id, Slot.slot_type, original.public_id).join(Hit, Slot.hit_id == Hit.id)
-                .outerjoin(original, Slot.original_slot_id == original.id))}
+                .outerjoin(original, Slot.original_slot_id == original.id))
+            slots: dict[str, tuple[str, str | None]] = {public_id: (slot_type.value, of)
+                                                        for public_id, slot_type, of in rows}
             kinds = facts["kinds"] + ["honest"] * bool(facts["honest"]) + [CROWD] * bool(facts.get("crowd"))
             return [verdicts_of(session, campaigns[config], config, runs, kinds, slots) for config in facts["configs"]]
     finally:

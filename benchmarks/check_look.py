@@ -115,7 +115,7 @@ def main() -> None:
                     campaign = build(test_set, language, layout, args.seed, out, 25.0)
                     slots = [s for s in campaign.slots if s.slot_type in ("SYSTEM", "BAD_REF", "MEANING")
                              and s.reference]
-                    x = np.array([features(s.candidate, s.reference) for s in slots])
+                    x = np.array([features(s.candidate, s.reference) for s in slots if s.reference is not None])
                     kind = np.array([s.slot_type for s in slots])
                     y = (kind != "SYSTEM").astype(float)
                     score = cross_validated(x, y, args.seed)

@@ -35,8 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_load import (  # noqa: E402  (the same server set-up, clients and check)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: benchmarks.*, da_platform
+from benchmarks.serve_load import (  # noqa: E402  (the same server set-up, clients and check)
     INVITES_PER_CLIENT,
     RATE,
     SECRET,
@@ -182,8 +182,9 @@ def main() -> None:
         print("| DA_SQLITE_COMMIT | commits/s (database alone, 3 processes × 4 threads) | fsyncs | load avg |")
         print("|---|---|---|---|")
         for mode in MODES:
-            rate, syncs = commits_per_second(folder, mode, args.commit_seconds)
-            print(f"| {mode} | {rate:.0f} | {syncs if mode == 'group' else '(inside SQLite)' if mode == 'full' else 0} "
+            rate, served = commits_per_second(folder, mode, args.commit_seconds)
+            fsyncs = served if mode == "group" else "(inside SQLite)" if mode == "full" else 0
+            print(f"| {mode} | {rate:.0f} | {fsyncs} "
                   f"| {os.getloadavg()[0]:.1f} |", flush=True)
         print()
         if args.rounds < 1:

@@ -39,12 +39,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: benchmarks.*, da_platform
 
-from serve_load import (
+from benchmarks.serve_load import (
     SECRET,
     SLOT_RE,
     build,
+    first_group,
     free_port,
     path_of,
     prepare_database,
@@ -160,7 +161,7 @@ def rate_hit(server: Server, invite: str, seed: int, think: float, tally: Tally,
         raise RuntimeError(f"arrival refused: {status}")
     base = path_of(location)
     _, _, page = _until_ok(server, tally, "GET", base + "slot", deadline)
-    slot = SLOT_RE.search(page).group(1)
+    slot = first_group(SLOT_RE, page)
     while time.time() < deadline:
         time.sleep(rng.uniform(0.5 * think, 1.5 * think))
         score = rng.randint(0, 100)
@@ -181,7 +182,7 @@ def rate_hit(server: Server, invite: str, seed: int, think: float, tally: Tally,
             tally.failures += 1
         time.sleep(RETRY_PAUSE)
         status, location, page = _until_ok(server, tally, "GET", base + "slot", deadline)
-        shown = SLOT_RE.search(page).group(1) if status == 200 and SLOT_RE.search(page) else None
+        shown = first_group(SLOT_RE, page) if status == 200 and SLOT_RE.search(page) else None
         with tally.lock:
             tally.resumes += 1
         if shown == slot:

@@ -52,10 +52,11 @@ def _paraphrase(rng: random.Random, text: str) -> str:
     return "".join(out) or text[:1]
 
 
-def generate(questions: int, systems: int, seed: int):
+def generate(questions: int, systems: int, seed: int) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
     """References per question and the systems' answers, deterministic in ``seed``."""
     rng = random.Random(seed)
-    references, answers = [], {f"sys{k}": [] for k in range(systems)}
+    references: list[tuple[str, str]] = []
+    answers: dict[str, list[str]] = {f"sys{k}": [] for k in range(systems)}
     for _ in range(questions):
         length = min(600, max(20, int(rng.lognormvariate(5.0, 0.6))))
         first = _sentence(rng, length)
@@ -110,7 +111,7 @@ def main() -> None:
 def _sentence_scores(metric, answers, references, infos):
     """Every sentence score (``repr``), and CPU seconds and characters of short (< 100) and long (≥ 300) answers."""
     cost = {"short": [0.0, 0], "long": [0.0, 0]}
-    sentences = {}
+    sentences: dict[str, list[str]] = {}
     for system, texts in answers.items():
         sentences[system] = []
         for hypothesis, refs, info in zip(texts, references, infos):

@@ -51,15 +51,16 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: benchmarks.*, da_platform
 
-from faults import OwnPostgres  # same PostgreSQL set-up
-from serve_load import (  # same server and client code
+from benchmarks.faults import OwnPostgres  # same PostgreSQL set-up
+from benchmarks.serve_load import (  # same server and client code
     RATE,
     ROOT,
     SECRET,
     Client,
     build,
+    first_group,
     free_port,
     launch_gunicorn,
     percentile,
@@ -162,7 +163,7 @@ def setup_da(kind: str, workers: int, folder: Path, postgres_url: str):
             summary = verify(url, campaign_id, [tuple(a) for a in accepted])
         finally:
             drop()
-        return int(re.search(r"(\d+) lost", summary).group(1)), summary
+        return int(first_group(r"(\d+) lost", summary)), summary
 
     return process, port, seats, check
 

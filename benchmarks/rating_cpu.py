@@ -31,9 +31,9 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: benchmarks.*, da_platform
 
-from serve_load import SECRET, build, prepare_database  # noqa: E402  (the same campaign)
+from benchmarks.serve_load import SECRET, build, prepare_database  # noqa: E402  (the same campaign)
 
 
 def call(app, method: str, path: str, body: bytes = b"") -> tuple[str, dict, bytes]:

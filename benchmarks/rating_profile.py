@@ -33,10 +33,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: benchmarks.*, da_platform
 
-from peers import run_load, setup_da  # noqa: E402  (the peers benchmark's set-up and clients)
-from serve_load import cpu_seconds, stop  # noqa: E402
+from benchmarks.peers import run_load, setup_da  # noqa: E402  (the peers benchmark's set-up and clients)
+from benchmarks.serve_load import cpu_seconds, stop  # noqa: E402
 
 # Stages of a request. A sample is counted in the first of NAMED whose pattern matches any of its frames, else in
 # the first of LAYERS (in that order) that its innermost frame belongs to. Frames read "function (file:line)".

@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_load import free_port, launch_gunicorn, stop  # noqa: E402  (same server set-up)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: benchmarks.*, da_platform
+from benchmarks.serve_load import free_port, launch_gunicorn, stop  # noqa: E402  (same server set-up)
 
 APP = '''
 import os, threading

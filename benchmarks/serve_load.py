@@ -44,6 +44,7 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -58,7 +59,7 @@ INVITES_PER_CLIENT = 40  # saturate: each back-to-back client takes HIT after HI
 # Set-up -------------------------------------------------------------------------------------------------
 
 
-def prepare_database(kind: str, postgres_url: str, folder: Path) -> tuple[str, callable]:
+def prepare_database(kind: str, postgres_url: str, folder: Path) -> tuple[str, Callable[[], None]]:
     """A fresh, migrated database URL and a function that removes it."""
     from da_platform.db.engine import upgrade
 
@@ -123,7 +124,10 @@ def start_gunicorn(url: str, images: Path, port: int, workers: int, threads: int
     # Started in the folder holding the da_platform this process imported (PYTHONPATH's, if it names another
     # checkout): `python -m gunicorn` puts its working folder first on the path, so the server runs the very
     # code that built the database. Each worker loads the app (seconds of CPU on a busy machine): a wide bound.
-    code = Path(importlib.util.find_spec("da_platform").origin).parents[1]
+    spec = importlib.util.find_spec("da_platform")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("da_platform is not importable: run from the repository root with PYTHONPATH=.")
+    code = Path(spec.origin).parents[1]
     return launch_gunicorn("da_platform.web:create_app()", port, workers, threads, env, code, extra, startup=180)
 
 
@@ -219,6 +223,14 @@ def path_of(location: str) -> str:
     return urlsplit(location).path or location
 
 
+def first_group(pattern: re.Pattern[str] | str, page: str) -> str:
+    """The first group of ``pattern``'s first match in ``page`` (a page without it is an error)."""
+    found = re.search(pattern, page)
+    if found is None:
+        raise RuntimeError(f"not in the page: {pattern if isinstance(pattern, str) else pattern.pattern}")
+    return found.group(1)
+
+
 def rate_until(port: int, invites: list[str], deadline: float, think: float, images: bool, whole_hit: bool,
                seed: int, samples: list, accepted: list, delay: float = 0.0) -> None:
     """One simulated worker, as the page's script does it: arrive (after ``delay`` s), load the slot
@@ -237,7 +249,7 @@ def rate_until(port: int, invites: list[str], deadline: float, think: float, ima
         base = path_of(location)
         client.request("instructions", "GET", base)
         _, _, page = client.request("slot page", "GET", base + "slot")
-        slot = SLOT_RE.search(page).group(1)
+        slot = first_group(SLOT_RE, page)
         sources = IMAGE_RE.findall(page)
         while whole_hit or time.time() < deadline:
             if images:
@@ -363,8 +375,8 @@ def verify(url: str, campaign_id: int, accepted: list[tuple[str, int]]) -> str:
 
     engine = make_engine(url)
     with engine.connect() as connection:
-        stored = Counter(connection.execute(select(Slot.public_id, Rating.score)
-                                            .join(Slot, Slot.id == Rating.slot_id)).all())
+        stored = Counter((public_id, score) for public_id, score in connection.execute(
+            select(Slot.public_id, Rating.score).join(Slot, Slot.id == Rating.slot_id)))
         duplicates = connection.execute(
             select(func.count()).select_from(
                 select(Rating.assignment_id, Rating.slot_id).group_by(Rating.assignment_id, Rating.slot_id)
@@ -373,8 +385,8 @@ def verify(url: str, campaign_id: int, accepted: list[tuple[str, int]]) -> str:
         ).scalar_one()
     engine.dispose()
     sent = Counter(accepted)
-    lost = sum((sent - Counter({tuple(k): v for k, v in stored.items()})).values())
-    extra = sum((Counter({tuple(k): v for k, v in stored.items()}) - sent).values())
+    lost = sum((sent - stored).values())
+    extra = sum((stored - sent).values())
     return (f"{sum(stored.values())} ratings stored, {len(accepted)} accepted: "
             f"{lost} lost, {extra} unexpected, {duplicates} duplicated")
 

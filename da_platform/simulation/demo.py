@@ -22,7 +22,7 @@ from da_platform.simulation.page_crowd import serving as serving  # re-exported:
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
-    from da_platform.building.crowds import CrowdChoice, choose
+    from da_platform.building.crowds import CrowdChoice
 
 DemoSteps = Steps  # the progress callbacks (da_platform.simulation.page_crowd)
 
@@ -216,7 +216,7 @@ def _import_and_build(sessions: sessionmaker[Session], options: DemoOptions, ima
                       steps: DemoSteps) -> tuple[int, int]:
     """Import the bundled sample and build the demo campaign, running; returns (campaign id, HITs)."""
     from da_platform.building.build import BuildSpec, build_campaign
-    from da_platform.building.crowds import CrowdChoice
+    from da_platform.building.crowds import CrowdChoice, choose
     from da_platform.db.engine import transaction
     from da_platform.db.models import CampaignStatus
     from da_platform.simulation.sample import import_sample

@@ -207,3 +207,22 @@ def test_progress_written_to_a_log_file_is_a_line_per_tenth(capsys) -> None:
         update(1)
     lines = capsys.readouterr().err.splitlines()
     assert lines == [f"  rendering answer images: {n} of 200" for n in range(20, 201, 20)]
+
+
+@pytest.mark.slow
+def test_a_demo_run_without_a_preset_builds_with_its_layout_and_render(tmp_path: Path) -> None:
+    """Scripts run the demo without a crowd preset (the adversarial-crowd benchmark): the campaign is built with
+    the options' layout and render and the test a default build stores, the weighted one (docs/quality-control.md).
+    It raised NameError: the default's chooser was imported for type checking only."""
+    from da_platform.simulation.demo import DemoOptions, run_demo
+
+    options = DemoOptions(out=tmp_path / "demo", questions=40, bad_workers={"random": 1}, honest=2,
+                          hits_per_worker=2, fetch_images=False, layout="classic", render="plain")
+    assert options.preset is None
+    outcome = run_demo(options)
+    engine = create_engine(outcome.database_url)
+    with engine.connect() as connection:
+        settings = connection.scalar(select(Campaign.settings))
+    engine.dispose()
+    assert settings["layout"] == "classic" and not settings["render"].get("ocr_resistant")
+    assert settings["qc"]["method"] == "weighted"
