@@ -37,6 +37,7 @@ import unicodedata
 import zlib
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from da_core.errors import BuildError
@@ -376,7 +377,7 @@ def compose(renderer: Renderer, text: str, role: Role | str,
     layout, rng = lay_out(renderer, text, role, where)
     size = (layout.width, layout.height)
     coverage = Image.new("L", size, 0)
-    boxes = [_draw_glyph(coverage, g) for g in layout.glyphs]
+    boxes = _draw_glyphs(coverage, layout.glyphs)
     background = Image.new("L", size, 255)
     _texture(background, rng, style, renderer.chain, layout.line_pitch, boxes)
     return background, coverage, layout
@@ -405,7 +406,7 @@ _UPRIGHT_CACHE = 8192  # drawn glyphs kept (a few kB each: tens of MB at most)
 
 
 class _Upright(NamedTuple):
-    """A character's coverage drawn upright, with 2 blank pixels around it, as :func:`_draw_glyph` turns it."""
+    """A character's coverage drawn upright, with a blank pixel around it, as :func:`_draw_glyphs` turns it."""
 
     canvas: Image.Image
     origin: tuple[int, int]  # where its baseline starts in the canvas
@@ -422,48 +423,64 @@ def _upright(character: str, spec: str, size: int) -> _Upright | None:
     width, height = mask.size
     if not width or not height:
         return None
-    canvas = Image.new("L", (width + 4, height + 4), 0)
-    canvas.im.paste(mask, (2, 2, width + 2, height + 2))
-    return _Upright(canvas, (2 - left, 2 - top), size)
+    # The blank border: a bilinear sample reads a pixel's neighbours, which are blank past the ink.
+    canvas = Image.new("L", (width + 2, height + 2), 0)
+    canvas.im.paste(mask, (1, 1, width + 1, height + 1))
+    return _Upright(canvas, (1 - left, 1 - top), size)
 
 
 def _draw_glyph(ink: Image.Image, glyph: Glyph) -> tuple[int, int, int, int]:
-    """Draw ``glyph`` into ``ink`` (the text's coverage), turned about the middle of its baseline and
-    scaled from the size it was drawn at (:func:`_upright`) to its own; returns the box it covers.
+    """:func:`_draw_glyphs` of one glyph."""
+    return _draw_glyphs(ink, [glyph])[0]
 
-    One affine transform (bilinear) of the glyph's small canvas onto the box it reaches, pasted as
-    coverage over what is already there (``1 - (1 - a)(1 - b)``: where glyphs touch, both keep their ink)."""
+
+def _draw_glyphs(ink: Image.Image, glyphs: Sequence[Glyph]) -> list[tuple[int, int, int, int]]:
+    """Draw ``glyphs`` into ``ink`` (the text's coverage), each turned about the middle of its baseline and
+    scaled from the size it was drawn at (:func:`_upright`: its size rounded up to a multiple of
+    ``_SIZE_STEP``) to its own; returns the box each covers (all of its ink).
+
+    A glyph is one affine transform (bilinear) of its small canvas onto the box the canvas reaches, pasted as
+    coverage over what is already there (``1 - (1 - a)(1 - b)``: where glyphs touch, both keep their ink);
+    the boxes and transforms of all the glyphs are worked out at once."""
+    import numpy
     from PIL import Image
 
-    upright = _upright(glyph.character, glyph.font, -(-glyph.size // _SIZE_STEP) * _SIZE_STEP)
-    if upright is None:
-        return math.floor(glyph.x), math.floor(glyph.y), math.floor(glyph.x), math.floor(glyph.y)
-    scale = glyph.size / upright.size
-    turn = math.radians(glyph.angle)
-    cos, sin = math.cos(turn), math.sin(turn)
-    # The glyph turns (counter-clockwise on the page, whose y axis points down) about the middle of its
-    # baseline: that point of the canvas lands on (cx, cy) of the image.
-    cx, cy = glyph.x + glyph.advance / 2, glyph.y
-    ox, oy = upright.origin[0] + glyph.advance / 2 / scale, upright.origin[1]
-    width, height = upright.canvas.size
-    # The canvas's middle on the page, and half the sides of the upright box around the turned canvas and
-    # around its ink (the canvas less its 2 blank pixels a side).
-    dx, dy = (width / 2 - ox) * scale, (height / 2 - oy) * scale
-    mx, my = cx + dx * cos + dy * sin, cy - dx * sin + dy * cos
-    across, down = abs(cos) * scale / 2, abs(sin) * scale / 2
-    half_x, half_y = width * across + height * down, width * down + height * across
-    left, top = math.floor(mx - half_x), math.floor(my - half_y)
-    right, bottom = math.ceil(mx + half_x), math.ceil(my + half_y)
-    inset = 4 * (across + down)
-    # From a pixel of the box back to the canvas (Pillow samples at pixel middles, both ways).
-    a, b, d, e = cos / scale, -sin / scale, sin / scale, cos / scale
-    data = (a, b, ox + a * (left - cx) + b * (top - cy), d, e, oy + d * (left - cx) + e * (top - cy))
-    turned = Image.core.new("L", (right - left, bottom - top))
-    turned.transform((0, 0, right - left, bottom - top), upright.canvas.im, Image.Transform.AFFINE, data,
-                     Image.Resampling.BILINEAR, 1)
-    ink.im.paste(255, (left, top, right, bottom), turned)
-    return (math.floor(mx - half_x + inset), math.floor(my - half_y + inset),
-            math.ceil(mx + half_x - inset), math.ceil(my + half_y - inset))
+    drawn = [(glyph, _upright(glyph.character, glyph.font, -(-glyph.size // _SIZE_STEP) * _SIZE_STEP))
+             for glyph in glyphs]
+    inked = [(k, glyph, upright) for k, (glyph, upright) in enumerate(drawn) if upright is not None]
+    # A glyph without ink (a space) covers nothing: an empty box where its baseline starts.
+    boxes = [(math.floor(glyph.x), math.floor(glyph.y), math.floor(glyph.x), math.floor(glyph.y)) for glyph in glyphs]
+    if inked:
+        x, y, advance, angle, size, width, height, ox, oy, upright_size = numpy.array(
+            [(g.x, g.y, g.advance, g.angle, g.size, *u.canvas.size, *u.origin, u.size) for _, g, u in inked],
+            dtype=numpy.float64).T
+        scale = size / upright_size
+        turn = numpy.radians(angle)
+        cos, sin = numpy.cos(turn), numpy.sin(turn)
+        # A glyph turns (counter-clockwise on the page, whose y axis points down) about the middle of its
+        # baseline: that point of its canvas, (ox, oy), lands on (cx, cy) of the page.
+        cx, cy = x + advance / 2, y
+        ox = ox + advance / 2 / scale
+        # The canvas's middle on the page, and half the sides of the upright box around the turned canvas.
+        dx, dy = (width / 2 - ox) * scale, (height / 2 - oy) * scale
+        mx, my = cx + dx * cos + dy * sin, cy - dx * sin + dy * cos
+        across, down = numpy.abs(cos) * scale / 2, numpy.abs(sin) * scale / 2
+        half_x, half_y = width * across + height * down, width * down + height * across
+        left, top = numpy.floor(mx - half_x), numpy.floor(my - half_y)
+        right, bottom = numpy.ceil(mx + half_x), numpy.ceil(my + half_y)
+        # From a pixel of the box back to the canvas (Pillow samples at pixel middles, both ways).
+        a, b = cos / scale, -sin / scale
+        d, e = -b, a
+        c, f = ox + a * (left - cx) + b * (top - cy), oy + d * (left - cx) + e * (top - cy)
+        places = numpy.stack([left, top, right, bottom]).astype(numpy.int64).T.tolist()
+        matrices = numpy.stack([a, b, c, d, e, f]).T.tolist()
+        core, new, affine, bilinear = ink.im, Image.core.new, Image.Transform.AFFINE, Image.Resampling.BILINEAR
+        for (k, _, upright), (x0, y0, x1, y1), matrix in zip(inked, places, matrices):
+            turned = new("L", (x1 - x0, y1 - y0))
+            turned.transform((0, 0, x1 - x0, y1 - y0), upright.canvas.im, affine, matrix, bilinear, 1)
+            core.paste(255, (x0, y0, x1, y1), turned)
+            boxes[k] = (x0, y0, x1, y1)
+    return boxes
 
 
 def _texture(image: Image.Image, rng: random.Random, style: HardenedStyle, chain: FontChain, line_height: int,

@@ -55,18 +55,18 @@ RECORDED_WITH = {
 }
 STYLES = {"default": HardenedStyle(), "per-character": HardenedStyle(font_change="character", wave_shared=False)}
 DIGESTS = {
-    ("default", "english", "reference"): "c64213019f7dcaf7f08effdbfc615ccee74f576fa494194b9ff2af9173efc5c3",
-    ("default", "english", "candidate"): "3f212e918a405e660c6fbecd7958563c7b18410765e14adb7ffbca4fb10f3591",
-    ("default", "chinese", "reference"): "624203e4dd7dfd1da29fa53f9f7881523a8990f93f1bc206277a16b718126619",
+    ("default", "english", "reference"): "27d3c22db9bf4ec8cdcfbfafd33962f14e93c3d89c0449334f689f12935636cf",
+    ("default", "english", "candidate"): "32ae897ffa27ffc703449018b57c8d1d7669b47d5358ea3a84a3dce086d0ae3c",
+    ("default", "chinese", "reference"): "1de3e8623652e97b46a7f907d7061e6e66078202a1c52d9453c5a6f754374a3c",
     ("default", "chinese", "candidate"): "cdad0d7c1d42b5ffb01dc332e6004d145195263317a080a903f0af0699091259",
-    ("default", "mixed", "reference"): "99402dadced4cbb7ab1a0aceb85ed56a27cc2f9285851ae468c4750e5b6bb643",
-    ("default", "mixed", "candidate"): "6c7b357a40018bf5fd9569f210f43b9ff21d0e5f352c08db7bd89504d98a485a",
-    ("per-character", "english", "reference"): "8748cbcc1317dc482fb9dcc22b1297cd363ff0c9bb14cdf287c43c83485456ed",
+    ("default", "mixed", "reference"): "e395543ce407e50de750295c812666390c5b1938749fc6de7828c0b6415be3c5",
+    ("default", "mixed", "candidate"): "94cec8c42117bcb4ec6703a871d2453004cafed2142414ef89fe198848b492fd",
+    ("per-character", "english", "reference"): "aedaf652f8f724868ffb6fc61df9e3941801390786af1cee19d3ce645f31a2ac",
     ("per-character", "english", "candidate"): "7a922100a194686d371f74d76ad05f77b809c3b8999584aa4abd467891de88aa",
-    ("per-character", "chinese", "reference"): "54ef7e7c3d6de0c06115873ab4edee297364ca390a5f40adb9446bb7a24837d0",
-    ("per-character", "chinese", "candidate"): "1507fcefb9458ac2a18d9a83a4bab15f86b7bd31d05b33050ee63583a725bfb0",
-    ("per-character", "mixed", "reference"): "b05005dc010369096fd8b3e80abd838e6361c92ca0dfa447894e706a10a6b150",
-    ("per-character", "mixed", "candidate"): "9f6cd335b4a463e39316284055cfaf903d08c7597e61168476d4352ac56b8eb1",
+    ("per-character", "chinese", "reference"): "35573cb0b8602e814c618317a6e350fe031c4c0d13d7e6a89fe10963b03b7c9e",
+    ("per-character", "chinese", "candidate"): "396c54e3cc227ab6daa0618f4de698b6a41afb4d8296752fefb6416ad1ed236a",
+    ("per-character", "mixed", "reference"): "3d2c4805225f8aaa75bd2e80402807a28076d04764d5fea5362bb5197e6a9e56",
+    ("per-character", "mixed", "candidate"): "211755e901f7f8388f68c6febf5c49f350fa4c7fe15458d8dd0fdf41b574f224",
 }
 
 
