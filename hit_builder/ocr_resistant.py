@@ -35,9 +35,9 @@ import os
 import random
 import unicodedata
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from da_core.errors import BuildError
