@@ -53,6 +53,7 @@ from hit_builder.render import (
 )
 
 if TYPE_CHECKING:
+    import numpy
     from PIL import Image, ImageFont
 
 RENDER_STYLES = ("plain", "hardened")
@@ -403,6 +404,9 @@ def render_hardened(renderer: Renderer, text: str, role: Role | str, where: str 
 # are turned (by at most 4/40: not to be seen), so one drawing serves several sizes of a character.
 _SIZE_STEP = 4
 _UPRIGHT_CACHE = 8192  # drawn glyphs kept (a few kB each: tens of MB at most)
+# Image.Resampling.BILINEAR: a third of bicubic's time. It spreads a thin stroke over more pixels, lighter: the
+# Chinese serif hairlines shown on a 1x screen are lighter than turned bicubic (docs/benchmarks-log.md).
+_TURN_FILTER = 2
 
 
 class _Upright(NamedTuple):
@@ -474,10 +478,10 @@ def _draw_glyphs(ink: Image.Image, glyphs: Sequence[Glyph]) -> list[tuple[int, i
         c, f = ox + a * (left - cx) + b * (top - cy), oy + d * (left - cx) + e * (top - cy)
         places = numpy.stack([left, top, right, bottom]).astype(numpy.int64).T.tolist()
         matrices = numpy.stack([a, b, c, d, e, f]).T.tolist()
-        core, new, affine, bilinear = ink.im, Image.core.new, Image.Transform.AFFINE, Image.Resampling.BILINEAR
+        core, new, affine = ink.im, Image.core.new, Image.Transform.AFFINE
         for (k, _, upright), (x0, y0, x1, y1), matrix in zip(inked, places, matrices):
             turned = new("L", (x1 - x0, y1 - y0))
-            turned.transform((0, 0, x1 - x0, y1 - y0), upright.canvas.im, affine, matrix, bilinear, 1)
+            turned.transform((0, 0, x1 - x0, y1 - y0), upright.canvas.im, affine, matrix, _TURN_FILTER, 1)
             core.paste(255, (x0, y0, x1, y1), turned)
             boxes[k] = (x0, y0, x1, y1)
     return boxes
@@ -486,43 +490,46 @@ def _draw_glyphs(ink: Image.Image, glyphs: Sequence[Glyph]) -> list[tuple[int, i
 def _texture(image: Image.Image, rng: random.Random, style: HardenedStyle, chain: FontChain, line_height: int,
              boxes: list[tuple[int, int, int, int]]) -> None:
     """Speckle, faint strokes and decoy characters, none darker than ``texture_darkest``; decoys
-    stay ``decoy_clearance`` pixels clear of the glyph ``boxes`` (when it is 0 or more)."""
+    stay ``decoy_clearance`` pixels clear of the glyph ``boxes`` (when it is 0 or more). Their places,
+    greys and sizes are drawn all at once by a numpy generator seeded with 64 bits of ``rng``."""
     import numpy
     from PIL import ImageDraw
 
     width, height = image.size
     light = style.texture_darkest
-    _speckle(image, rng, width * height // 180, light, 245)
+    numbers = numpy.random.default_rng(rng.getrandbits(64))
+    _speckle(image, numbers, width * height // 180, light, 245)
+    # Strokes: four steps of up to 40 px across and 12 px up or down from a random start.
+    strokes = max(3, height // 12)
+    starts = numbers.integers(0, (width, height), size=(strokes, 1, 2)).astype(numpy.float64)
+    steps = numbers.uniform((-40, -12), (40, 12), size=(strokes, 4, 2))
+    paths = numpy.concatenate([starts, starts + numpy.cumsum(steps, axis=1)], axis=1).tolist()
+    fills, thick = numbers.integers(light, 236, strokes).tolist(), numbers.integers(1, 3, strokes).tolist()
     draw = ImageDraw.Draw(image)
-    for _ in range(max(3, height // 12)):  # strokes
-        x, y = rng.randrange(width), rng.randrange(height)
-        points: list[tuple[float, float]] = [(x, y)]
-        for _ in range(4):
-            points.append((points[-1][0] + rng.uniform(-40, 40), points[-1][1] + rng.uniform(-12, 12)))
-        draw.line(points, fill=rng.randint(light, 235), width=rng.choice((1, 2)))
+    for path, fill, line_width in zip(paths, fills, thick):
+        draw.line([tuple(point) for point in path], fill=fill, width=line_width)
     decoys = "".join(c for c in _DECOYS if chain.face_of(c) is not None)
-    rows = max(1, height // line_height)
-    clear = style.decoy_clearance
-    places = []
-    for _ in range(style.decoys_per_line * rows):
-        character = rng.choice(decoys)
-        spec, size = chain.faces[chain.face_of(character) or 0].spec, rng.randint(14, style.font_size)
-        x, y = rng.randrange(width), rng.randrange(height)
-        fill = rng.randint(light + 8, 240)
-        mask, (dx, dy) = _decoy(character, spec, size)
+    count = style.decoys_per_line * max(1, height // line_height)
+    picks = numbers.integers(0, len(decoys), count).tolist()
+    sizes = numbers.integers(14, style.font_size + 1, count).tolist()
+    places = numbers.integers(0, (width, height), size=(count, 2)).tolist()
+    greys = numbers.integers(light + 8, 241, count).tolist()
+    drawn = []
+    for pick, size, (x, y), grey in zip(picks, sizes, places, greys):
+        character = decoys[pick]
+        mask, (dx, dy) = _decoy(character, chain.faces[chain.face_of(character) or 0].spec, size)
         if mask is not None:
-            places.append((x + dx, y + dy, x + dx + mask.size[0], y + dy + mask.size[1], fill, mask))
-    if not places:
-        return
-    if clear >= 0 and boxes:  # each decoy tested against every glyph's box grown by the clearance at once
-        found = numpy.array([place[:4] for place in places], dtype=numpy.int64)
+            drawn.append((x + dx, y + dy, x + dx + mask.size[0], y + dy + mask.size[1], grey, mask))
+    clear = style.decoy_clearance
+    if drawn and clear >= 0 and boxes:  # each decoy tested against every glyph's box grown by the clearance
+        found = numpy.array([place[:4] for place in drawn], dtype=numpy.int64)
         grown = numpy.array(boxes, dtype=numpy.int64) + (-clear, -clear, clear, clear)
         near = ((found[:, None, 0] < grown[None, :, 2]) & (grown[None, :, 0] < found[:, None, 2])
                 & (found[:, None, 1] < grown[None, :, 3]) & (grown[None, :, 1] < found[:, None, 3])).any(axis=1)
-        places = [places[k] for k in numpy.flatnonzero(~near)]
+        drawn = [drawn[k] for k in numpy.flatnonzero(~near)]
     core = image.im
-    for left, top, right, bottom, fill, mask in places:
-        core.paste(fill, (left, top, right, bottom), mask)
+    for left, top, right, bottom, grey, mask in drawn:
+        core.paste(grey, (left, top, right, bottom), mask)
 
 
 _DECOYS = "aeorsntlichmdupkbyw" + "的是不了人在有我他这中大来上个们到说"
@@ -536,13 +543,12 @@ def _decoy(character: str, spec: str, size: int) -> tuple[Any, tuple[int, int]]:
     return (mask if mask.size[0] and mask.size[1] else None), offset
 
 
-def _speckle(image: Image.Image, rng: random.Random, count: int, low: int, high: int) -> None:
-    """Set ``count`` pixels of ``image``, at places and greys from ``low`` to ``high`` drawn evenly by a numpy
-    generator seeded from ``rng`` (a later pixel wins where two fall together)."""
+def _speckle(image: Image.Image, numbers: numpy.random.Generator, count: int, low: int, high: int) -> None:
+    """Set ``count`` pixels of ``image``, at places and to greys from ``low`` to ``high`` drawn evenly by
+    ``numbers`` (a later pixel wins where two fall together)."""
     import numpy
 
     width, height = image.size
-    numbers = numpy.random.default_rng(rng.getrandbits(64))
     places = numbers.integers(0, width * height, count)
     greys = numbers.integers(low, high + 1, count, dtype=numpy.uint8)
     pixels = numpy.array(image, dtype=numpy.uint8)
