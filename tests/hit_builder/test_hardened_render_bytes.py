@@ -4,11 +4,11 @@ draw what they stand for: a glyph drawn once per character, font and size (round
 tested against every glyph at once.
 
 The digests were recorded (tests/render_digests.py) with the fonts (the chain's and their serif and bold
-siblings), Pillow and FreeType named below, after the render was made cheap enough for a build to cost
-about twice the plain one (bilinear turns instead of bicubic, numpy's generator for the speckle: the
-pictures changed, docs/benchmarks-log.md); elsewhere the pictures differ by a few antialiased pixels, so
-the comparison is only run with those. The faster parts are also compared with what they stand for,
-Pillow's ``Image.rotate`` of the whole page and a fresh drawing, on any machine.
+siblings), Pillow and FreeType named below, after the render was made cheaper (bilinear turns instead of
+bicubic, numpy's generator for the texture: the pictures changed, docs/benchmarks-log.md); elsewhere the
+pictures differ by a few antialiased pixels, so the comparison is only run with those. The faster parts are
+also compared with what they stand for, Pillow's ``Image.rotate`` of the whole page and a fresh drawing, on
+any machine.
 """
 from __future__ import annotations
 
