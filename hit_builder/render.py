@@ -354,6 +354,7 @@ def encode_grey4_png(packed: bytes, width: int, height: int, level: int = PNG_CO
 
 
 def _deflate(data: bytes, level: int, strategy: int) -> bytes:
+    """``data`` deflated as a zlib stream (``zlib.compress`` itself for the default strategy: plain images)."""
     if strategy == zlib.Z_DEFAULT_STRATEGY:
         return zlib.compress(data, level)
     packer = zlib.compressobj(level, zlib.DEFLATED, zlib.MAX_WBITS, zlib.DEF_MEM_LEVEL, strategy)
