@@ -18,9 +18,10 @@ import json
 import re
 import statistics
 import time
+from typing import Any
 
 from da_platform.simulation.adversaries import OVERLAPS
-from da_platform.simulation.ocr import RapidOcrReader, TesseractReader, character_error_rate
+from da_platform.simulation.ocr import RapidOcrReader, Reader, TesseractReader, character_error_rate
 from da_platform.simulation.sample_data import load_truth, sample_data_dir
 from hit_builder.fonts import FontChain
 from hit_builder.ocr_resistant import HardenedStyle, render_style
@@ -34,7 +35,7 @@ def sample_texts(per_language: int) -> dict[str, list[str]]:
     folder = sample_data_dir()
     questions = [json.loads(line) for line in (folder / "test_set.jsonl").read_text(encoding="utf-8").splitlines()]
     systems = [info["file"] for info in load_truth()["systems"].values() if info["file"]]
-    answers = {}
+    answers: dict[str, list[str]] = {}
     for file in systems:
         for line in (folder / file).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
@@ -47,6 +48,12 @@ def sample_texts(per_language: int) -> dict[str, list[str]]:
     return {language: found[:per_language] for language, found in texts.items()}
 
 
+def hardened_style(fields: str) -> HardenedStyle:
+    """A :class:`HardenedStyle` with the fields given as JSON changed (lists for pairs)."""
+    changed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(fields).items()}
+    return HardenedStyle(**changed)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--texts", type=int, default=20, help="texts per language")
@@ -56,10 +63,9 @@ def main() -> None:
     chain = FontChain.load(None)
     styles = {name: render_style(name) for name in args.styles.split(",")}
     if args.hardened and "hardened" in styles:
-        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(args.hardened).items()}
-        styles["hardened"] = HardenedStyle(**fields)
+        styles["hardened"] = hardened_style(args.hardened)
     renderers = {name: Renderer(chain, style) for name, style in styles.items()}
-    readers = [TesseractReader(), RapidOcrReader()]
+    readers: list[Reader] = [TesseractReader(), RapidOcrReader()]
     print(f"{'language':<8} {'images':<9} {'engine':<10} {'mean CER':>8} {'median':>7} {'CER<10%':>8} "
           f"{'overlap':>8} {'s/image':>8}")
     for language, texts in sample_texts(args.texts).items():

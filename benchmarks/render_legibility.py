@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import math
 import statistics
 import tempfile
@@ -39,7 +38,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.ocr_resistance import sample_texts
+from benchmarks.ocr_resistance import hardened_style, sample_texts
 from hit_builder.fonts import FontChain
 from hit_builder.ocr_resistant import HardenedStyle, Layout, compose, contrast_ratio, glyph_height
 from hit_builder.render import Renderer, RenderStyle, Role
@@ -89,7 +88,7 @@ def show(images: dict[str, bytes], chromium: str) -> dict[tuple[str, str], Shown
     from PIL import Image
     from playwright.sync_api import sync_playwright
 
-    from da_platform.building.build import build_campaign
+    from da_platform.building.build import BuildSpec, build_campaign
     from da_platform.db.engine import upgrade
     from da_platform.db.models import CampaignStatus
     from da_platform.providers.pool.arrival import mint_invites
@@ -105,9 +104,9 @@ def show(images: dict[str, bytes], chromium: str) -> dict[tuple[str, str], Shown
         app = create_app({"SECRET_KEY": "legibility", "DATABASE_URL": url, "IMAGE_FOLDER": f"{folder}/images",
                           "PUBLIC_URL": "http://127.0.0.1"})
         with app.config["SESSIONS"]() as session:
-            campaign = build_campaign(session, name="page", test_set=make_showcase(session, name="page"),
-                                      storage=LocalImageStorage(f"{folder}/images"), processes=1,
-                                      passes=len(VIEWPORTS), id_salt="legibility")
+            spec = BuildSpec(name="page", test_set=make_showcase(session, name="page"), passes=len(VIEWPORTS),
+                             id_salt="legibility")
+            campaign = build_campaign(session, spec, storage=LocalImageStorage(f"{folder}/images"), processes=1)
             campaign.status = CampaignStatus.running
             session.commit()
             campaign_id = campaign.id
@@ -115,7 +114,8 @@ def show(images: dict[str, bytes], chromium: str) -> dict[tuple[str, str], Shown
         with serve_in_background(app) as base, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
             for screen, (viewport, ratio) in VIEWPORTS.items():
-                context = browser.new_context(viewport=viewport, device_scale_factor=ratio)
+                context = browser.new_context(viewport={"width": viewport["width"], "height": viewport["height"]},
+                                              device_scale_factor=ratio)
                 page = context.new_page()
                 page.goto(mint_invites(tokens, base, campaign_id, 1, 1)[0])
                 page.click("#start")
@@ -232,8 +232,7 @@ def main() -> None:
         styles["former"] = HardenedStyle(**FORMER)  # type: ignore[arg-type]
     for variant in args.variant:
         name, _, fields = variant.partition("=")
-        styles[name] = HardenedStyle(**{k: tuple(v) if isinstance(v, list) else v
-                                        for k, v in json.loads(fields).items()})
+        styles[name] = hardened_style(fields)
     plain = Renderer(chain, plain_style)
     own = chain.faces[0].spec
     images: dict[str, bytes] = {}

@@ -34,9 +34,11 @@ import math
 import os
 import random
 import unicodedata
+import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from da_core.errors import BuildError
 from hit_builder.fonts import FontChain
@@ -84,9 +86,9 @@ class HardenedStyle(RenderStyle):
     texture_darkest: int = 0xCC  # no background pixel is darker than this
     decoys_per_line: int = 6  # faint characters in the background
     decoy_clearance: int = 4  # pixels kept free of decoys around each glyph's box (-1: anywhere)
-    # Drawn glyph by glyph: about 10 plain images' time for an answer of a few hundred characters
-    # (benchmarks/hardened_render.py), so render_many draws in several processes from 200 images.
-    cost: ClassVar[float] = 10.0
+    # Drawn glyph by glyph: 4 to 5 plain images' time for an answer of a few hundred characters
+    # (benchmarks/hardened_render.py), so render_many draws in several processes from 500 images.
+    cost: ClassVar[float] = 4.0
 
     def describe(self) -> dict:
         return {**asdict(self), "png": f"{GREY_LEVELS}-level greyscale, 4 bits per pixel",
@@ -124,9 +126,9 @@ def contrast_ratio(a: int, b: int) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-@dataclass(frozen=True)
-class Glyph:
-    """One character as :func:`lay_out` placed it: from ``x`` (left edge) on baseline ``y``."""
+class Glyph(NamedTuple):
+    """One character as :func:`lay_out` placed it: from ``x`` (left edge) on baseline ``y`` (a named tuple:
+    an image has hundreds)."""
 
     character: str
     font: str  # font spec (path or path#index)
@@ -184,10 +186,22 @@ def _font(spec: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size, index=int(index or 0))
 
 
+@lru_cache(maxsize=256)
+def _plain_font(spec: str, size: int) -> ImageFont.FreeTypeFont:
+    """:func:`_font` without text layout (raqm): one character at a time needs none, and it draws the same
+    glyph in half the time."""
+    from PIL import ImageFont
+
+    path, _, index = spec.partition("#")
+    return ImageFont.truetype(path, size, index=int(index or 0), layout_engine=ImageFont.Layout.BASIC)
+
+
 @lru_cache(maxsize=65536)
 def _advance(spec: str, size: int, character: str) -> float:
-    """How far ``character`` advances the pen in font ``spec`` at ``size`` (cached: it is asked per glyph)."""
-    return _font(spec, size).getlength(character)
+    """How far ``character`` advances the pen in font ``spec`` at ``size`` (cached: it is asked per glyph). A wide
+    (CJK) character is measured without text layout, which gives the same length in a fifth of the time; other
+    characters with it (raqm's lengths are not rounded to whole pixels)."""
+    return (_plain_font if _wide(character) else _font)(spec, size).getlength(character)
 
 
 @lru_cache(maxsize=64)
@@ -227,6 +241,14 @@ def _fonts_for(chain: FontChain, character: str) -> tuple[str, tuple[str, ...]]:
     return own, tuple(spec for spec in _variants(own) if spec == own or _coverage(spec).face_of(character) is not None)
 
 
+@lru_cache(maxsize=65536)
+def _sized_fonts(chain: FontChain, character: str, font_size: int) -> tuple[tuple[str, int], ...]:
+    """Each font :func:`_fonts_for` gives ``character`` with the size :func:`matched_size` gives it there
+    (cached: asked for every glyph)."""
+    own, fonts = _fonts_for(chain, character)
+    return tuple((spec, matched_size(spec, own, character, font_size)) for spec in fonts)
+
+
 class _Placer:
     """Draws the random choices for each word and character and places them on lines."""
 
@@ -257,16 +279,15 @@ class _Placer:
         style, rng = self.style, self.rng
         pick, extra = self._pick(text)
         chosen = []
+        uniform, (low, high), turn, lift = rng.uniform, style.letter_spacing, style.max_rotation, style.baseline_jitter
         for character in text:
-            own, fonts = _fonts_for(self.chain, character)
+            fonts = _sized_fonts(self.chain, character, style.font_size)
             if style.font_change == "character":
                 pick, extra = rng.random(), rng.randint(0, style.size_jitter)
-            spec = fonts[min(int(pick * len(fonts)), len(fonts) - 1)]
-            size = matched_size(spec, own, character, style.font_size) + extra
-            chosen.append(_Choice(character, spec, size, _advance(spec, size, character),
-                                  rng.uniform(*style.letter_spacing),
-                                  rng.uniform(-style.max_rotation, style.max_rotation),
-                                  rng.uniform(-style.baseline_jitter, style.baseline_jitter), word))
+            spec, size = fonts[min(int(pick * len(fonts)), len(fonts) - 1)]
+            size += extra
+            chosen.append(_Choice(character, spec, size, _advance(spec, size, character), uniform(low, high),
+                                  uniform(-turn, turn), uniform(-lift, lift), word))
         return chosen
 
     def lines(self, text: str) -> list[list[tuple[float, _Choice]]]:
@@ -351,17 +372,20 @@ def compose(renderer: Renderer, text: str, role: Role | str,
     """The layers of the OCR-resistant image of ``text``: the background texture and the text's
     coverage (both 8-bit ``L`` images), and the layout; :func:`render_hardened` pastes the text in
     its role's grey over the background."""
-    import numpy
     from PIL import Image
 
     style = _hardened(renderer)
     layout, rng = lay_out(renderer, text, role, where)
     size = (layout.width, layout.height)
-    coverage = numpy.zeros((layout.height, layout.width), dtype=numpy.uint8)
-    boxes = [_draw_glyph(coverage, g) for g in layout.glyphs]
+    coverage = Image.new("L", size, 0)
+    boxes = _draw_glyphs(coverage, layout.glyphs)
     background = Image.new("L", size, 255)
     _texture(background, rng, style, renderer.chain, layout.line_pitch, boxes)
-    return background, Image.fromarray(coverage), layout
+    return background, coverage, layout
+
+
+# The 16 output levels of each 8-bit grey, as the plain images round them.
+_LEVELS = [round(v * (GREY_LEVELS - 1) / 255) for v in range(256)]
 
 
 def render_hardened(renderer: Renderer, text: str, role: Role | str, where: str = "text") -> bytes:
@@ -369,179 +393,164 @@ def render_hardened(renderer: Renderer, text: str, role: Role | str, where: str 
     :class:`~hit_builder.render.Renderer` of the same chain and style."""
     image, ink, layout = compose(renderer, text, role, where)
     image.paste(renderer.style.grey(Role(role)), (0, 0, layout.width, layout.height), ink)
-    levels = image.point(lambda v: round(v * (GREY_LEVELS - 1) / 255))
-    return encode_grey4_png(_pack4(levels), layout.width, layout.height)
+    levels = image.point(_LEVELS)
+    # Run-length matching only: the texture's speckle leaves zlib's longer matches little to find, and
+    # looking for them took longer than the rest of the drawing (the PNG comes out a few per cent smaller).
+    # Pillow packs 8-bit pixels of 0–15 into rows of 4-bit ones, high nibble first, as encode_grey4_png reads them.
+    return encode_grey4_png(levels.tobytes("raw", "L;4"), layout.width, layout.height, strategy=zlib.Z_RLE)
 
 
-def _pack4(image: Image.Image) -> bytes:
-    """Rows of 0–15 levels packed two pixels a byte (high nibble first), as encode_grey4_png expects."""
-    import numpy
-
-    pixels = numpy.asarray(image, dtype=numpy.uint8)
-    if pixels.shape[1] % 2:
-        pixels = numpy.pad(pixels, ((0, 0), (0, 1)))
-    return ((pixels[:, 0::2] << 4) | pixels[:, 1::2]).astype(numpy.uint8).tobytes()
+# Glyphs are drawn upright at a size rounded up to a multiple of this and scaled down to theirs as they
+# are turned (by at most 4/40: not to be seen), so one drawing serves several sizes of a character.
+_SIZE_STEP = 4
+_UPRIGHT_CACHE = 8192  # drawn glyphs kept (a few kB each: tens of MB at most)
+# Image.Resampling.BILINEAR: a third of bicubic's time. It spreads a thin stroke over more pixels, lighter: the
+# Chinese serif hairlines shown on a 1x screen are lighter than turned bicubic (docs/benchmarks-log.md).
+_TURN_FILTER = 2
 
 
 class _Upright(NamedTuple):
-    """A character drawn upright in the middle of a square canvas, as :func:`_draw_glyph` turns it."""
+    """A character's coverage drawn upright, with a blank pixel around it, as :func:`_draw_glyphs` turns it."""
 
     canvas: Image.Image
-    origin: tuple[float, float]  # where its baseline starts in the canvas
-    ink: tuple[int, int, int, int] | None  # the box of its ink in the canvas (None: no ink)
+    origin: tuple[int, int]  # where its baseline starts in the canvas
+    size: int  # pixels: the size it was drawn at
 
 
-@lru_cache(maxsize=4096)
-def _upright(character: str, spec: str, size: int) -> _Upright:
-    """``character`` in font ``spec`` at ``size`` on its canvas (cached: the same glyph recurs throughout a
-    build, and drawing it is most of what it costs before it is turned)."""
-    from PIL import Image, ImageDraw
+@lru_cache(maxsize=_UPRIGHT_CACHE)
+def _upright(character: str, spec: str, size: int) -> _Upright | None:
+    """``character`` in font ``spec`` drawn upright at ``size`` (None: no ink; cached: the same glyph recurs
+    throughout a build, and drawing it costs about as much as turning it)."""
+    from PIL import Image
 
-    font = _font(spec, size)
-    side = int(font.size * 2)
-    origin = (side / 4, side * 0.7)  # where the glyph's baseline starts in its own square
-    canvas = Image.new("L", (side, side), 0)
-    ImageDraw.Draw(canvas).text(origin, character, font=font, fill=255, anchor="ls")
-    return _Upright(canvas, origin, canvas.getbbox())
-
-
-def _rotation(angle: float, center: tuple[float, float], translate: tuple[float, float]) -> list[float]:
-    """The affine matrix (from the turned image back to the canvas) that Pillow's ``Image.rotate`` makes of
-    ``angle``, ``center`` and ``translate``, computed as it computes it."""
-    radians = -math.radians(angle % 360.0)
-    matrix = [round(math.cos(radians), 15), round(math.sin(radians), 15), 0.0,
-              round(-math.sin(radians), 15), round(math.cos(radians), 15), 0.0]
-    a, b, c, d, e, f = matrix
-    x, y = -center[0] - translate[0], -center[1] - translate[1]
-    matrix[2], matrix[5] = a * x + b * y + c, d * x + e * y + f
-    matrix[2] += center[0]
-    matrix[5] += center[1]
-    return matrix
+    mask, (left, top) = _plain_font(spec, size).getmask2(character, mode="L", anchor="ls")
+    width, height = mask.size
+    if not width or not height:
+        return None
+    # The blank border: a bilinear sample reads a pixel's neighbours, which are blank past the ink.
+    canvas = Image.new("L", (width + 2, height + 2), 0)
+    canvas.im.paste(mask, (1, 1, width + 1, height + 1))
+    return _Upright(canvas, (1 - left, 1 - top), size)
 
 
-def _reach(matrix: list[float], ink: tuple[int, int, int, int], side: int) -> tuple[int, int, int, int]:
-    """The box of the turned image outside which every pixel is 0. A pixel's middle maps (``matrix``) to a
-    point of the canvas whose bicubic filter reads the columns ``floor(x - 0.5) - 1`` to ``+ 2`` (and the
-    same rows), so it reads ink only from within 1.5 pixels of the ink's box; 2 are allowed here."""
-    a, b, c, d, e, f = matrix
-    det = a * e - b * d
-    corners = [(x, y) for x in (ink[0] - 2, ink[2] + 2) for y in (ink[1] - 2, ink[3] + 2)]
-    xs = [(e * (x - c) - b * (y - f)) / det for x, y in corners]  # the inverse map, canvas -> turned image
-    ys = [(a * (y - f) - d * (x - c)) / det for x, y in corners]
-    return (max(0, math.floor(min(xs) - 0.5)), max(0, math.floor(min(ys) - 0.5)),
-            min(side, math.ceil(max(xs) - 0.5) + 1), min(side, math.ceil(max(ys) - 0.5) + 1))
+def _draw_glyph(ink: Image.Image, glyph: Glyph) -> tuple[int, int, int, int]:
+    """:func:`_draw_glyphs` of one glyph."""
+    return _draw_glyphs(ink, [glyph])[0]
 
 
-def _draw_glyph(ink: numpy.ndarray, glyph: Glyph) -> tuple[int, int, int, int]:
-    """Draw ``glyph`` into ``ink`` (the text's coverage, rows of 8-bit pixels), turned about the middle of its
-    baseline; returns its ink's box.
+def _draw_glyphs(ink: Image.Image, glyphs: Sequence[Glyph]) -> list[tuple[int, int, int, int]]:
+    """Draw ``glyphs`` into ``ink`` (the text's coverage), each turned about the middle of its baseline and
+    scaled from the size it was drawn at (:func:`_upright`: its size rounded up to a multiple of
+    ``_SIZE_STEP``) to its own; returns the box each covers (all of its ink).
 
-    What turning the whole canvas with ``Image.rotate`` (bicubic) and pasting it gives, but only the box
-    the ink can reach is computed (:func:`_reach`; the rest of a turned canvas is 0), with the same matrix
-    moved to the box's corner: the same pixels up to the last bit of a coordinate (a pixel could differ by
-    one level where its value falls exactly halfway between two; none did in 1,320 images)."""
+    A glyph is one affine transform (bilinear) of its small canvas onto the box the canvas reaches, pasted as
+    coverage over what is already there (``1 - (1 - a)(1 - b)``: where glyphs touch, both keep their ink);
+    the boxes and transforms of all the glyphs are worked out at once."""
     import numpy
     from PIL import Image
 
-    upright = _upright(glyph.character, glyph.font, glyph.size)
-    origin = upright.origin
-    left, top = math.floor(glyph.x - origin[0]), math.floor(glyph.y - origin[1])
-    if upright.ink is None:
-        return left, top, left, top
-    # Turned about the middle of its baseline and moved by the fraction of a pixel the whole-pixel
-    # paste below leaves out, so glyphs sit exactly on the wave.
-    matrix = _rotation(glyph.angle, (origin[0] + glyph.advance / 2, origin[1]),
-                       (glyph.x - origin[0] - left, glyph.y - origin[1] - top))
-    x0, y0, x1, y1 = _reach(matrix, upright.ink, upright.canvas.width)
-    a, b, c, d, e, f = matrix
-    turned = upright.canvas.transform((x1 - x0, y1 - y0), Image.Transform.AFFINE,
-                                      (a, b, a * x0 + b * y0 + c, d, e, d * x0 + e * y0 + f),
-                                      resample=Image.Resampling.BICUBIC)
-    found = turned.getbbox()
-    if found is None:
-        return left, top, left, top
-    # Lighter of the two: overlapping glyphs keep their full coverage (the part inside the image).
-    x, y = left + x0, top + y0
-    height, width = ink.shape
-    cut = (max(0, -y), max(0, -x), min(y1 - y0, height - y), min(x1 - x0, width - x))
-    if cut[0] < cut[2] and cut[1] < cut[3]:
-        part = numpy.asarray(turned)[cut[0]:cut[2], cut[1]:cut[3]]
-        into = ink[y + cut[0]:y + cut[2], x + cut[1]:x + cut[3]]
-        numpy.maximum(into, part, out=into)
-    return x + found[0], y + found[1], x + found[2], y + found[3]
+    drawn = [(glyph, _upright(glyph.character, glyph.font, -(-glyph.size // _SIZE_STEP) * _SIZE_STEP))
+             for glyph in glyphs]
+    inked = [(k, glyph, upright) for k, (glyph, upright) in enumerate(drawn) if upright is not None]
+    # A glyph without ink (a space) covers nothing: an empty box where its baseline starts.
+    boxes = [(math.floor(glyph.x), math.floor(glyph.y), math.floor(glyph.x), math.floor(glyph.y)) for glyph in glyphs]
+    if inked:
+        x, y, advance, angle, size, width, height, ox, oy, upright_size = numpy.array(
+            [(g.x, g.y, g.advance, g.angle, g.size, *u.canvas.size, *u.origin, u.size) for _, g, u in inked],
+            dtype=numpy.float64).T
+        scale = size / upright_size
+        turn = numpy.radians(angle)
+        cos, sin = numpy.cos(turn), numpy.sin(turn)
+        # A glyph turns (counter-clockwise on the page, whose y axis points down) about the middle of its
+        # baseline: that point of its canvas, (ox, oy), lands on (cx, cy) of the page.
+        cx, cy = x + advance / 2, y
+        ox = ox + advance / 2 / scale
+        # The canvas's middle on the page, and half the sides of the upright box around the turned canvas.
+        dx, dy = (width / 2 - ox) * scale, (height / 2 - oy) * scale
+        mx, my = cx + dx * cos + dy * sin, cy - dx * sin + dy * cos
+        across, down = numpy.abs(cos) * scale / 2, numpy.abs(sin) * scale / 2
+        half_x, half_y = width * across + height * down, width * down + height * across
+        left, top = numpy.floor(mx - half_x), numpy.floor(my - half_y)
+        right, bottom = numpy.ceil(mx + half_x), numpy.ceil(my + half_y)
+        # From a pixel of the box back to the canvas (Pillow samples at pixel middles, both ways).
+        a, b = cos / scale, -sin / scale
+        d, e = -b, a
+        c, f = ox + a * (left - cx) + b * (top - cy), oy + d * (left - cx) + e * (top - cy)
+        places = numpy.stack([left, top, right, bottom]).astype(numpy.int64).T.tolist()
+        matrices = numpy.stack([a, b, c, d, e, f]).T.tolist()
+        core, new, affine = ink.im, Image.core.new, Image.Transform.AFFINE
+        for (k, _, upright), (x0, y0, x1, y1), matrix in zip(inked, places, matrices):
+            turned = new("L", (x1 - x0, y1 - y0))
+            turned.transform((0, 0, x1 - x0, y1 - y0), upright.canvas.im, affine, matrix, _TURN_FILTER, 1)
+            core.paste(255, (x0, y0, x1, y1), turned)
+            boxes[k] = (x0, y0, x1, y1)
+    return boxes
 
 
 def _texture(image: Image.Image, rng: random.Random, style: HardenedStyle, chain: FontChain, line_height: int,
              boxes: list[tuple[int, int, int, int]]) -> None:
     """Speckle, faint strokes and decoy characters, none darker than ``texture_darkest``; decoys
-    stay ``decoy_clearance`` pixels clear of the glyph ``boxes`` (when it is 0 or more)."""
+    stay ``decoy_clearance`` pixels clear of the glyph ``boxes`` (when it is 0 or more). Their places,
+    greys and sizes are drawn all at once by a numpy generator seeded with 64 bits of ``rng``."""
+    import numpy
     from PIL import ImageDraw
 
     width, height = image.size
     light = style.texture_darkest
-    _speckle(image, rng, width * height // 180, light, 245)
+    numbers = numpy.random.default_rng(rng.getrandbits(64))
+    _speckle(image, numbers, width * height // 180, light, 245)
+    # Strokes: four steps of up to 40 px across and 12 px up or down from a random start.
+    strokes = max(3, height // 12)
+    starts = numbers.integers(0, (width, height), size=(strokes, 1, 2)).astype(numpy.float64)
+    steps = numbers.uniform((-40, -12), (40, 12), size=(strokes, 4, 2))
+    paths = numpy.concatenate([starts, starts + numpy.cumsum(steps, axis=1)], axis=1).tolist()
+    fills, thick = numbers.integers(light, 236, strokes).tolist(), numbers.integers(1, 3, strokes).tolist()
     draw = ImageDraw.Draw(image)
-    for _ in range(max(3, height // 12)):  # strokes
-        x, y = rng.randrange(width), rng.randrange(height)
-        points: list[tuple[float, float]] = [(x, y)]
-        for _ in range(4):
-            points.append((points[-1][0] + rng.uniform(-40, 40), points[-1][1] + rng.uniform(-12, 12)))
-        draw.line(points, fill=rng.randint(light, 235), width=rng.choice((1, 2)))
-    decoys = "aeorsntlichmdupkbyw" + "的是不了人在有我他这中大来上个们到说"
-    decoys = "".join(c for c in decoys if chain.face_of(c) is not None)
-    rows = max(1, height // line_height)
+    for path, fill, line_width in zip(paths, fills, thick):
+        draw.line([tuple(point) for point in path], fill=fill, width=line_width)
+    decoys = "".join(c for c in _DECOYS if chain.face_of(c) is not None)
+    count = style.decoys_per_line * max(1, height // line_height)
+    picks = numbers.integers(0, len(decoys), count).tolist()
+    sizes = numbers.integers(14, style.font_size + 1, count).tolist()
+    places = numbers.integers(0, (width, height), size=(count, 2)).tolist()
+    greys = numbers.integers(light + 8, 241, count).tolist()
+    drawn = []
+    for pick, size, (x, y), grey in zip(picks, sizes, places, greys):
+        character = decoys[pick]
+        mask, (dx, dy) = _decoy(character, chain.faces[chain.face_of(character) or 0].spec, size)
+        if mask is not None:
+            drawn.append((x + dx, y + dy, x + dx + mask.size[0], y + dy + mask.size[1], grey, mask))
     clear = style.decoy_clearance
-    for _ in range(style.decoys_per_line * rows):
-        character = rng.choice(decoys)
-        font = _font(chain.faces[chain.face_of(character) or 0].spec, rng.randint(14, style.font_size))
-        x, y = rng.randrange(width), rng.randrange(height)
-        fill = rng.randint(light + 8, 240)
-        if clear >= 0:
-            left, top, right, bottom = _offset(_decoy_box(character, font), x, y)
-            if any(left < b[2] + clear and b[0] - clear < right and top < b[3] + clear and b[1] - clear < bottom
-                   for b in boxes):
-                continue
-        draw.text((x, y), character, font=font, fill=fill, anchor="ls")
+    if drawn and clear >= 0 and boxes:  # each decoy tested against every glyph's box grown by the clearance
+        found = numpy.array([place[:4] for place in drawn], dtype=numpy.int64)
+        grown = numpy.array(boxes, dtype=numpy.int64) + (-clear, -clear, clear, clear)
+        near = ((found[:, None, 0] < grown[None, :, 2]) & (grown[None, :, 0] < found[:, None, 2])
+                & (found[:, None, 1] < grown[None, :, 3]) & (grown[None, :, 1] < found[:, None, 3])).any(axis=1)
+        drawn = [drawn[k] for k in numpy.flatnonzero(~near)]
+    core = image.im
+    for left, top, right, bottom, grey, mask in drawn:
+        core.paste(grey, (left, top, right, bottom), mask)
 
 
-def _speckle(image: Image.Image, rng: random.Random, count: int, low: int, high: int) -> None:
-    """Set ``count`` pixels of ``image`` to greys from ``low`` to ``high``, each drawn from ``rng`` as
-    ``randrange(width)``, ``randrange(height)``, ``randint(low, high)`` (a later pixel wins where two fall
-    together). The numbers are drawn as ``random.Random`` draws them, from ``getrandbits`` (its
-    ``_randbelow``) without the calls around it, and the pixels set at once: the same pixels, and the
-    generator left where the loop of ``randrange`` and ``ImageDraw.point`` calls it replaces left it."""
-    import numpy
-
-    width, height = image.size
-    span = high - low + 1
-    bits = rng.getrandbits
-    x_bits, y_bits, grey_bits = width.bit_length(), height.bit_length(), span.bit_length()
-    greys: dict[int, int] = {}
-    for _ in range(count):
-        x = bits(x_bits)
-        while x >= width:
-            x = bits(x_bits)
-        y = bits(y_bits)
-        while y >= height:
-            y = bits(y_bits)
-        grey = bits(grey_bits)
-        while grey >= span:
-            grey = bits(grey_bits)
-        greys[y * width + x] = low + grey
-    pixels = numpy.array(image, dtype=numpy.uint8)
-    pixels.reshape(-1)[numpy.fromiter(greys, dtype=numpy.int64, count=len(greys))] = \
-        numpy.fromiter(greys.values(), dtype=numpy.uint8, count=len(greys))
-    image.frombytes(pixels.tobytes())
+_DECOYS = "aeorsntlichmdupkbyw" + "的是不了人在有我他这中大来上个们到说"
 
 
 @lru_cache(maxsize=4096)
-def _decoy_box(character: str, font: ImageFont.FreeTypeFont) -> tuple[float, float, float, float]:
-    """``ImageDraw.textbbox`` of ``character`` at (0, 0), anchored at its baseline's left (cached)."""
-    from PIL import Image, ImageDraw
+def _decoy(character: str, spec: str, size: int) -> tuple[Any, tuple[int, int]]:
+    """The coverage mask of a decoy ``character`` in font ``spec`` at ``size`` and its offset from where its
+    baseline starts (None: no ink; cached: a few dozen characters at a few dozen sizes)."""
+    mask, offset = _plain_font(spec, size).getmask2(character, mode="L", anchor="ls")
+    return (mask if mask.size[0] and mask.size[1] else None), offset
 
-    return ImageDraw.Draw(Image.new("L", (1, 1))).textbbox((0, 0), character, font=font, anchor="ls")
 
+def _speckle(image: Image.Image, numbers: numpy.random.Generator, count: int, low: int, high: int) -> None:
+    """Set ``count`` pixels of ``image``, at places and to greys from ``low`` to ``high`` drawn evenly by
+    ``numbers`` (a later pixel wins where two fall together)."""
+    import numpy
 
-def _offset(box: tuple[float, float, float, float], x: int, y: int) -> tuple[float, float, float, float]:
-    """``box`` moved by (x, y), as ``textbbox`` moves the box of a single line of text."""
-    return box[0] + x, box[1] + y, box[2] + x, box[3] + y
+    width, height = image.size
+    places = numbers.integers(0, width * height, count)
+    greys = numbers.integers(low, high + 1, count, dtype=numpy.uint8)
+    pixels = numpy.array(image, dtype=numpy.uint8)
+    pixels.reshape(-1)[places] = greys
+    image.frombytes(pixels.tobytes())

@@ -334,8 +334,10 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def encode_grey4_png(packed: bytes, width: int, height: int, level: int = PNG_COMPRESSION) -> bytes:
-    """A 4-bit greyscale PNG (levels 0–15 = 0, 17, ..., 255) from rows packed two pixels a byte.
+def encode_grey4_png(packed: bytes, width: int, height: int, level: int = PNG_COMPRESSION,
+                     strategy: int = zlib.Z_DEFAULT_STRATEGY) -> bytes:
+    """A 4-bit greyscale PNG (levels 0–15 = 0, 17, ..., 255) from rows packed two pixels a byte, compressed
+    at zlib ``level`` with ``strategy``.
 
     Written directly rather than by Pillow because Pillow has no 4-bit greyscale output and its
     palette writer spends most of its time choosing row filters that do not pay on text images:
@@ -347,8 +349,16 @@ def encode_grey4_png(packed: bytes, width: int, height: int, level: int = PNG_CO
     rows = numpy.zeros((height, row + 1), numpy.uint8)  # each row: filter byte 0 (none), pixels
     rows[:, 1:] = numpy.frombuffer(packed, numpy.uint8).reshape(height, row)
     header = struct.pack(">IIBBBBB", width, height, 4, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows.tobytes(), level))
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", _deflate(rows.tobytes(), level, strategy))
             + _chunk(b"IEND", b""))
+
+
+def _deflate(data: bytes, level: int, strategy: int) -> bytes:
+    """``data`` deflated as a zlib stream (``zlib.compress`` itself for the default strategy: plain images)."""
+    if strategy == zlib.Z_DEFAULT_STRATEGY:
+        return zlib.compress(data, level)
+    packer = zlib.compressobj(level, zlib.DEFLATED, zlib.MAX_WBITS, zlib.DEF_MEM_LEVEL, strategy)
+    return packer.compress(data) + packer.flush()
 
 
 def paragraphs(text: str) -> list[str]:
