@@ -112,7 +112,8 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
     assignments = _assignments(session, campaign, worker)
     notes: list[str] = []
 
-    def planned(a: Assignment | None, kind: str, use: bool, money: Decimal | None, *token_parts) -> PlannedDecision:
+    def planned(a: Assignment | None, kind: DecisionAction, use: bool, money: Decimal | None,
+                *token_parts) -> PlannedDecision:
         return PlannedDecision(
             assignment_id=a.id if a else None, worker_id=worker.id, worker=worker.external_id,
             provider_assignment_id=a.provider_assignment_id if a else None, action=kind, use_data=use,
