@@ -1,5 +1,5 @@
 """Enumerations shared by the HIT builder and the platform, stored as their string values, and ``StrState``, the
-base of every state and kind enum of the project (``analysis.states`` and ``da_platform.db.states`` re-export it)."""
+base of every state and kind enum of the project (``analysis.qc_states`` and ``da_platform.db.states`` re-export it)."""
 from __future__ import annotations
 
 import enum

@@ -28,8 +28,8 @@ from analysis.sequential_plan import WaveDesign
 from da_core.enums import Criterion
 from da_core.errors import BuildError
 from da_platform.building.crowds import CrowdChoice
+from da_platform.building.first_wave import first_wave_plan
 from da_platform.building.inspection import verify_campaign
-from da_platform.building.wave_plan import first_wave_plan
 from da_platform.config.build_record import (
     AssemblyRecord,
     CheckOriginals,
@@ -192,7 +192,7 @@ class BuildSpec:
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``CampaignSettings.worker``). ``id_salt``: the salt of the public ids (default: random, stored).
     ``waves``: run the campaign in waves (docs/method.md §12): only the first wave's HITs are built
-    (:mod:`da_platform.building.wave_plan`), the design stored as ``CampaignSettings.waves``; None: the fixed design.
+    (:mod:`da_platform.building.first_wave`), the design stored as ``CampaignSettings.waves``; None: the fixed design.
     """
 
     name: str

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
-from analysis.states import QCMethod
+from analysis.qc_states import QCMethod
 from da_platform.config.build_record import CrowdRecord
 from da_platform.config.campaign_settings import CampaignSettings
 from hit_builder.layouts import DEFAULT_LAYOUT

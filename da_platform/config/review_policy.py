@@ -1,7 +1,7 @@
 """A campaign's review policy: the thresholds of approve / reject / bonus / block, and what the worker reads.
 
 The policy is part of the campaign's settings (``CampaignSettings.review``, written by each review run);
-applying it to an assignment is :mod:`da_platform.review.policy`'s, carrying a decision out
+applying it to an assignment is :mod:`da_platform.review.decisions`'s, carrying a decision out
 :mod:`da_platform.review.apply`'s. Which ratings count is not the payment policy's: that is the quality-control
 policy (``CampaignSettings.qc``, :class:`analysis.qc_policy.QCPolicy`).
 """

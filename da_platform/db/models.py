@@ -194,7 +194,7 @@ class Answer(Base):
 class JudgeScore(Base):
     """An automatic judge's score of one answer (for example an LLM judge the researcher ran), imported with
     ``da-platform import judge-scores``; quality control asks whether a worker's ratings carry information
-    beyond such scores (``analysis.behaviour``, ``beyond_automatic``). Any scale: only its relation to the
+    beyond such scores (``analysis.behaviour_signals``, ``beyond_automatic``). Any scale: only its relation to the
     ratings is used."""
 
     __tablename__ = "judge_score"
@@ -372,7 +372,7 @@ class Rating(Base):
     score: Mapped[int] = mapped_column(Integer)
     shown_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     rated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    # What the page recorded while the item was shown (da_platform.rating.behaviour); NULL status: before 0003.
+    # What the page recorded while the item was shown (da_platform.rating.behaviour_record); NULL status: before 0003.
     behaviour_status: Mapped[BehaviourStatus | None] = mapped_column(_enum(BehaviourStatus, "behaviour_status"))
     behaviour: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     # The server's own record: every image the slot shows was served to the assignment before this rating

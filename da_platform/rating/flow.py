@@ -11,7 +11,7 @@ handful of statements built once. The caller commits. Invariants:
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot;
 - the page's behaviour record is stored with the rating as valid or as why it is not
-  (``da_platform.rating.behaviour``); it never decides whether the rating is accepted;
+  (``da_platform.rating.behaviour_record``); it never decides whether the rating is accepted;
 - beside it, the server's own record: each image of the current slot the assignment is served is noted on the
   assignment (``current_images_served``, one conditional UPDATE the first time each is asked for), and a rating
   is stored with whether every image its slot shows had been served (``Rating.images_served``); the claim
@@ -57,7 +57,7 @@ from da_platform.config.time_limits import is_overdue, limit_seconds_sql
 from da_platform.db.engine import begin_write
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
 from da_platform.db.sqlite_commit import no_wait
-from da_platform.rating.behaviour import parse_behaviour
+from da_platform.rating.behaviour_record import parse_behaviour
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")
 
@@ -370,7 +370,7 @@ def record_rating(
     """Store the rating of the current slot, or recognise a repeat of an earlier one; else refuse.
 
     ``database``: a connection (the worker pages': in autocommit mode, with no transaction open) or an engine
-    to take one from. ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour``), stored with
+    to take one from. ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour_record``), stored with
     the rating as valid or as why it is not; it never decides whether the rating is accepted.
 
     Commits what it stores; refusals change nothing. ``shown_at`` is when the slot was served (the

@@ -27,10 +27,10 @@ from sqlalchemy.orm import Session
 
 from analysis.lapses import HitCheck, hit_checks
 from analysis.qc_policy import QCOverrides, QCPolicy, resolve_policy
+from analysis.qc_states import ExcludedBy
 from analysis.quality import WorkerQC
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
 from analysis.scores import ScoreSettings
-from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
 from analysis.verdict import WorkerVerdict
 from da_core.errors import InputError

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
-from analysis.states import QCMethod, QCScope
+from analysis.qc_states import QCMethod, QCScope
 from da_platform.config.campaign_settings import (
     REDACTED,
     CampaignSettings,

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import json
 
-import analysis.states
+import analysis.qc_states
 from da_core.enums import Criterion, StrState
 
 
 def test_every_state_enum_has_one_base_whose_members_print_as_their_values() -> None:
-    assert analysis.states.StrState is StrState
-    assert issubclass(Criterion, StrState) and issubclass(analysis.states.QCStatus, StrState)
+    assert analysis.qc_states.StrState is StrState
+    assert issubclass(Criterion, StrState) and issubclass(analysis.qc_states.QCStatus, StrState)
     assert (str(Criterion.fluency), f"{Criterion.custom:>8}", json.dumps([Criterion.adequacy])) == (
         "fluency", "  custom", '["adequacy"]')

@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, update
 
-from analysis.behaviour import SIGNALS, Signal
+from analysis.behaviour_signals import SIGNALS, Signal
 from analysis.quality import quality_control
 from analysis.table import MEANING
 from analysis.verdict import VerdictStatus, combine
 from da_platform.config.review_policy import ReviewPolicy
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType
 from da_platform.db.states import DecisionAction
-from da_platform.review.policy import PolicyAction, held_for_review, judge, plan, quality_by_worker
+from da_platform.review.decisions import PolicyAction, held_for_review, judge, plan, quality_by_worker
 from da_platform.simulation.crowd import SimulatedClock
 from tests.crowd_tables import crowd_table
 from tests.web_factories import WebEnv, make_web_env

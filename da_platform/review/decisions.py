@@ -1,4 +1,4 @@
-"""The review policy: from quality control to approve / reject / bonus / block, per assignment.
+"""The review policy's decisions: from quality control to approve / reject / bonus / block, per assignment.
 
 Payment is separate from data filtering (docs/method.md §6): a worker can be paid and still excluded.
 Per submitted assignment, using its worker's quality control over the whole campaign:
@@ -63,7 +63,7 @@ class PolicyAction(StrState):
 
 
 @dataclass(frozen=True)
-class Verdict:
+class PaymentDecision:
     """The policy's answer for one assignment."""
 
     action: PolicyAction
@@ -74,20 +74,21 @@ class Verdict:
 
 
 def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: WorkerVerdict | None = None,
-          hit: HitCheck | None = None) -> Verdict:
+          hit: HitCheck | None = None) -> PaymentDecision:
     """Apply the policy to one assignment; ``qc`` is its worker's ``analysis.quality.WorkerQC`` and
     ``verdict`` (if known) the worker's combined verdict with the MEANING check and behaviour signals; ``hit``
     (if known) the assignment's own HIT's checks judged alone (``analysis.lapses.HitCheck``)."""
-    def reject(reason: str, block: bool = True) -> Verdict:
+    def reject(reason: str, block: bool = True) -> PaymentDecision:
         if not policy.reject_enabled:
-            return Verdict(PolicyAction.approve, False, f"{reason} (rejection disabled: approved, data excluded)")
-        return Verdict(PolicyAction.reject, False, reason, block=policy.block_rejected and block)
+            return PaymentDecision(PolicyAction.approve, False,
+                                   f"{reason} (rejection disabled: approved, data excluded)")
+        return PaymentDecision(PolicyAction.reject, False, reason, block=policy.block_rejected and block)
 
     if ratings_given == 0:
         return reject("no rating was recorded for this assignment")
     if qc is None:
-        return Verdict(PolicyAction.approve, False,
-                       "no quality-control result for this worker: approved, data excluded")
+        return PaymentDecision(PolicyAction.approve, False,
+                               "no quality-control result for this worker: approved, data excluded")
     run = int(hit.qc.longest_identical_run if hit is not None else qc.longest_identical_run)
     if policy.reject_identical_run and run >= policy.reject_identical_run:
         where = "in this HIT" if hit is not None else "in one of the worker's HITs"
@@ -106,21 +107,24 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: Wor
         if meaning.n_nonzero_pairs >= policy.reject_min_pairs and meaning.pvalue > policy.reject_min_p:
             return reject(f"{found}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
         if qc.passed:
-            return Verdict(PolicyAction.approve, False,
-                           f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
+            return PaymentDecision(PolicyAction.approve, False,
+                                   f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
     if verdict is not None and verdict.status == VerdictStatus.flagged:
-        return Verdict(PolicyAction.hold, False, "flagged for review, no automatic decision (behaviour alone never "
-                       f"rejects anyone; the researcher decides): {'; '.join(s.name for s in verdict.flags)}")
+        return PaymentDecision(PolicyAction.hold, False,
+                               "flagged for review, no automatic decision (behaviour alone never rejects anyone; the "
+                               f"researcher decides): {'; '.join(s.name for s in verdict.flags)}")
     bonus = policy.bonus if policy.bonus > 0 else None
     if qc.status == QCStatus.not_quality_controlled:
-        return Verdict(PolicyAction.approve, True, "campaign has no quality checks: approved and used",
-                       None if policy.bonus_requires_pass else bonus)
+        return PaymentDecision(PolicyAction.approve, True, "campaign has no quality checks: approved and used",
+                               None if policy.bonus_requires_pass else bonus)
     if qc.passed:
         if hit is not None and hit.lapse:
-            return Verdict(PolicyAction.approve, True, f"{evidence}: approved and used; {hit.describe()}", bonus)
-        return Verdict(PolicyAction.approve, True, f"{evidence}: approved and used", bonus)
-    return Verdict(PolicyAction.approve, False, f"{evidence}; not clear enough to reject: approved, data excluded",
-                   None if policy.bonus_requires_pass else bonus)
+            return PaymentDecision(PolicyAction.approve, True, f"{evidence}: approved and used; {hit.describe()}",
+                                   bonus)
+        return PaymentDecision(PolicyAction.approve, True, f"{evidence}: approved and used", bonus)
+    return PaymentDecision(PolicyAction.approve, False,
+                           f"{evidence}; not clear enough to reject: approved, data excluded",
+                           None if policy.bonus_requires_pass else bonus)
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,7 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
 
 
 def _judge_assignment(policy: ReviewPolicy, evidence: Any | None, n_ratings: int,
-                      hit: HitCheck | None = None) -> Verdict:
+                      hit: HitCheck | None = None) -> PaymentDecision:
     """``judge`` for a worker known by a ``WorkerVerdict`` (checks and behaviour) or a bare ``WorkerQC``."""
     if isinstance(evidence, WorkerVerdict):
         return judge(policy, evidence.qc, n_ratings, evidence, hit)
@@ -217,7 +221,7 @@ class WorkerEvidence(dict):
 
 
 def held_for_review(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
-                    qc_by_worker: Mapping[int, Any]) -> list[tuple[Assignment, Verdict]]:
+                    qc_by_worker: Mapping[int, Any]) -> list[tuple[Assignment, PaymentDecision]]:
     """Submitted assignments the policy does not decide (flagged for the researcher's review)."""
     held = []
     for assignment, n_ratings in awaiting_review(session, campaign, provider):
