@@ -76,7 +76,7 @@ class QCOverrides:
 
 
 def resolve_policy(stored: QCPolicy | None, overrides: QCOverrides = QCOverrides()) -> QCPolicy:
-    """The policy a run applies: ``stored`` (a campaign's ``CampaignSettings.qc``, or the one a ratings file
+    """The policy a run applies: ``stored`` (a campaign's ``CampaignSettings.stored_qc``, or the one a ratings file
     carries; None: ``DEFAULT_QC``) with each part the run asks for in its place. The one place where a policy
     is resolved."""
     return (stored or DEFAULT_QC).with_changes(method=overrides.method, alpha=overrides.alpha, scope=overrides.scope)

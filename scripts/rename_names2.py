@@ -1,6 +1,6 @@
 """The naming pass of the code base: module moves and identifier renames, re-runnable.
 
-    python3 scripts/rename_names2.py [--check]
+    python3 scripts/rename_names2.py [--check | --fields]
 
 Moves each module below to its new name (``git mv`` when it is tracked) and rewrites every reference to the old
 names in ``da_platform/``, ``analysis/``, ``hit_builder/``, ``da_core/``, ``tests/``, ``benchmarks/``, ``scripts/``,
@@ -9,6 +9,12 @@ matches an old pattern, so a branch written against the old names can be merged 
 ``--check`` lists what would change and exits 1 if anything would, writing nothing. The Python files rewritten get
 their imports sorted again (``ruff --select I001``); a line the longer names make too long is for a person (ruff
 E501 names it).
+
+``--fields`` renames what only the types can tell apart: the ``CampaignSettings`` fields of a part that has a
+default are ``stored_<key>`` (``stored_qc``: the policy stored, or None), read through the property that gives the
+default (``qc_policy``: the policy that applies). A leftover ``settings.qc`` is therefore a mypy error, never a
+silent change of meaning: ``--fields`` runs mypy and renames each attribute or keyword argument it names (code mypy
+does not check, the tests and untyped functions, is for a person: ``git grep -nw qc`` and friends).
 
 A module whose old and new files both exist (e.g. a merge re-created the old one) is not moved: the script says so
 and leaves both for a person to join.
@@ -66,6 +72,8 @@ IDENTIFIERS: list[tuple[str, str]] = [
     # the review policy's answer for one assignment (a payment decision), beside analysis.verdict.WorkerVerdict (QC);
     # "Verdict (checks and behaviour signals)" is what analyze prints, not the class
     (r"(?<![\w.])Verdict\b(?! \()", "PaymentDecision"),
+    # a CampaignSettings part with a default, named in a docstring or doc: its field (see --fields)
+    (r"\bCampaignSettings\.(layout|qc|review|mturk|prolific)\b(?![\w(])", r"CampaignSettings.stored_\1"),
     # StrState, the base of every state enum, lives in da_core.enums (analysis.qc_states re-exports it)
     (r"(?m)^from analysis\.qc_states import StrState$", "from da_core.enums import StrState"),
 ]
@@ -135,7 +143,52 @@ def rewrite(check: bool) -> list[str]:
     return changes
 
 
+STORED_FIELDS = ("layout", "qc", "review", "mturk", "prolific")  # CampaignSettings: key -> field stored_<key>
+_MYPY_FIELD = re.compile(r'^(?P<path>[^:]+):(?P<line>\d+):(?P<column>\d+): error: (?:Item )?"CampaignSettings"'
+                         r'(?: of "[^"]*")? has no attribute "(?P<name>\w+)"')
+_MYPY_KEYWORD = re.compile(r'^(?P<path>[^:]+):(?P<line>\d+):(?P<column>\d+): error: Unexpected keyword argument '
+                           r'"(?P<name>\w+)" for "CampaignSettings"')
+
+
+def rename_fields() -> list[str]:
+    """Each use of a renamed ``CampaignSettings`` field that mypy reports, renamed (attribute or keyword), until mypy
+    reports none (it names one use per line and message at a time)."""
+    changes: list[str] = []
+    for _ in range(10):
+        found = _rename_reported_fields()
+        if not found:
+            break
+        changes += found
+    return changes
+
+
+def _rename_reported_fields() -> list[str]:
+    found = subprocess.run([sys.executable, "-m", "mypy", "--show-column-numbers", "--no-error-summary"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.splitlines()
+    changes = []
+    for report in found:
+        match = _MYPY_FIELD.match(report) or _MYPY_KEYWORD.match(report)
+        if match is None or match["name"] not in STORED_FIELDS:
+            continue
+        path, number, name = ROOT / match["path"], int(match["line"]) - 1, match["name"]
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if match.re is _MYPY_FIELD:  # the first .name from the reported expression on (the expression's own)
+            start = int(match["column"]) - 1
+            line = lines[number]
+            lines[number] = line[:start] + re.sub(rf"\.{name}\b(?!_)", f".stored_{name}", line[start:], count=1)
+        else:  # the keyword, on the call's line or one below it
+            number = next(i for i in range(number, len(lines)) if re.search(rf"\b{name}=", lines[i]))
+            lines[number] = re.sub(rf"\b{name}=", f"stored_{name}=", lines[number], count=1)
+        path.write_text("".join(lines), encoding="utf-8")
+        changes.append(f"field {match['path']}:{number + 1}: {name} -> stored_{name}")
+    return changes
+
+
 def main(argv: list[str]) -> int:
+    if argv == ["--fields"]:
+        changes = rename_fields()
+        print("\n".join(changes + [f"{len(changes)} change(s)"]))
+        return 0
     if argv not in ([], ["--check"]):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2

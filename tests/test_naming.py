@@ -37,6 +37,7 @@ rating.behaviour = record  # a column, not the module
 click.echo("Verdict (checks and behaviour signals): ...")
 from analysis.verdict import VerdictStatus, WorkerVerdict
 tests/analysis/states.py stays; my_analysis.states too; analysis.behaviour_signals is already new.
+``CampaignSettings.qc`` is stored, CampaignSettings.qc_policy applies; CampaignSettings.of(row) reads them.
 """
 NEW = """from analysis.qc_states import QCMethod, StrState
 from da_core.enums import StrState
@@ -50,6 +51,7 @@ rating.behaviour = record  # a column, not the module
 click.echo("Verdict (checks and behaviour signals): ...")
 from analysis.verdict import VerdictStatus, WorkerVerdict
 tests/analysis/states.py stays; my_analysis.states too; analysis.behaviour_signals is already new.
+``CampaignSettings.stored_qc`` is stored, CampaignSettings.qc_policy applies; CampaignSettings.of(row) reads them.
 """
 
 

@@ -2,7 +2,7 @@
 
 ``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export, the bundle and the
 payment policy all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded,
-and ``analysis.analyze`` with the campaign's quality-control policy (``CampaignSettings.qc``, an
+and ``analysis.analyze`` with the campaign's quality-control policy (``CampaignSettings.stored_qc``, an
 ``analysis.qc_policy.QCPolicy``, with what a command line overrides laid over it by
 ``analysis.qc_policy.resolve_policy``), which leaves out the decision-excluded workers, lists every exclusion
 with its cause, and judges the excluded workers too.
@@ -110,7 +110,8 @@ class CampaignAnalysis:
         self.abandoned = abandoned_ratings(session, campaign)  # label -> ratings left out with their HIT
         self.unconfirmed = unconfirmed_ratings(session, campaign)  # label -> ratings awaiting the provider
         options = options or AnalysisOptions()
-        self.qc: QCPolicy = resolve_policy(CampaignSettings.of(campaign).qc, options.qc)  # what this analysis applies
+        # what this analysis applies
+        self.qc: QCPolicy = resolve_policy(CampaignSettings.of(campaign).stored_qc, options.qc)
         self.alpha, self.scores = options.alpha, options.scores  # the ranking's level; the numeric path
 
     @property

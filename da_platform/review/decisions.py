@@ -23,8 +23,8 @@ otherwise ->
 
 With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are
 :class:`~da_platform.config.review_policy.ReviewPolicy`, stored with the campaign's settings
-(``CampaignSettings.review``). Which test quality control runs is not the payment policy's: it is the
-campaign's quality-control policy (``CampaignSettings.qc``), read with the rest of the analysis
+(``CampaignSettings.stored_review``). Which test quality control runs is not the payment policy's: it is the
+campaign's quality-control policy (``CampaignSettings.stored_qc``), read with the rest of the analysis
 (``da_platform.results.campaign_analysis``).
 """
 from __future__ import annotations
