@@ -55,7 +55,20 @@ from sqlalchemy.sql import Select
 from da_platform.config.campaign_settings import TimeLimits
 from da_platform.config.time_limits import is_overdue, limit_seconds_sql
 from da_platform.db.engine import begin_write
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
+from da_platform.db.models import (
+    Assignment,
+    AssignmentStatus,
+    AssignmentTransition,
+    Campaign,
+    Hit,
+    Question,
+    Rating,
+    Slot,
+    Worker,
+    may_make,
+    status_after,
+    utcnow,
+)
 from da_platform.db.sqlite_commit import no_wait
 from da_platform.rating.behaviour_record import parse_behaviour
 
@@ -208,13 +221,13 @@ _CLAIM = (
     .where(
         _A.c.id == bindparam("assignment_id"),
         _A.c.next_position == bindparam("position"),
-        _A.c.status == AssignmentStatus.in_progress,
+        may_make(AssignmentTransition.rate, _A.c.status),
     )
     .values(next_position=bindparam("next_position"), current_shown_at=bindparam("next_shown_at"),
             current_images_served=0)
 )
 
-_CLAIM_LAST = _CLAIM.values(status=AssignmentStatus.completed, completed_at=bindparam("now"))
+_CLAIM_LAST = _CLAIM.values(status=status_after(AssignmentTransition.finish), completed_at=bindparam("now"))
 
 _INSERT_RATING = insert(_R).values(
     assignment_id=bindparam("assignment_id"),
@@ -248,17 +261,18 @@ _cur = (
     .join(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
     .join(_W, _W.c.id == _A.c.worker_id)
     .where(_A.c.public_id == bindparam("assignment_public_id"), _S.c.public_id == bindparam("slot_public_id"),
-           _A.c.status == AssignmentStatus.in_progress, _W.c.blocked == false(), _in_time)
+           may_make(AssignmentTransition.rate, _A.c.status), _W.c.blocked == false(), _in_time)
     .cte("cur")
 )
 _last = _cur.c.next_position + 1 >= _cur.c.slot_count
 _claimed = (
     update(_A)
     .where(_A.c.id == _cur.c.id, _A.c.next_position == _cur.c.next_position,
-           _A.c.status == AssignmentStatus.in_progress)
+           may_make(AssignmentTransition.rate, _A.c.status))
     .values(next_position=_cur.c.next_position + 1,
             current_shown_at=case((_last, null()), else_=_NOW),
-            status=case((_last, literal(AssignmentStatus.completed, _A.c.status.type)), else_=_A.c.status),
+            status=case((_last, literal(status_after(AssignmentTransition.finish), _A.c.status.type)),
+                        else_=_A.c.status),
             completed_at=case((_last, _NOW), else_=_A.c.completed_at),
             current_images_served=0)
     .returning(_A.c.id)
