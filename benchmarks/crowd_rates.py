@@ -109,7 +109,7 @@ def rate(kind: str, rater: Rater, slot: Slot, rng: np.random.Generator,
         words, characters = reading_units([slot.candidate, slot.reference or ""])
         seconds = (DECIDE_S + words / READING_WPS + characters / READING_CPS) * behaviour_rng.lognormal(0.0, 0.35)
         timing = person_timing(seconds, behaviour_rng)
-        record = person_record(slot.id, timing, behaviour_rng, touch=rater.touch)
+        record = person_record(slot.id, timing, behaviour_rng, touch=getattr(rater, "touch", False))
     else:
         timing = rater.timing(item, behaviour_rng)
         record = rater.behaviour(item, timing, behaviour_rng)
