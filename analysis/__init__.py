@@ -8,7 +8,7 @@ _LAZY = {"analyze": "analysis.report", "AnalysisResult": "analysis.report", "Rat
 
 
 def __getattr__(name: str) -> object:
-    """``analysis.analyze`` etc. without importing numpy/scipy on ``import analysis.states``."""
+    """``analysis.analyze`` etc. without importing numpy/scipy on ``import analysis.qc_states``."""
     if name in _LAZY:
         import importlib
 

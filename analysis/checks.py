@@ -25,7 +25,7 @@ score, "always 90-100", any mixture): then the two slots of a pair are exchangea
 
 The worker passes when the pooled p < alpha. ``benchmarks/crowd_rates.py`` shows by simulation that raters of
 the null pass at most alpha of the time. A rater who scores by text overlap passes this test (a damaged copy
-overlaps less): that is the job of the ``beyond_automatic`` signal (``analysis.behaviour``).
+overlaps less): that is the job of the ``beyond_automatic`` signal (``analysis.behaviour_signals``).
 
 **The weighted test** (``weighted_test``; ``QCMethod.weighted``) has the same pairs and the same null, but weighs
 each pair by what real people do (``analysis.people_checks``) instead of by its rank, and puts every family in

@@ -41,7 +41,8 @@ from da_core.text import is_character_token, tokenize
 
 OVERLAP_MEASURES: tuple[str, ...] = ("character LCS F1", "ROUGE-L", "token F1")
 AUTOMATION_TRACES: tuple[str, ...] = ("webdriver", "headless_ua", "software_gl")
-"""The optional automation traces of a behaviour record (``da_platform.rating.behaviour.TRACES``), in column order."""
+"""The optional automation traces of a behaviour record (``da_platform.rating.behaviour_record.TRACES``), in column
+order."""
 
 RECORD_STATUSES: tuple[str, ...] = ("unknown", "valid", "missing", "invalid", "oversized", "mismatched", "forged")
 UNKNOWN, VALID, FORGED = 0, 1, 6

@@ -7,7 +7,7 @@ HIT says nothing about whether its worker is a person; the worker's other HITs d
 campaign's own test on every worker-HIT alone, so that the payment policy and the dashboard can tell
 
 - a **lapse**: a HIT whose own checks fail, of a worker whose checks pass over all their HITs: "this HIT
-  carried no signal" (paid, never grounds to block; ``da_platform.review.policy``), from
+  carried no signal" (paid, never grounds to block; ``da_platform.review.decisions``), from
 - a worker whose checks fail over all their HITs, or whom a behaviour signal flags: "this worker looks
   automated, or did not read".
 """
@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCScope
 from analysis.quality import WorkerQC, quality_control
-from analysis.states import QCScope
 from analysis.table import Categorical, RatingsTable
 from analysis.verdict import WorkerVerdict
 

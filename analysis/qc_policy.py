@@ -5,7 +5,7 @@ campaigns that stored no policy) and the WMT reproduction's ``WMT_QC``; the anal
 dashboard and the payment policy read them here. What ``build`` stores with a new campaign depends on the crowd
 it builds for (``da_platform.building.crowds``: the pooled test for paid crowds and a lab's own pool).
 A campaign stores its policy in ``Campaign.settings["qc"]`` (:meth:`QCPolicy.to_dict`); the payment
-policy (``da_platform.review.policy.ReviewPolicy``) is separate and never changes which ratings count.
+policy (``da_platform.config.review_policy.ReviewPolicy``) is separate and never changes which ratings count.
 
 One :class:`QCPolicy` travels whole from where it is stored to the test that applies it: a run's choices
 (``analyze --qc``, ``--qc-alpha``, ``--qc-scope``: :class:`QCOverrides`) are laid over the stored policy by
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from analysis.states import QCMethod, QCScope
+from analysis.qc_states import QCMethod, QCScope
 from da_core.stored_record import StoredRecord
 
 QC_METHODS: tuple[str, ...] = tuple(m.value for m in QCMethod)
@@ -76,7 +76,7 @@ class QCOverrides:
 
 
 def resolve_policy(stored: QCPolicy | None, overrides: QCOverrides = QCOverrides()) -> QCPolicy:
-    """The policy a run applies: ``stored`` (a campaign's ``CampaignSettings.qc``, or the one a ratings file
+    """The policy a run applies: ``stored`` (a campaign's ``CampaignSettings.stored_qc``, or the one a ratings file
     carries; None: ``DEFAULT_QC``) with each part the run asks for in its place. The one place where a policy
     is resolved."""
     return (stored or DEFAULT_QC).with_changes(method=overrides.method, alpha=overrides.alpha, scope=overrides.scope)

@@ -3,7 +3,7 @@
 Each ``BAD_REF`` rating is paired with the same worker's rating of its original ``SYSTEM`` slot in
 the same HIT; pairs are pooled over all of the worker's HITs in the group (campaign).
 
-Methods (``analysis.states.QCMethod``; the default is ``analysis.qc_policy.DEFAULT_QC``):
+Methods (``analysis.qc_states.QCMethod``; the default is ``analysis.qc_policy.DEFAULT_QC``):
 
 - ``wilcoxon`` (default): Wilcoxon signed-rank test, one-sided (original > degraded), on the
   integer differences d = original − degraded. Zero differences are dropped before ranking
@@ -28,7 +28,7 @@ Methods (``analysis.states.QCMethod``; the default is ``analysis.qc_policy.DEFAU
 - ``none``: no test; the ratings are taken as already filtered and every worker counts
   (status ``not_quality_controlled``, reason "quality control off").
 
-Scope (``analysis.states.QCScope``): ``group`` pools a worker's pairs over their HITs in one group (campaign);
+Scope (``analysis.qc_states.QCScope``): ``group`` pools a worker's pairs over their HITs in one group (campaign);
 ``worker`` pools them over all of the worker's HITs in every group of the table, as WMT did across
 language pairs, and gives that one verdict in each group. Diagnostics stay per group.
 
@@ -58,7 +58,7 @@ from analysis.checks import (
 )
 from analysis.grouping import Grouping, group_by
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
-from analysis.states import QCMethod, QCScope, QCStatus
+from analysis.qc_states import QCMethod, QCScope, QCStatus
 from analysis.table import BAD_REF, MEANING, NO_LINK, REF, REPEAT, SLOT_TYPES, SYSTEM, RatingsTable
 
 EXACT_MAX_PAIRS = 400

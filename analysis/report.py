@@ -9,10 +9,10 @@ import numpy as np
 
 from analysis.grouping import group_by
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
+from analysis.qc_states import ExcludedBy
 from analysis.quality import QCReport, QCSettings, WorkerQC, quality_control
 from analysis.ranking import Ranking, rank_systems
 from analysis.scores import GroupScores, ItemScores, ScoreSettings, SystemScore, compute_scores
-from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
 from analysis.verdict import VerdictStatus, WorkerVerdict, kept_workers, worker_verdicts
 

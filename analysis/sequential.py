@@ -51,7 +51,7 @@ import numpy as np
 from scipy import optimize, special
 
 from analysis.ranking import Ranking
-from analysis.states import StrState
+from da_core.enums import StrState
 
 GRID_POINTS = 201  # Simpson's rule over the continuation region of each look (odd)
 MAX_CRITICAL = 40.0  # a look that may spend nothing has this critical value (no decision possible)

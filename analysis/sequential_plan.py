@@ -31,8 +31,8 @@ import numpy as np
 from scipy import optimize
 
 from analysis.sequential import SequentialResult, Spending
-from analysis.states import StrState
 from analysis.table import RatingsTable
+from da_core.enums import StrState
 
 
 class WaveMix(StrState):

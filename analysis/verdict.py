@@ -4,7 +4,7 @@
 - ``excluded``: a quality check failed: the quality-control test (``analysis.quality``: the pooled test of
   every check family, or the published BAD_REF test), or, with the published and compatibility tests where
   the group has MEANING checks, the same test on the meaning-change pairs came out ``failed``.
-- ``flagged``: the checks pass, but a behaviour or content signal (``analysis.behaviour``, e.g.
+- ``flagged``: the checks pass, but a behaviour or content signal (``analysis.behaviour_signals``, e.g.
   ``beyond_automatic``) flags the worker. Their ratings are left out of the scores like a failed check's,
   but a flag is never enough to reject anyone: the payment policy holds such work for the researcher's
   review.
@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis.behaviour import SIGNALS, Signal, behaviour_signals
+from analysis.behaviour_signals import SIGNALS, Signal, behaviour_signals
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
 from analysis.quality import FAILED, QCReport, WorkerQC, quality_control
 from analysis.table import MEANING, RatingsTable

@@ -56,10 +56,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.report import GroupAnalysis, analyze
 from analysis.sequential import Look, PairState, SequentialDesign, SequentialResult, sequential_decisions
 from analysis.sequential_plan import WaveDesign, WaveMix, first_wave, plan_next_wave, rating_moments, wave_mix
-from analysis.states import QCMethod
 from analysis.table import SLOT_TYPES as SLOT_NAMES
 from analysis.table import RatingsTable
 from da_core.enums import SlotType

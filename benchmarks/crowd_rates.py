@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from analysis.evidence import RatingEvidence, reading_units
+from analysis.qc_states import QCMethod
 from analysis.quality import quality_control
 from analysis.report import analyze
-from analysis.states import QCMethod
 from analysis.table import RatingsTable
 from analysis.verdict import MEANING_MARGIN_SHARE, WorkerVerdict, worker_verdicts
 from da_platform.simulation.adversaries import (
@@ -59,7 +59,7 @@ LAYOUTS = ("classic", "hardened")
 AUTOMATED = ("random", "constant", "bot", "ocr-overlap", "rapidocr-overlap", "ocr-overlap-paced",
              "rapidocr-overlap-paced", "ocr-overlap-paced-nowait", "oracle-agent")
 WAITS = {"honest", "ocr-overlap-paced", "rapidocr-overlap-paced", "oracle-agent"}  # the server sees their time
-READING_WPS, READING_CPS, DECIDE_S = 228 / 60, 255 / 60, 2.5  # IReST means (analysis.behaviour), people
+READING_WPS, READING_CPS, DECIDE_S = 228 / 60, 255 / 60, 2.5  # IReST means (analysis.behaviour_signals), people
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from analysis import behaviour
+from analysis import behaviour_signals as behaviour
 from analysis.evidence import RatingEvidence
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.report import analyze
-from analysis.states import QCMethod
 from analysis.table import RatingsTable
 from benchmarks.careful_kinds import Shown, kind_names, rate_hit
 from benchmarks.crowd_rates import LANGUAGES, Slot, caught_by, read_slots
@@ -370,7 +370,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="folder for the campaigns' databases (default: a temporary one)")
     parser.add_argument("--beyond-p", type=float,
                         help="flag beyond_automatic at p >= this instead of the platform's "
-                             "analysis.behaviour.MAX_AUTOMATIC_P (a trade-off study)")
+                             "analysis.behaviour_signals.MAX_AUTOMATIC_P (a trade-off study)")
     parser.add_argument("--verbose", action="store_true", help="also each campaign's table, with what fired")
     parser.add_argument("--size", type=int, metavar="N",
                         help="instead: the pooled test's size, with N raters of each content-blind kind")

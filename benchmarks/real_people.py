@@ -36,9 +36,9 @@ import numpy as np
 from analysis.checks import weighted_test
 from analysis.people_checks import WEIGHTS_FILE, PeopleWeights, count_pairs, people_weights
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.quality import quality_control
 from analysis.readers import read_ratings_with_stats
-from analysis.states import QCMethod
 from analysis.table import BAD_REF, MEANING, NO_LINK, REF, REPEAT, SLOT_TYPES, SYSTEM, Categorical, RatingsTable
 from da_platform.simulation.forecast import (
     Design,

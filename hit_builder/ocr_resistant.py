@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from da_core.enums import StrState
 from da_core.errors import BuildError
 from hit_builder.fonts import FontChain
 from hit_builder.render import (
@@ -56,7 +57,17 @@ if TYPE_CHECKING:
     import numpy
     from PIL import Image, ImageFont
 
-RENDER_STYLES = ("plain", "hardened")
+
+
+class RenderKind(StrState):
+    """How the answer images are drawn (``build --render``; a campaign's ``render`` part, shown by name)."""
+
+    plain = "plain"  # today's images (:class:`RenderStyle`)
+    hardened = "hardened"  # OCR-resistant (:class:`HardenedStyle`)
+
+
+RENDER_STYLES = tuple(kind.value for kind in RenderKind)
+"""The render kinds by name (the CLI's choices)."""
 FONT_CHANGES = ("word", "character")
 # Sibling files of a font (same folder), drawn in turn with it: sans, serif, bold, serif bold.
 _FAMILY = {
@@ -105,13 +116,18 @@ def _hardened(renderer: Renderer) -> HardenedStyle:
     return renderer.style
 
 
-def render_style(name: str) -> RenderStyle:
+def render_style(name: RenderKind | str) -> RenderStyle:
     """The style called ``name``: ``plain`` (today's images) or ``hardened`` (OCR-resistant)."""
-    if name == "plain":
+    if name == RenderKind.plain:
         return RenderStyle()
-    if name == "hardened":
+    if name == RenderKind.hardened:
         return HardenedStyle()
     raise BuildError(f"unknown rendering {name!r}; choose one of {', '.join(RENDER_STYLES)}")
+
+
+def render_kind(style: RenderStyle) -> RenderKind:
+    """``hardened`` for the OCR-resistant style, else ``plain`` (the inverse of :func:`render_style`)."""
+    return RenderKind.hardened if isinstance(style, HardenedStyle) else RenderKind.plain
 
 
 def relative_luminance(grey: int) -> float:

@@ -28,8 +28,8 @@ from analysis.sequential_plan import WaveDesign
 from da_core.enums import Criterion
 from da_core.errors import BuildError
 from da_platform.building.crowds import CrowdChoice
+from da_platform.building.first_wave import first_wave_plan
 from da_platform.building.inspection import verify_campaign
-from da_platform.building.wave_plan import first_wave_plan
 from da_platform.config.build_record import (
     AssemblyRecord,
     CheckOriginals,
@@ -185,14 +185,14 @@ class BuildSpec:
     (checked by the build: :func:`criterion_named`); ``statement`` and ``show_reference`` only for ``custom``.
     ``crowd``: the HIT layout (:mod:`hit_builder.layouts`), the answer images' render and the quality-control
     policy, with the crowd preset they were chosen by (:class:`~da_platform.building.crowds.CrowdChoice`: the one
-    source of all three; stored as ``CampaignSettings.layout``, ``render``, ``qc`` and ``crowd``).
+    source of all three; stored under the settings' keys ``layout``, ``render``, ``qc`` and ``crowd``).
     ``allow_missing``: a system without an answer to a question abstains there (imported with
     ``import answers --allow-missing``): the item is left out and listed in ``CampaignSettings.abstentions``.
     ``merge_identical``: rate an answer several systems gave to a question once (``hit_builder.merging``).
     ``worker``: the worker pages' language, instructions, example, practice and context
     (``CampaignSettings.worker``). ``id_salt``: the salt of the public ids (default: random, stored).
     ``waves``: run the campaign in waves (docs/method.md §12): only the first wave's HITs are built
-    (:mod:`da_platform.building.wave_plan`), the design stored as ``CampaignSettings.waves``; None: the fixed design.
+    (:mod:`da_platform.building.first_wave`), the design stored as ``CampaignSettings.waves``; None: the fixed design.
     """
 
     name: str
@@ -485,7 +485,7 @@ def _settings(request: _Request, imported: _Imported, assembled: _Assembled, ima
         assembly=AssemblyRecord(ASSEMBLY_VERSION, seed, passes, plan.items, len(plan.hits), plan.hits_per_pass,
                                 plan.fill_per_pass, "system name, then question id; shuffled per pass with the seed"),
         degradation=MethodRecord.described(method_description(), seed=seed),
-        layout=hit_layout,
+        stored_layout=hit_layout,
         layout_description=LayoutRecord.from_json(hit_layout.describe()),
         meaning=(MethodRecord.described(meaning_description(), seed=seed)
                  if SlotType.MEANING in hit_layout.check_types else None),
@@ -500,7 +500,7 @@ def _settings(request: _Request, imported: _Imported, assembled: _Assembled, ima
         long_answers=LongAnswersRecord.from_json(images.reading.record()),
         id_salt=salt,
         ids=f"HMAC-SHA256(id_salt, name/kind/index), first {ID_HEX_DIGITS} hex digits",
-        qc=crowd.qc,
+        stored_qc=crowd.qc,
         crowd=crowd.record(),
     )
 

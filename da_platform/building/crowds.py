@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from enum import Enum
 
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
-from analysis.states import QCMethod
+from analysis.qc_states import QCMethod
 from da_platform.config.build_record import CrowdRecord
 from da_platform.config.campaign_settings import CampaignSettings
 from hit_builder.layouts import DEFAULT_LAYOUT
-from hit_builder.ocr_resistant import HardenedStyle, render_style
+from hit_builder.ocr_resistant import HardenedStyle, RenderKind, render_kind, render_style
 from hit_builder.render import RenderStyle
 
 
@@ -40,11 +40,6 @@ class Crowd(str, Enum):
     paid = "paid"
     pool = "pool"
     reproduce = "reproduce"
-
-
-def render_name(style: RenderStyle) -> str:
-    """``hardened`` for the OCR-resistant render, else ``plain`` (``hit_builder.ocr_resistant.RENDER_STYLES``)."""
-    return "hardened" if isinstance(style, HardenedStyle) else "plain"
 
 
 @dataclass(frozen=True)
@@ -58,7 +53,7 @@ class CrowdPreset:
     description: str
 
     def parts(self) -> dict[str, str]:
-        return {"layout": self.layout, "render": render_name(self.render), "qc": self.qc.method.value}
+        return {"layout": self.layout, "render": render_kind(self.render), "qc": self.qc.method.value}
 
 
 PRESETS: dict[Crowd, CrowdPreset] = {preset.crowd: preset for preset in (
@@ -89,7 +84,7 @@ class CrowdChoice:
 
     def parts(self) -> dict[str, str]:
         """Layout, render and test by name."""
-        return {"layout": self.layout, "render": render_name(self.render), "qc": (self.qc or DEFAULT_QC).method.value}
+        return {"layout": self.layout, "render": render_kind(self.render), "qc": (self.qc or DEFAULT_QC).method.value}
 
     @property
     def overrides(self) -> dict[str, str]:
@@ -109,7 +104,7 @@ class CrowdChoice:
         return describe_parts(name, self.parts(), self.overrides)
 
 
-def choose(crowd: Crowd | str = DEFAULT_CROWD, *, layout: str | None = None, render: str | None = None,
+def choose(crowd: Crowd | str = DEFAULT_CROWD, *, layout: str | None = None, render: RenderKind | str | None = None,
            qc: QCMethod | str | None = None) -> CrowdChoice:
     """The preset for ``crowd``, with each part given explicitly (not None) in its place."""
     try:
@@ -133,7 +128,7 @@ def describe_parts(preset: str, parts: Mapping[str, str], overrides: Mapping[str
 def stored_parts(settings: CampaignSettings) -> dict[str, str]:
     """The layout, render and quality-control test a campaign was built with, from its stored settings."""
     return {"layout": settings.hit_layout.name,
-            "render": "hardened" if settings.render and settings.render.ocr_resistant else "plain",
+            "render": RenderKind.hardened if settings.render and settings.render.ocr_resistant else RenderKind.plain,
             "qc": settings.qc_policy.method.value}
 
 

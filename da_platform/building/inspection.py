@@ -21,7 +21,7 @@ def verify_campaign(session: Session, campaign: Campaign) -> int:
     The stored slots are turned back into plans and checked by :func:`assembly.verify_hit`, so the
     database and the assembler are held to the same rule; a check whose original lies in another
     HIT fails too. Each HIT is checked against the layout stored with the campaign
-    (``CampaignSettings.layout``; campaigns built before layouts existed are classic).
+    (``CampaignSettings.stored_layout``; campaigns built before layouts existed are classic).
     """
     try:
         layout = CampaignSettings.of(campaign).hit_layout

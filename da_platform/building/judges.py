@@ -2,7 +2,7 @@
 
 Every score must name a system of the test set and a question it answered; on any error nothing is
 imported. A judge's scores are replaced only when asked (``replace``). Quality control uses them in
-``analysis.behaviour`` (``beyond_automatic``): a worker whose ratings add nothing the crowd sees beyond
+``analysis.behaviour_signals`` (``beyond_automatic``): a worker whose ratings add nothing the crowd sees beyond
 them is flagged for review.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Campaigns in waves, on the database (docs/method.md §12): the first wave at build time, each later wave added
 to the built campaign.
 
-* :func:`da_platform.building.wave_plan.first_wave_plan` (called by ``build_campaign`` for ``BuildSpec.waves``):
+* :func:`da_platform.building.first_wave.first_wave_plan` (called by ``build_campaign`` for ``BuildSpec.waves``):
   the fixed design is assembled as usual, to measure against (its HITs are the budget's unit, its ratings per
   system the information each pair is planned to reach), and only the first wave's HITs
   (``analysis.sequential_plan.first_wave``, the fixed mix) are built; the design and that wave go into
@@ -31,8 +31,8 @@ from analysis.sequential_plan import WavePlan
 from da_core.enums import SlotType
 from da_core.errors import BuildError
 from da_platform.building.build import _import_items, _texts, insert_hits, original_score
+from da_platform.building.first_wave import by_system
 from da_platform.building.inspection import verify_campaign
-from da_platform.building.wave_plan import by_system
 from da_platform.config.build_record import RenderRecord
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.config.waves_record import LookRecord, WaveEntry

@@ -29,7 +29,7 @@ from da_platform.db.audit import audit
 from da_platform.db.models import (
     Answer,
     Assignment,
-    AssignmentStatus,
+    AssignmentTransition,
     Campaign,
     CampaignStatus,
     CampaignSystem,
@@ -40,6 +40,7 @@ from da_platform.db.models import (
     System,
     TestSet,
     Worker,
+    make,
 )
 
 
@@ -87,10 +88,9 @@ def change_status(session: Session, campaign: Campaign, change: StatusChange | s
 
 def release_assignment(session: Session, assignment: Assignment, *, actor: str, reason: str = "") -> None:
     """Give a stuck assignment's place back (it becomes ``abandoned``; the ratings given are kept)."""
-    if assignment.status != AssignmentStatus.in_progress:
+    if not make(assignment, AssignmentTransition.release):
         raise LifecycleError(f"assignment {assignment.public_id} is {assignment.status.value}: only an assignment "
                              "in progress can be released")
-    assignment.status = AssignmentStatus.abandoned
     audit(session, "assignment.release", campaign_id=assignment.hit.campaign_id, target=assignment.public_id,
           actor=actor, reason=reason or None,
           details={"hit": assignment.hit.index, "rated": assignment.next_position, "worker_id": assignment.worker_id})

@@ -157,7 +157,7 @@ def project_cost(campaign: Campaign, needed: int, remaining: int) -> CostProject
 
     settings = CampaignSettings.of(campaign)
     for source in SOURCES.values():  # the first source whose settings the campaign stores
-        stored = getattr(settings, source.settings_key) if source.settings_key else None
+        stored = settings.part(source.settings_key) if source.settings_key else None
         if stored is not None:
             break
     else:

@@ -20,9 +20,9 @@ def load_campaign_analysis(context: CliContext, campaign: NamedCampaign, options
 
 
 def print_exclusions(result) -> None:
-    """Which workers were left out, per group and cause (``analysis.states.ExcludedBy``, in the verdict's words:
+    """Which workers were left out, per group and cause (``analysis.qc_states.ExcludedBy``, in the verdict's words:
     excluded by a review decision, excluded by quality control, flagged for review, sd 0)."""
-    from analysis.states import ExcludedBy
+    from analysis.qc_states import ExcludedBy
 
     for by in ExcludedBy:
         for group, workers in result.excluded(by).items():

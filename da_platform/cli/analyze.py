@@ -117,8 +117,8 @@ def _file_analysis(ratings_file: Path, file_format: str | None, mturk_spec: Path
                    ) -> tuple[str, AnalysisOptions, Callable[[], AnalysisResult | None]]:
     """Read a ratings file: its name, the options (no QC for z-scores only) and the analysis to run;
     ``qc_method`` is the one asked for on the command line (None: not asked)."""
+    from analysis.qc_states import QCMethod
     from analysis.readers import read_ratings_file
-    from analysis.states import QCMethod
     from da_platform.results.file_analysis import analyse_file, file_notes
 
     ratings = read_ratings_file(ratings_file, file_format, mturk_spec=mturk_spec, mean_sd=list(mean_sd_files) or None)

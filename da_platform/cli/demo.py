@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from da_platform.building.crowds import DEFAULT_CROWD, PRESETS, Crowd, choose, render_name
+from da_platform.building.crowds import DEFAULT_CROWD, PRESETS, Crowd, choose, render_kind
 from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.progress import click_steps
 from da_platform.cli.progress import progress_lines as progress_lines  # (tests and scripts import it from here)
@@ -69,13 +69,13 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
     given = click.get_current_context().get_parameter_source
     default_crowd = all(given(name) is not click.core.ParameterSource.COMMANDLINE
                         for name in ("random_", "constant", "bots", "ocr_bots", "agents"))
-    plain = render is None and not ocr_bots and render_name(PRESETS[Crowd(crowd)].render) != "plain"
+    plain = render is None and not ocr_bots and render_kind(PRESETS[Crowd(crowd)].render) != "plain"
     preset = choose(crowd, layout=layout, render="plain" if plain else render, qc=qc_method)
     options = DemoOptions(out=out, questions=questions, seed=seed, criterion=criterion,
                           bad_workers={"random": random_, "constant": constant, "bot": bots, "ocr-overlap": ocr_bots,
                                        "oracle-agent": agents}, honest=honest,
                           hits_per_worker=hits_per_worker, threads=threads, fetch_images=images,
-                          layout=preset.layout, render=render_name(preset.render),
+                          layout=preset.layout, render=render_kind(preset.render),
                           font_paths=context.settings.font_paths,
                           fit_crowd=default_crowd, preset=preset)
     steps = click_steps()

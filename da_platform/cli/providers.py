@@ -185,7 +185,7 @@ def _mturk(context: CliContext, campaign_id: int | None, live: bool, endpoint_ur
             where = "live MTurk" if launched.live else "the MTurk sandbox"
             raise click.ClickException(f"this campaign was launched on {where}: "
                                        f"{'add' if launched.live else 'remove'} --live")
-    stored = settings.mturk if settings is not None else None
+    stored = settings.stored_mturk if settings is not None else None
     return MTURK.client(stored or MTurkSettings(), live=live,
                         endpoint=endpoint_url or context.settings.mturk_endpoint_url)
 

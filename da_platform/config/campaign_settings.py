@@ -220,15 +220,27 @@ def _json(value: Any) -> Any:
     return value
 
 
+STORED_FIELDS = {"layout": "stored_layout", "qc": "stored_qc", "review": "stored_review", "mturk": "stored_mturk",
+                 "prolific": "stored_prolific"}
+"""JSON key -> field, for the parts read through a property that gives a default (``stored_qc`` is the policy stored
+or None, ``qc_policy`` the policy that applies); every other field is named as its key."""
+
+
+def _field(key: str) -> str:
+    return STORED_FIELDS.get(key, key)
+
+
 @dataclass(frozen=True)
 class CampaignSettings:
     """Everything a campaign stores about itself (see the module docstring); None: not stored.
 
-    The fields are the JSON keys, in the order a build writes them."""
+    The fields are the JSON keys, in the order a build writes them; a part that has a default is a field
+    ``stored_<key>`` (None: not stored) read through its property (:attr:`hit_layout`, :attr:`qc_policy`,
+    :attr:`review_policy`, :attr:`mturk_settings`, :attr:`prolific_settings`: the part stored, else its default)."""
 
     assembly: AssemblyRecord | None = None
     degradation: MethodRecord | None = None
-    layout: Layout | None = None  # None: built before layouts existed (classic)
+    stored_layout: Layout | None = None  # None: built before layouts existed (classic)
     layout_description: LayoutRecord | None = None
     meaning: MethodRecord | None = None
     check_originals: CheckOriginals | None = None
@@ -240,13 +252,13 @@ class CampaignSettings:
     long_answers: LongAnswersRecord | None = None
     id_salt: str | None = None
     ids: str | None = None
-    qc: QCPolicy | None = None
+    stored_qc: QCPolicy | None = None
     crowd: CrowdRecord | None = None  # None: built without a crowd preset (before presets, or by the library)
     waves: WavesRecord | None = None  # None: the fixed design
-    review: ReviewPolicy | None = None
-    mturk: MTurkSettings | None = None
+    stored_review: ReviewPolicy | None = None
+    stored_mturk: MTurkSettings | None = None
     mturk_launch: MTurkLaunch | None = None
-    prolific: ProlificSettings | None = None
+    stored_prolific: ProlificSettings | None = None
     pool_time_limit_minutes: float | None = None
     rehearsal: RehearsalCopy | None = None  # only in a rehearsal's scratch copy
     _stored: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # as read (None: new)
@@ -255,7 +267,8 @@ class CampaignSettings:
     @classmethod
     def keys(cls) -> tuple[str, ...]:
         """The JSON keys, in the order a build writes them."""
-        return tuple(f.name for f in fields(cls) if not f.name.startswith("_"))
+        keys = {field: key for key, field in STORED_FIELDS.items()}
+        return tuple(keys.get(f.name, f.name) for f in fields(cls) if not f.name.startswith("_"))
 
     @classmethod
     def from_json(cls, stored: Mapping[str, Any] | None) -> CampaignSettings:
@@ -267,7 +280,7 @@ class CampaignSettings:
         parts = {key: _read(key, _READERS[key], data[key]) for key in cls.keys() if data.get(key) is not None}
         if "qc" not in parts and (legacy := _read("review", _legacy_qc, data)) is not None:
             parts["qc"] = legacy
-        return cls(**parts, _stored=data)
+        return cls(**{_field(key): value for key, value in parts.items()}, _stored=data)
 
     @classmethod
     def of(cls, campaign: Campaign) -> CampaignSettings:
@@ -280,16 +293,16 @@ class CampaignSettings:
         if unknown:
             raise TypeError(f"no campaign setting(s) {', '.join(unknown)}")
         written = self._written + tuple(key for key in parts if key not in self._written)
-        return dataclasses.replace(self, **parts, _written=written)
+        return dataclasses.replace(self, **{_field(key): value for key, value in parts.items()}, _written=written)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON to store: as read, with the replaced parts serialised in place (a new key at the end);
         new settings (a build's): every part set, in the order of :meth:`keys`."""
         if self._stored is None:
-            return {key: _json(value) for key in self.keys() if (value := getattr(self, key)) is not None}
+            return {key: _json(value) for key in self.keys() if (value := self.part(key)) is not None}
         stored = copy.deepcopy(dict(self._stored))
         for key in self._written:
-            value = getattr(self, key)
+            value = self.part(key)
             if value is None:
                 stored.pop(key, None)
             else:
@@ -307,37 +320,41 @@ class CampaignSettings:
         campaign.settings = settings.to_json()
         return settings
 
+    def part(self, key: str) -> Any:
+        """The part stored under JSON key ``key`` (None: not stored)."""
+        return getattr(self, _field(key))
+
     @property
     def hit_layout(self) -> Layout:
         """The HIT layout (campaigns built before layouts existed: classic)."""
-        return self.layout or CLASSIC
+        return self.stored_layout or CLASSIC
 
     @property
     def qc_policy(self) -> QCPolicy:
         """The quality-control policy stored, else the platform's default (``DEFAULT_QC``)."""
-        return self.qc or DEFAULT_QC
+        return self.stored_qc or DEFAULT_QC
 
     @property
     def review_policy(self) -> ReviewPolicy:
         """The review policy last used, else the default one."""
-        return self.review or ReviewPolicy()
+        return self.stored_review or ReviewPolicy()
 
     @property
     def mturk_settings(self) -> MTurkSettings:
         """The MTurk settings stored (at the last launch), else the defaults."""
-        return self.mturk or MTurkSettings()
+        return self.stored_mturk or MTurkSettings()
 
     @property
     def prolific_settings(self) -> ProlificSettings:
         """The Prolific settings stored (at the last launch), else the defaults."""
-        return self.prolific or ProlificSettings()
+        return self.stored_prolific or ProlificSettings()
 
     @property
     def time_limits(self) -> TimeLimits:
         """The time limit for one HIT per worker source (each read at its source's path, as stored)."""
         def stored(path: tuple[str, ...]) -> float | None:
-            value: Any = self
-            for name in path:
+            value: Any = self.part(path[0])
+            for name in path[1:]:
                 value = getattr(value, name, None)
             return value
 

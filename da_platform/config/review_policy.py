@@ -1,9 +1,9 @@
 """A campaign's review policy: the thresholds of approve / reject / bonus / block, and what the worker reads.
 
-The policy is part of the campaign's settings (``CampaignSettings.review``, written by each review run);
-applying it to an assignment is :mod:`da_platform.review.policy`'s, carrying a decision out
+The policy is part of the campaign's settings (``CampaignSettings.stored_review``, written by each review run);
+applying it to an assignment is :mod:`da_platform.review.decisions`'s, carrying a decision out
 :mod:`da_platform.review.apply`'s. Which ratings count is not the payment policy's: that is the quality-control
-policy (``CampaignSettings.qc``, :class:`analysis.qc_policy.QCPolicy`).
+policy (``CampaignSettings.stored_qc``, :class:`analysis.qc_policy.QCPolicy`).
 """
 from __future__ import annotations
 

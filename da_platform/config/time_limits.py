@@ -5,9 +5,9 @@ folder of :mod:`da_platform.providers`), read from the campaign's settings
 (:class:`~da_platform.config.campaign_settings.TimeLimits`):
 
 - own pool: ``CampaignSettings.pool_time_limit_minutes`` (``da-platform invite --time-limit``, default 180 min);
-- MTurk: the HITs' ``AssignmentDurationInSeconds`` (``CampaignSettings.mturk.assignment_duration``,
+- MTurk: the HITs' ``AssignmentDurationInSeconds`` (``CampaignSettings.stored_mturk.assignment_duration``,
   stored at launch, default 3 h): MTurk takes no submission after it;
-- Prolific: the study's maximum allowed time (``CampaignSettings.prolific.maximum_minutes``, default 90 min).
+- Prolific: the study's maximum allowed time (``CampaignSettings.stored_prolific.maximum_minutes``, default 90 min).
 
 This module is the one rule that applies them: the arrival (:mod:`da_platform.sources.arrival`), the rating path
 (:mod:`da_platform.rating.flow`), ``sync`` and the list of assignments under way all ask it, so it sits below

@@ -80,6 +80,69 @@ CONFIRMED = (AssignmentStatus.submitted, AssignmentStatus.approved, AssignmentSt
 MTurk or Prolific assignment in one of them is confirmed as its worker's (docs/security.md, "Arrival rules")."""
 
 
+class AssignmentTransition(str, enum.Enum):
+    """A change of an assignment's status the platform makes (docs/campaign-lifecycle.md, "Assignment states")."""
+
+    rate = "rate"  # a rating that is not the HIT's last: the assignment stays in progress, one slot further
+    finish = "finish"  # the HIT's last rating
+    time_out = "time_out"  # past its source's time limit, released when the next worker arrives
+    release = "release"  # ``campaign release`` (the dashboard's button)
+    release_unlisted = "release_unlisted"  # sync: past its time limit and not listed by the provider
+    forged = "forged"  # sync: the provider has the assignment id for another worker or HIT
+    sync_submitted = "sync_submitted"  # sync: the provider's word, whatever the assignment's status here
+    sync_approved = "sync_approved"
+    sync_rejected = "sync_rejected"
+    sync_abandoned = "sync_abandoned"
+    approve = "approve"  # a review decision carried out
+    reject = "reject"
+
+
+def _all_but(status: AssignmentStatus) -> tuple[AssignmentStatus, ...]:
+    return tuple(other for other in AssignmentStatus if other is not status)
+
+
+ASSIGNMENT_TRANSITIONS: dict[AssignmentTransition, tuple[tuple[AssignmentStatus, ...], AssignmentStatus]] = {
+    AssignmentTransition.rate: ((AssignmentStatus.in_progress,), AssignmentStatus.in_progress),
+    AssignmentTransition.finish: ((AssignmentStatus.in_progress,), AssignmentStatus.completed),
+    AssignmentTransition.time_out: ((AssignmentStatus.in_progress,), AssignmentStatus.abandoned),
+    AssignmentTransition.release: ((AssignmentStatus.in_progress,), AssignmentStatus.abandoned),
+    AssignmentTransition.release_unlisted: ((AssignmentStatus.in_progress, AssignmentStatus.completed),
+                                            AssignmentStatus.abandoned),
+    AssignmentTransition.forged: (_all_but(AssignmentStatus.abandoned), AssignmentStatus.abandoned),
+    AssignmentTransition.sync_submitted: (_all_but(AssignmentStatus.submitted), AssignmentStatus.submitted),
+    AssignmentTransition.sync_approved: (_all_but(AssignmentStatus.approved), AssignmentStatus.approved),
+    AssignmentTransition.sync_rejected: (_all_but(AssignmentStatus.rejected), AssignmentStatus.rejected),
+    AssignmentTransition.sync_abandoned: (_all_but(AssignmentStatus.abandoned), AssignmentStatus.abandoned),
+    AssignmentTransition.approve: (tuple(AssignmentStatus), AssignmentStatus.approved),
+    AssignmentTransition.reject: (tuple(AssignmentStatus), AssignmentStatus.rejected),
+}
+"""Every change of an assignment's status: transition -> (the statuses it starts from, the status it gives). Each
+conditional ``UPDATE`` and each change of a row takes its statuses from here, by naming its transition
+(:func:`may_make`, :func:`make`); a new one is a new row here and in the documented table."""
+
+
+def may_make(transition: AssignmentTransition, status: Any) -> Any:
+    """The SQL condition that ``status`` (a column) is one the transition starts from: ``status = 'x'`` for one
+    status (the statement the rating path has always sent), else ``status IN (...)``."""
+    sources = ASSIGNMENT_TRANSITIONS[transition][0]
+    return status == sources[0] if len(sources) == 1 else status.in_(sources)
+
+
+def status_after(transition: AssignmentTransition) -> AssignmentStatus:
+    """The status the transition gives."""
+    return ASSIGNMENT_TRANSITIONS[transition][1]
+
+
+def make(assignment: Assignment, transition: AssignmentTransition) -> bool:
+    """Give ``assignment`` the transition's status if its status is one the transition starts from (caller commits);
+    whether it did."""
+    sources, target = ASSIGNMENT_TRANSITIONS[transition]
+    if assignment.status not in sources:
+        return False
+    assignment.status = target
+    return True
+
+
 class BehaviourStatus(str, enum.Enum):
     """The behaviour record that came with a rating (docs/quality-control.md#behaviour-record): valid, or why there
     is none."""
@@ -194,7 +257,7 @@ class Answer(Base):
 class JudgeScore(Base):
     """An automatic judge's score of one answer (for example an LLM judge the researcher ran), imported with
     ``da-platform import judge-scores``; quality control asks whether a worker's ratings carry information
-    beyond such scores (``analysis.behaviour``, ``beyond_automatic``). Any scale: only its relation to the
+    beyond such scores (``analysis.behaviour_signals``, ``beyond_automatic``). Any scale: only its relation to the
     ratings is used."""
 
     __tablename__ = "judge_score"
@@ -372,7 +435,7 @@ class Rating(Base):
     score: Mapped[int] = mapped_column(Integer)
     shown_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     rated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    # What the page recorded while the item was shown (da_platform.rating.behaviour); NULL status: before 0003.
+    # What the page recorded while the item was shown (da_platform.rating.behaviour_record); NULL status: before 0003.
     behaviour_status: Mapped[BehaviourStatus | None] = mapped_column(_enum(BehaviourStatus, "behaviour_status"))
     behaviour: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     # The server's own record: every image the slot shows was served to the assignment before this rating

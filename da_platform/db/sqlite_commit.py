@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from analysis.states import StrState
+from da_core.enums import StrState
 
 
 class SqliteCommit(StrState):

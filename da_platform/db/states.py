@@ -1,15 +1,15 @@
 """The states of review decisions and quality control, and the names of the worker sources, as types
-(dependency-free: ``analysis.states`` only).
+(dependency-free: ``analysis.qc_states`` only).
 
 ``DecisionAction`` and ``DecisionStatus`` are stored in ``review_decision.action`` / ``.status`` as
 their string values (non-native enum columns since migration 0008, which kept the values); ``QCStatus`` is defined in
-``analysis.states`` (``analysis`` does not import ``da_platform``) and re-exported here so that the
+``analysis.qc_states`` (``analysis`` does not import ``da_platform``) and re-exported here so that the
 platform reads every state from one module. Each is a ``StrState``: a member equals its stored string,
 and ``str()`` / f-strings give the value on every supported Python.
 """
 from __future__ import annotations
 
-from analysis.states import QCStatus, StrState
+from analysis.qc_states import QCStatus, StrState
 
 
 class WorkerSource(StrState):

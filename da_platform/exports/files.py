@@ -319,7 +319,7 @@ def bundle(session: Session, campaign: Campaign, *, partial: bool = False, analy
         "hits.csv": hit_composition(session, campaign),
         "degradation.jsonl": degradations(session, campaign) or b"\n",
         "quality-control.json": _json({"analysis": qc_settings, "qc_policy": analysis.qc.to_dict(),
-                                       "review_policy": settings.review and settings.review.to_dict()}),
+                                       "review_policy": settings.stored_review and settings.stored_review.to_dict()}),
         "excluded-workers.csv": _csv(("worker", "excluded_by", "reason"), excluded_rows),
         "decisions.csv": decisions_csv(session, campaign),
     }

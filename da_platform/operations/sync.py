@@ -29,11 +29,14 @@ from da_platform.db.audit import audit
 from da_platform.db.models import (
     CONFIRMED,
     Assignment,
-    AssignmentStatus,
+    AssignmentTransition,
     Campaign,
     Hit,
     ReviewDecision,
     Worker,
+    make,
+    may_make,
+    status_after,
     utcnow,
 )
 from da_platform.db.rows import get_row
@@ -44,10 +47,10 @@ from da_platform.providers.registry import source
 from da_platform.review.apply import PENDING, ExecutionReport, execute_pending, reconcile
 
 _TO_OURS = {
-    ProviderStatus.submitted: AssignmentStatus.submitted,
-    ProviderStatus.approved: AssignmentStatus.approved,
-    ProviderStatus.rejected: AssignmentStatus.rejected,
-    ProviderStatus.abandoned: AssignmentStatus.abandoned,
+    ProviderStatus.submitted: AssignmentTransition.sync_submitted,
+    ProviderStatus.approved: AssignmentTransition.sync_approved,
+    ProviderStatus.rejected: AssignmentTransition.sync_rejected,
+    ProviderStatus.abandoned: AssignmentTransition.sync_abandoned,
 }
 
 
@@ -102,16 +105,16 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
                   reason="the provider has this assignment but the platform never saw the worker arrive",
                   details={"worker": item.worker_id, "work": item.work_id, "status": item.raw_status})
         return
-    new = _TO_OURS.get(item.status)
+    transition = _TO_OURS.get(item.status)
     data = {**(row.provider_data or {}), "status": item.raw_status}
     if item.submitted_at is not None:
         data["submitted_at"] = item.submitted_at.isoformat()
     changed = False
-    if new is not None and row.status != new:
+    if transition is not None and row.status != status_after(transition):
         changed = True
         audit(session, f"{provider}.sync.status", campaign_id=campaign.id, target=item.assignment_id,
-              outcome=f"{row.status.value} -> {new.value}")
-        row.status = new
+              outcome=f"{row.status.value} -> {status_after(transition).value}")
+        make(row, transition)
     if data != row.provider_data:
         row.provider_data = data
         changed = True
@@ -121,10 +124,10 @@ def apply_assignment(session: Session, campaign: Campaign, item: ProviderAssignm
 def _abandon_forgery(session: Session, campaign: Campaign, provider: WorkerSource, row: Assignment,
                      item: ProviderAssignment, worker: str, work: str | None, result: SyncResult) -> None:
     """Our row under a real provider assignment id but with another worker or HIT than the provider's."""
-    if row.status == AssignmentStatus.abandoned:
+    before = row.status
+    if not make(row, AssignmentTransition.forged):
         return
     result.forged.append(item.assignment_id)
-    before, row.status = row.status, AssignmentStatus.abandoned
     audit(session, f"{provider}.sync.forged", campaign_id=campaign.id, target=item.assignment_id,
           outcome=f"{before.value} -> abandoned",
           reason="the provider has this assignment id for another worker or HIT: the arrival was written by hand; "
@@ -132,9 +135,6 @@ def _abandon_forgery(session: Session, campaign: Campaign, provider: WorkerSourc
           details={"ours": {"worker": worker, "work": work}, "provider": {"worker": item.worker_id,
                                                                            "work": item.work_id}})
 
-
-# Ours, but the provider's only if it lists them: still being rated, or finished here and (we hope) submitted.
-_RELEASABLE = (AssignmentStatus.in_progress, AssignmentStatus.completed)
 
 
 def release_unlisted(session: Session, campaign: Campaign, provider: WorkerSource, work_id: str, listed: set[str],
@@ -147,14 +147,15 @@ def release_unlisted(session: Session, campaign: Campaign, provider: WorkerSourc
     rows = session.scalars(
         select(Assignment).join(Hit, Hit.id == Assignment.hit_id)
         .where(Hit.campaign_id == campaign.id, Hit.provider == provider, Hit.provider_hit_id == work_id,
-               Assignment.source == provider, Assignment.status.in_(_RELEASABLE),
+               Assignment.source == provider, may_make(AssignmentTransition.release_unlisted, Assignment.status),
                time_limits.started_too_long_ago(campaign, now))
         .order_by(Assignment.id)
     ).all()
     for row in rows:
         if row.provider_assignment_id in listed:
             continue
-        before, row.status = row.status, AssignmentStatus.abandoned
+        before = row.status
+        make(row, AssignmentTransition.release_unlisted)
         target = row.provider_assignment_id or row.public_id
         result.released.append(target)
         audit(session, f"{provider}.sync.release", campaign_id=campaign.id, target=target,

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from analysis.states import StrState
+from da_core.enums import StrState
 from da_platform.db.models import Assignment, Campaign
 from da_platform.db.states import WorkerSource
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from analysis.states import StrState
+from da_core.enums import StrState
 
 CENT = Decimal("0.01")
 MTURK_COMMISSION = Decimal("0.20")

@@ -11,7 +11,7 @@ handful of statements built once. The caller commits. Invariants:
 - the claim of a position is a conditional ``UPDATE … WHERE next_position = :current``, so
   concurrent duplicates of one request can never store two ratings or skip a slot;
 - the page's behaviour record is stored with the rating as valid or as why it is not
-  (``da_platform.rating.behaviour``); it never decides whether the rating is accepted;
+  (``da_platform.rating.behaviour_record``); it never decides whether the rating is accepted;
 - beside it, the server's own record: each image of the current slot the assignment is served is noted on the
   assignment (``current_images_served``, one conditional UPDATE the first time each is asked for), and a rating
   is stored with whether every image its slot shows had been served (``Rating.images_served``); the claim
@@ -55,9 +55,22 @@ from sqlalchemy.sql import Select
 from da_platform.config.campaign_settings import TimeLimits
 from da_platform.config.time_limits import is_overdue, limit_seconds_sql
 from da_platform.db.engine import begin_write
-from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Hit, Question, Rating, Slot, Worker, utcnow
+from da_platform.db.models import (
+    Assignment,
+    AssignmentStatus,
+    AssignmentTransition,
+    Campaign,
+    Hit,
+    Question,
+    Rating,
+    Slot,
+    Worker,
+    may_make,
+    status_after,
+    utcnow,
+)
 from da_platform.db.sqlite_commit import no_wait
-from da_platform.rating.behaviour import parse_behaviour
+from da_platform.rating.behaviour_record import parse_behaviour
 
 _SCORE = re.compile(r"(?:0|[1-9][0-9]?|100)")
 
@@ -208,13 +221,13 @@ _CLAIM = (
     .where(
         _A.c.id == bindparam("assignment_id"),
         _A.c.next_position == bindparam("position"),
-        _A.c.status == AssignmentStatus.in_progress,
+        may_make(AssignmentTransition.rate, _A.c.status),
     )
     .values(next_position=bindparam("next_position"), current_shown_at=bindparam("next_shown_at"),
             current_images_served=0)
 )
 
-_CLAIM_LAST = _CLAIM.values(status=AssignmentStatus.completed, completed_at=bindparam("now"))
+_CLAIM_LAST = _CLAIM.values(status=status_after(AssignmentTransition.finish), completed_at=bindparam("now"))
 
 _INSERT_RATING = insert(_R).values(
     assignment_id=bindparam("assignment_id"),
@@ -248,17 +261,18 @@ _cur = (
     .join(_S, and_(_S.c.hit_id == _A.c.hit_id, _S.c.position == _A.c.next_position))
     .join(_W, _W.c.id == _A.c.worker_id)
     .where(_A.c.public_id == bindparam("assignment_public_id"), _S.c.public_id == bindparam("slot_public_id"),
-           _A.c.status == AssignmentStatus.in_progress, _W.c.blocked == false(), _in_time)
+           may_make(AssignmentTransition.rate, _A.c.status), _W.c.blocked == false(), _in_time)
     .cte("cur")
 )
 _last = _cur.c.next_position + 1 >= _cur.c.slot_count
 _claimed = (
     update(_A)
     .where(_A.c.id == _cur.c.id, _A.c.next_position == _cur.c.next_position,
-           _A.c.status == AssignmentStatus.in_progress)
+           may_make(AssignmentTransition.rate, _A.c.status))
     .values(next_position=_cur.c.next_position + 1,
             current_shown_at=case((_last, null()), else_=_NOW),
-            status=case((_last, literal(AssignmentStatus.completed, _A.c.status.type)), else_=_A.c.status),
+            status=case((_last, literal(status_after(AssignmentTransition.finish), _A.c.status.type)),
+                        else_=_A.c.status),
             completed_at=case((_last, _NOW), else_=_A.c.completed_at),
             current_images_served=0)
     .returning(_A.c.id)
@@ -370,7 +384,7 @@ def record_rating(
     """Store the rating of the current slot, or recognise a repeat of an earlier one; else refuse.
 
     ``database``: a connection (the worker pages': in autocommit mode, with no transaction open) or an engine
-    to take one from. ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour``), stored with
+    to take one from. ``behaviour``: the posted behaviour record (``da_platform.rating.behaviour_record``), stored with
     the rating as valid or as why it is not; it never decides whether the rating is accepted.
 
     Commits what it stores; refusals change nothing. ``shown_at`` is when the slot was served (the

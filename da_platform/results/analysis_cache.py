@@ -108,7 +108,7 @@ def read_stamp(session: Session, campaign: Campaign) -> Stamp:
         select(func.count(ReviewDecision.id), func.coalesce(func.max(ReviewDecision.id), 0),
                func.max(ReviewDecision.updated_at))
         .where(ReviewDecision.campaign_id == campaign.id)).one()
-    qc = CampaignSettings.of(campaign).qc
+    qc = CampaignSettings.of(campaign).stored_qc
     settings = json.dumps([campaign.name, None if qc is None else qc.to_dict()], sort_keys=True, default=str)
     judged, judge_max = session.execute(
         select(func.count(JudgeScore.id), func.coalesce(func.max(JudgeScore.id), 0))

@@ -2,7 +2,7 @@
 
 ``analyze --campaign``, ``validate-metrics --campaign``, the dashboard, every export, the bundle and the
 payment policy all build a :class:`CampaignAnalysis`: the ratings, the workers a review decision excluded,
-and ``analysis.analyze`` with the campaign's quality-control policy (``CampaignSettings.qc``, an
+and ``analysis.analyze`` with the campaign's quality-control policy (``CampaignSettings.stored_qc``, an
 ``analysis.qc_policy.QCPolicy``, with what a command line overrides laid over it by
 ``analysis.qc_policy.resolve_policy``), which leaves out the decision-excluded workers, lists every exclusion
 with its cause, and judges the excluded workers too.
@@ -27,10 +27,10 @@ from sqlalchemy.orm import Session
 
 from analysis.lapses import HitCheck, hit_checks
 from analysis.qc_policy import QCOverrides, QCPolicy, resolve_policy
+from analysis.qc_states import ExcludedBy
 from analysis.quality import WorkerQC
 from analysis.report import AnalysisResult, Exclusion, GroupAnalysis, analyze
 from analysis.scores import ScoreSettings
-from analysis.states import ExcludedBy
 from analysis.table import RatingsTable
 from analysis.verdict import WorkerVerdict
 from da_core.errors import InputError
@@ -110,7 +110,8 @@ class CampaignAnalysis:
         self.abandoned = abandoned_ratings(session, campaign)  # label -> ratings left out with their HIT
         self.unconfirmed = unconfirmed_ratings(session, campaign)  # label -> ratings awaiting the provider
         options = options or AnalysisOptions()
-        self.qc: QCPolicy = resolve_policy(CampaignSettings.of(campaign).qc, options.qc)  # what this analysis applies
+        # what this analysis applies
+        self.qc: QCPolicy = resolve_policy(CampaignSettings.of(campaign).stored_qc, options.qc)
         self.alpha, self.scores = options.alpha, options.scores  # the ranking's level; the numeric path
 
     @property

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.behaviour import SIGNALS
+from analysis.behaviour_signals import SIGNALS
 from analysis.qc_policy import WMT_QC, QCOverrides, resolve_policy
+from analysis.qc_states import QCMethod, QCScope
 from analysis.readers import RatingsFile
 from analysis.report import AnalysisResult
 from analysis.report import analyze as run_analysis
 from analysis.scores import ScoreSettings
-from analysis.states import QCMethod, QCScope
 from da_platform.results.campaign_analysis import AnalysisOptions
 
 

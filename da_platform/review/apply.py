@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.config.review_policy import WorkerMessages
 from da_platform.db.audit import audit
-from da_platform.db.models import Assignment, AssignmentStatus, Hit, ReviewDecision, Worker, utcnow
+from da_platform.db.models import Assignment, AssignmentTransition, Hit, ReviewDecision, Worker, make, utcnow
 from da_platform.db.rows import get_row
 from da_platform.db.states import DecisionAction, DecisionStatus
 from da_platform.providers.base import OutcomeUnknown, Provider, ProviderError, ProviderStatus
@@ -65,7 +65,7 @@ def apply_decision(session: Session, decision: ReviewDecision, status: DecisionS
     if decision.action in (DecisionAction.approve, DecisionAction.reject) and decision.assignment_id is not None:
         assignment = get_row(session, Assignment, decision.assignment_id)
         approved = decision.action == DecisionAction.approve
-        assignment.status = AssignmentStatus.approved if approved else AssignmentStatus.rejected
+        make(assignment, AssignmentTransition.approve if approved else AssignmentTransition.reject)
     if decision.action == DecisionAction.block and decision.worker_id is not None:
         get_row(session, Worker, decision.worker_id).blocked = True
 

@@ -1,6 +1,6 @@
 """A researcher's decision on one worker, from the dashboard's buttons or ``da-platform decide``.
 
-The actions map onto the review policy's (``da_platform.review.policy``): approve and use,
+The actions map onto the review policy's (``da_platform.review.decisions``): approve and use,
 approve but exclude the data, reject (excludes the data), bonus, block. :func:`plan` says what one
 would record (the dashboard's confirmation page, the command's summary); :func:`record` stores each
 ``ReviewDecision`` with its reason through ``policy.store`` (which writes the audit row and applies
@@ -32,7 +32,7 @@ from da_platform.providers.money import amount_string, parse_amount
 from da_platform.rating.campaign_ratings import CONFIRMED, worker_label
 from da_platform.review.actions import ACTIONS, Action
 from da_platform.review.apply import FAILED, NO_PROVIDER
-from da_platform.review.policy import PlannedDecision, Verdict, judge, store
+from da_platform.review.decisions import PaymentDecision, PlannedDecision, judge, store
 
 
 class DecisionError(ValueError):
@@ -64,7 +64,7 @@ def rejection_notice(source: str) -> str:
             f"`da-platform {source} review` sends the decision.")
 
 
-def recommendation(session: Session, campaign: Campaign, worker: Worker, qc, evidence=None) -> Verdict:
+def recommendation(session: Session, campaign: Campaign, worker: Worker, qc, evidence=None) -> PaymentDecision:
     """What the campaign's review policy would decide for this worker's work (``evidence``: the
     worker's ``analysis.verdict.WorkerVerdict``, if known)."""
     given = session.scalar(
@@ -112,7 +112,8 @@ def plan(session: Session, campaign: Campaign, worker: Worker, key: str, *, amou
     assignments = _assignments(session, campaign, worker)
     notes: list[str] = []
 
-    def planned(a: Assignment | None, kind: str, use: bool, money: Decimal | None, *token_parts) -> PlannedDecision:
+    def planned(a: Assignment | None, kind: DecisionAction, use: bool, money: Decimal | None,
+                *token_parts) -> PlannedDecision:
         return PlannedDecision(
             assignment_id=a.id if a else None, worker_id=worker.id, worker=worker.external_id,
             provider_assignment_id=a.provider_assignment_id if a else None, action=kind, use_data=use,

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from da_platform.config.review_policy import ReviewPolicy
 from da_platform.db.models import Campaign
 from da_platform.db.states import WorkerSource
-from da_platform.review.policy import PlannedDecision, plan, quality_by_worker, record_decisions
+from da_platform.review.decisions import PlannedDecision, plan, quality_by_worker, record_decisions
 
 SOURCE = WorkerSource.pool
 

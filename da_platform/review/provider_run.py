@@ -18,7 +18,7 @@ from da_platform.db.rows import get_row
 from da_platform.providers.base import Provider
 from da_platform.providers.money import CostEstimate
 from da_platform.review.apply import ExecutionReport, execute_pending
-from da_platform.review.policy import (
+from da_platform.review.decisions import (
     PlannedDecision,
     ReviewPolicy,
     held_for_review,

@@ -16,7 +16,7 @@ Kinds (``KINDS``):
 - ``ocr-overlap-paced``, ``rapidocr-overlap-paced``: the same scores, but each item takes a
   human-looking time that grows with the text read, and the bot forges a plausible person's record.
   With ``waits=False`` it only claims those times in its records without taking them (the server's
-  time on item then gives it away: ``analysis.behaviour``, ``server_time``).
+  time on item then gives it away: ``analysis.behaviour_signals``, ``server_time``).
 - ``oracle-agent``: an excellent rater (scores the true quality with little noise, as a good
   language model reading the images would) that behaves like a script: a regular time per item
   whatever the length, and a record without any pointer, touch or key event.

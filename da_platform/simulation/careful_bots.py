@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from da_platform.db.models import utcnow
-from da_platform.rating.behaviour import TRACES
+from da_platform.rating.behaviour_record import TRACES
 from da_platform.simulation import careful_rules as rules
 from da_platform.simulation.profiles import random_profile
 

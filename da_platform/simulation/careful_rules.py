@@ -162,7 +162,7 @@ def bot_seconds(texts: list[str], rng: np.random.Generator) -> float:
     return (7.0 + 0.2 * words + 0.1 * characters) * float(rng.uniform(0.9, 1.1))
 
 
-READING_WPS, READING_CPS, DECIDE_S = 228 / 60, 255 / 60, 2.5  # IReST means (analysis.behaviour), and deciding
+READING_WPS, READING_CPS, DECIDE_S = 228 / 60, 255 / 60, 2.5  # IReST means (analysis.behaviour_signals), and deciding
 
 
 def person_seconds(texts: list[str], rng: np.random.Generator) -> float:

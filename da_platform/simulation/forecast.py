@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.report import analyze
-from analysis.states import QCMethod
 from analysis.table import REPEAT, SYSTEM, RatingsTable
 from da_platform.simulation.people import KIND_OF, PeopleModel, fitted_model, simulate_slots
 

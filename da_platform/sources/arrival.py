@@ -59,11 +59,14 @@ from da_platform.db.models import (
     CONFIRMED,
     Assignment,
     AssignmentStatus,
+    AssignmentTransition,
     Campaign,
     CampaignStatus,
     Hit,
     Slot,
     Worker,
+    may_make,
+    status_after,
     utcnow,
 )
 from da_platform.providers.arrival import Arrival, ArrivalRefused
@@ -93,11 +96,11 @@ _MINE = (
 # Unfinished assignments past their source's time limit (time_limits.overdue, with one bound cut-off per source).
 _RELEASE_OVERDUE = (
     update(_A)
-    .where(_A.c.status == AssignmentStatus.in_progress,
+    .where(may_make(AssignmentTransition.time_out, _A.c.status),
            or_(*(and_(_A.c.source == source, _A.c.started_at < bindparam(f"cutoff_{source}"))
                  for source in LIMITED_SOURCES)),
            _A.c.hit_id.in_(select(_H.c.id).where(_H.c.campaign_id == bindparam("campaign_id"))))
-    .values(status=AssignmentStatus.abandoned)
+    .values(status=status_after(AssignmentTransition.time_out))
 )
 
 # Rule 3: the places a HIT's assignments hold, and whether the arriving worker holds one there already.

@@ -322,7 +322,7 @@ def _use_assignment_page() -> None:
 def _rate() -> Rated:
     """Store the rating in the form; raises RatingRefused or WorkerPageError."""
     public_id, slot, score = _public_id(), request.form.get("slot", ""), request.form.get("score")
-    behaviour = request.form.get("behaviour")  # the page's behaviour record (da_platform.rating.behaviour)
+    behaviour = request.form.get("behaviour")  # the page's behaviour record (da_platform.rating.behaviour_record)
     now = assignment_request().now
     return once_more_if_disconnected(lambda: record_rating(request_connection(), public_id, slot, score,
                                                            now=now, behaviour=behaviour))

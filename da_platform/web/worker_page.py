@@ -141,10 +141,10 @@ def pay_line(settings: CampaignSettings) -> str | None:
     """The pay to show: the researcher's text, else the reward of the campaign's MTurk or Prolific settings."""
     if settings.worker.pay:
         return settings.worker.pay
-    if settings.mturk is not None:
-        return f"{amount_string(settings.mturk.reward)} USD"
-    if settings.prolific is not None:
-        return f"{amount_string(settings.prolific.reward)} {settings.prolific.currency}".strip()
+    if settings.stored_mturk is not None:
+        return f"{amount_string(settings.stored_mturk.reward)} USD"
+    if settings.stored_prolific is not None:
+        return f"{amount_string(settings.stored_prolific.reward)} {settings.stored_prolific.currency}".strip()
     return None
 
 
@@ -152,7 +152,7 @@ def minutes_line(settings: CampaignSettings) -> int | None:
     """The expected time: the researcher's, else the Prolific study's estimate."""
     if settings.worker.minutes:
         return settings.worker.minutes
-    return settings.prolific.estimated_minutes if settings.prolific is not None else None
+    return settings.stored_prolific.estimated_minutes if settings.stored_prolific is not None else None
 
 
 def instructions_view(settings: CampaignSettings, token: str | None) -> InstructionsView:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod, QCScope
 from analysis.quality import quality_control
 from analysis.report import analyze
 from analysis.scores import ScoreSettings, compute_scores
-from analysis.states import QCMethod, QCScope
 from analysis.summation import canonical_means, r_means, significant
 from analysis.table import RatingRecord, RatingsTable
 

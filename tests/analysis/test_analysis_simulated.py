@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.report import analyze
-from analysis.states import QCMethod
 from da_platform.simulation.profiles import (
     WorkerProfile,
     honest_and_bad_crowd,

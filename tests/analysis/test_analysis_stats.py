@@ -9,14 +9,14 @@ import pytest
 from scipy import stats
 
 from analysis.correlation import williams_test
-from analysis.planning import sample_size_by_simulation, sample_size_normal, separation_progress
+from analysis.power import sample_size_by_simulation, sample_size_normal, separation_progress
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.quality import MIN_NONZERO_PAIRS, paired_ttest, quality_control, rank_sum_test, signed_rank_test
 from analysis.ranking import clusters_from_wins, pairwise_pvalues, rank_sum_greater, rank_systems
 from analysis.reliability import self_replication
 from analysis.report import analyze
 from analysis.scores import compute_scores
-from analysis.states import QCMethod
 from analysis.table import RatingRecord, RatingsTable
 
 # --- signed-rank test -------------------------------------------------------------------------
@@ -255,7 +255,7 @@ def test_separation_progress_on_a_simulated_campaign():
 
 
 def test_sample_size_for_a_huge_effect_is_the_smallest_experiment() -> None:
-    from analysis.planning import sample_size_normal
+    from analysis.power import sample_size_normal
 
     huge = sample_size_normal(10.0)
     assert huge.n_t_test == 2.0  # two items per system already give the power

@@ -1,4 +1,4 @@
-"""Per-worker evidence and the combined verdict (analysis/behaviour.py, analysis/verdict.py) on small
+"""Per-worker evidence and the combined verdict (analysis/behaviour_signals.py, analysis/verdict.py) on small
 hand-made crowds whose answers are known, plus unit and property tests of each signal."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.behaviour import (
+from analysis.behaviour_signals import (
     MAX_AUTOMATIC_P,
     MAX_MISSING_SHARE,
     MIN_RATINGS,
@@ -25,7 +25,7 @@ from analysis.report import analyze
 from analysis.table import MEANING, RatingsTable
 from analysis.verdict import VerdictStatus, combine, worker_verdicts
 from da_platform.db.models import BehaviourStatus
-from da_platform.rating.behaviour import parse_behaviour
+from da_platform.rating.behaviour_record import parse_behaviour
 from tests.crowd_tables import CROWD, N_ITEMS, crowd_table, human_record
 
 
@@ -167,7 +167,7 @@ def test_missing_records_threshold_and_unknown_statuses():
     rng = np.random.default_rng(2)
     n_missing = int(MAX_MISSING_SHARE * 20)  # exactly at the threshold: not flagged
     records = [None] * n_missing + [human_record(rng, 5)] * (20 - n_missing)
-    from analysis.behaviour import missing_records
+    from analysis.behaviour_signals import missing_records
 
     assert missing_records(evidence(records), np.arange(20)).flagged is False
     assert missing_records(evidence([None] + records), np.arange(21)).flagged is True

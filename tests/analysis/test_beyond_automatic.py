@@ -1,4 +1,4 @@
-"""The beyond_automatic signal (analysis.behaviour): do a worker's ratings carry information beyond the
+"""The beyond_automatic signal (analysis.behaviour_signals): do a worker's ratings carry information beyond the
 automatic scores? Hand-computed peer values and partial correlations, and what it flags."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.behaviour import (
+from analysis.behaviour_signals import (
     MAX_AUTOMATIC_P,
     behaviour_signals,
     beyond_automatic,
@@ -186,7 +186,7 @@ def test_not_applicable_where_the_crowd_shows_nothing_beyond_the_automatic_score
 
 
 def test_signal_wording_and_not_applicable_cases():
-    from analysis.behaviour import Beyond
+    from analysis.behaviour_signals import Beyond
 
     assert beyond_automatic(Beyond(math.nan, math.nan, 4, 3), 0.9, "3 text-overlap measures").flagged is None
     assert beyond_automatic(Beyond(0.5, 0.0, 40, 3), None, "x").flagged is None  # too few workers

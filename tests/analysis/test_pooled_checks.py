@@ -9,9 +9,9 @@ import pytest
 
 from analysis.checks import directional_differences, pooled_test, repeat_consistency
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod, QCStatus
 from analysis.quality import quality_control
 from analysis.report import analyze
-from analysis.states import QCMethod, QCStatus
 from analysis.table import RatingRecord, RatingsTable
 from da_platform.simulation.profiles import WorkerProfile, simulate_campaign, systems_evenly_spaced
 

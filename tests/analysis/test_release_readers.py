@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from analysis.mturk_batch import ColumnSpec, read_mturk_batch
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.readers import (
     guess_format,
     read_ratings,
@@ -23,7 +24,6 @@ from analysis.readers import (
 )
 from analysis.report import analyze
 from analysis.scores import ScoreSettings
-from analysis.states import QCMethod
 from analysis.table import SLOT_TYPES
 from analysis.wmt_formats import STND_COLUMNS, read_mean_sd, read_wmt15, read_wmt_stnd
 from da_core.errors import InputError

@@ -14,9 +14,9 @@ import pytest
 from analysis.checks import WEIGHT_STEP, weighted_test
 from analysis.people_checks import LEVEL_EDGES, PeopleWeights, count_pairs, people_weights
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod, QCStatus
 from analysis.quality import quality_control
 from analysis.readers import read_wmt
-from analysis.states import QCMethod, QCStatus
 from analysis.table import Categorical, RatingsTable
 
 WEIGHTED = QCPolicy(QCMethod.weighted)

@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 
 from analysis.qc_policy import QCPolicy
+from analysis.qc_states import QCMethod
 from analysis.readers import read_ratings
 from analysis.report import analyze
 from analysis.scores import ScoreSettings
-from analysis.states import QCMethod
 from tests.data_paths import WMT21
 
 FIXTURE = WMT21

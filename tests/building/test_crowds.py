@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from analysis.qc_policy import QCPolicy
-from analysis.states import QCMethod
+from analysis.qc_states import QCMethod
 from da_platform.building.crowds import (
     DEFAULT_CROWD,
     PRESETS,

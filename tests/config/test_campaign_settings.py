@@ -9,9 +9,10 @@ from decimal import Decimal
 import pytest
 
 from analysis.qc_policy import DEFAULT_QC, QCPolicy
-from analysis.states import QCMethod, QCScope
+from analysis.qc_states import QCMethod, QCScope
 from da_platform.config.campaign_settings import (
     REDACTED,
+    STORED_FIELDS,
     CampaignSettings,
     CampaignSettingsError,
     MTurkLaunch,
@@ -114,7 +115,7 @@ def test_every_stored_shape_is_read_and_written_back_byte_for_byte(name):
 
 def test_the_prolific_currency_is_read_as_a_currency_and_stored_as_its_code():
     settings = CampaignSettings.from_json({"prolific": {**PROLIFIC, "currency": "USD"}})
-    assert settings.prolific is not None and settings.prolific.currency is Currency.USD
+    assert settings.stored_prolific is not None and settings.stored_prolific.currency is Currency.USD
     stored = settings.to_json()["prolific"]["currency"]
     assert (type(stored), stored) == (str, "USD")
     assert ProlificSettings().currency is Currency.GBP
@@ -125,9 +126,9 @@ def test_a_campaign_that_stored_nothing_reads_the_defaults():
     assert settings == CampaignSettings.from_json(None)
     assert settings.hit_layout.name == "classic" and settings.qc_policy == DEFAULT_QC
     assert settings.review_policy == ReviewPolicy() and settings.mturk_settings == MTurkSettings()
-    assert settings.prolific_settings == ProlificSettings() and settings.prolific is None
+    assert settings.prolific_settings == ProlificSettings() and settings.stored_prolific is None
     assert settings.worker.lang == "en" and not settings.worker.show_context and settings.worker.example is None
-    assert settings.render is None and settings.assembly is None and settings.mturk is None
+    assert settings.render is None and settings.assembly is None and settings.stored_mturk is None
     # pool 180 min, MTurk 3 h, Prolific 90 min: the providers' defaults
     assert [settings.time_limits.seconds(s) for s in ("pool", "mturk", "prolific", "elsewhere")] == [
         10800.0, 10800.0, 5400.0, None]
@@ -135,12 +136,12 @@ def test_a_campaign_that_stored_nothing_reads_the_defaults():
 
 def test_the_first_build_reads_as_classic_at_1x_in_english():
     settings = CampaignSettings.from_json(FIRST_BUILD)
-    assert settings.hit_layout.name == "classic" and settings.layout is None
+    assert settings.hit_layout.name == "classic" and settings.stored_layout is None
     assert (settings.render.images, settings.render.scale, settings.render.css_width) == (412, 1, 720)
     assert settings.assembly.hits == 3 and settings.assembly.items == 160 and settings.assembly.seed == 3
     assert settings.degradation.method == "span-replacement" and settings.degradation.seed == 3
     assert settings.systems == ("alpha", "beta") and settings.id_salt == "5a1t"
-    assert settings.worker.lang == "en" and settings.qc is None
+    assert settings.worker.lang == "en" and settings.stored_qc is None
 
 
 def test_a_later_build_reads_every_record():
@@ -165,8 +166,8 @@ def test_a_later_build_reads_every_record():
 
 def test_a_review_policy_from_before_migration_0009_is_read_as_the_migration_reads_it():
     settings = CampaignSettings.from_json(BEFORE_0009)
-    assert settings.qc == QCPolicy(QCMethod.ttest, 0.01, QCScope.group)
-    assert settings.review == ReviewPolicy(bonus=Decimal("0.50"), rejection_feedback="Not accepted, sorry.",
+    assert settings.stored_qc == QCPolicy(QCMethod.ttest, 0.01, QCScope.group)
+    assert settings.stored_review == ReviewPolicy(bonus=Decimal("0.50"), rejection_feedback="Not accepted, sorry.",
                                            bonus_reason="Thanks!")
     migrated = {**FIRST_BUILD, "review": REVIEW, "qc": {"method": "ttest", "alpha": 0.01, "scope": "group"}}
     assert CampaignSettings.from_json(migrated) == settings
@@ -175,12 +176,12 @@ def test_a_review_policy_from_before_migration_0009_is_read_as_the_migration_rea
 
 def test_provider_settings_and_time_limits():
     mturk = CampaignSettings.from_json(LAUNCHED_ON_MTURK)
-    assert mturk.mturk.reward == Decimal("2.00") and mturk.mturk.locales == ("US",)
+    assert mturk.stored_mturk.reward == Decimal("2.00") and mturk.stored_mturk.locales == ("US",)
     assert mturk.mturk_launch == MTurkLaunch("HT1", False, ("H1", "H2"))
     assert mturk.qc_policy == QCPolicy(QCMethod.pooled)
     assert mturk.time_limits.seconds("mturk") == 5400.0  # 90 minutes, in seconds as MTurk has it
     pool = CampaignSettings.from_json(ON_PROLIFIC_AND_POOL)
-    assert pool.prolific.reward == Decimal("3.50") and pool.prolific.fee_rate == Decimal("0.3333")
+    assert pool.stored_prolific.reward == Decimal("3.50") and pool.stored_prolific.fee_rate == Decimal("0.3333")
     assert pool.time_limits.seconds("pool") == 1800.0 and pool.time_limits.seconds("prolific") == 2400.0
 
 
@@ -226,8 +227,8 @@ def test_launch_writes_mturk_then_its_launch_record_and_expire_adds_the_deleted_
 
 def test_new_settings_write_every_part_in_the_order_a_build_writes_them():
     settings = CampaignSettings.from_json(TARGETED)
-    parts = {key: getattr(settings, key) for key in CampaignSettings.keys() if key in TARGETED}
-    fresh = CampaignSettings(**parts, qc=QCPolicy(QCMethod.pooled))
+    parts = {STORED_FIELDS.get(key, key): settings.part(key) for key in CampaignSettings.keys() if key in TARGETED}
+    fresh = CampaignSettings(**parts, stored_qc=QCPolicy(QCMethod.pooled))
     assert list(fresh.to_json()) == [*TARGETED, "qc"]
     assert json.dumps(fresh.to_json()) == json.dumps({**TARGETED, "qc": {"method": "pooled", "alpha": 0.05,
                                                                            "scope": "group"}})
@@ -379,3 +380,22 @@ def test_a_command_on_unreadable_settings_names_the_key_and_changes_nothing(comm
     with session_factory(engine)() as session:
         assert session.scalar(select(Campaign.settings).where(Campaign.name == "hand-edited")) == stored
     engine.dispose()
+
+
+# The five parts with a default (docs: the settings' JSON keys), each with one name for what is stored and one for
+# what applies, written out by hand.
+WITH_DEFAULT = {"layout": ("stored_layout", "hit_layout"), "qc": ("stored_qc", "qc_policy"),
+                "review": ("stored_review", "review_policy"), "mturk": ("stored_mturk", "mturk_settings"),
+                "prolific": ("stored_prolific", "prolific_settings")}
+
+
+def test_a_part_with_a_default_has_one_name_for_what_is_stored_and_another_for_what_applies():
+    empty, stored = CampaignSettings.from_json({}), CampaignSettings.from_json(LAUNCHED_ON_MTURK)
+    for key, (field_name, applies) in WITH_DEFAULT.items():
+        assert not hasattr(empty, key), key  # no third name: the key is not an attribute
+        assert getattr(empty, field_name) is None and empty.part(key) is None and getattr(empty, applies) is not None
+        assert stored.part(key) is getattr(stored, field_name)
+        assert (getattr(stored, applies) == getattr(stored, field_name)) == (key in LAUNCHED_ON_MTURK), key
+    assert [key for key in CampaignSettings.keys() if key in WITH_DEFAULT] == list(WITH_DEFAULT)
+    written = empty.replace(qc=QCPolicy(QCMethod.ttest), mturk=None)
+    assert written.stored_qc == QCPolicy(QCMethod.ttest) and list(written.to_json()) == ["qc"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.states import QCStatus as AnalysisQCStatus
+from analysis.qc_states import QCStatus as AnalysisQCStatus
 from da_platform.db.models import FINISHED, AssignmentStatus
 from da_platform.db.states import DecisionAction, DecisionStatus, QCStatus, WorkerSource
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from analysis.behaviour import SIGNALS
+from analysis.behaviour_signals import SIGNALS
 from analysis.evidence import overlaps
 from analysis.readers import EXCLUDED_COLUMN, QC_COLUMNS, read_ratings_file
 from da_core.errors import InputError

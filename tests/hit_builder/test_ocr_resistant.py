@@ -9,6 +9,7 @@ compared with the plain image of the same text or with the documented limit deri
 from __future__ import annotations
 
 import io
+import json
 import math
 
 import numpy as np
@@ -20,10 +21,13 @@ from da_core.errors import BuildError
 from da_platform.simulation.ocr import TesseractReader, character_error_rate, levenshtein, normalise
 from hit_builder.fonts import FontChain, MissingGlyphError
 from hit_builder.ocr_resistant import (
+    RENDER_STYLES,
     HardenedStyle,
+    RenderKind,
     compose,
     contrast_ratio,
     lay_out,
+    render_kind,
     render_style,
 )
 from hit_builder.render import GREY_LEVELS, NO_BREAK_AFTER, NO_BREAK_BEFORE, Renderer, RenderStyle, Role
@@ -117,6 +121,16 @@ def test_shaped_scripts_and_unknown_styles_are_refused(hardened: Renderer) -> No
     with pytest.raises(BuildError, match="unknown rendering 'fancy'; choose one of plain, hardened"):
         render_style("fancy")
     assert render_style("plain") == RenderStyle() and isinstance(render_style("hardened"), HardenedStyle)
+
+
+def test_a_render_kind_is_its_name_and_the_inverse_of_its_style() -> None:
+    # The names are the CLI's --render choices and what a campaign shows (docs/quality-control.md).
+    assert RENDER_STYLES == ("plain", "hardened")
+    assert [f"{kind}" for kind in RenderKind] == ["plain", "hardened"] and str(RenderKind.hardened) == "hardened"
+    assert json.dumps({"render": RenderKind.hardened}) == '{"render": "hardened"}'
+    for kind in RenderKind:
+        assert render_kind(render_style(kind)) is kind and render_style(kind) == render_style(kind.value)
+    assert render_kind(HardenedStyle(size_jitter=0)) is RenderKind.hardened
 
 
 def test_ocr_text_helpers() -> None:

@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from analysis.behaviour import MAX_AUTOMATED_SHARE, MIN_RATINGS, automation_traces
+from analysis.behaviour_signals import MAX_AUTOMATED_SHARE, MIN_RATINGS, automation_traces
 from analysis.evidence import AUTOMATION_TRACES, RatingEvidence
 from analysis.quality import quality_control
 from analysis.verdict import VerdictStatus, worker_verdicts
 from da_platform.db.models import BehaviourStatus
-from da_platform.rating.behaviour import TRACES, parse_behaviour
+from da_platform.rating.behaviour_record import TRACES, parse_behaviour
 from tests.crowd_tables import crowd_table, human_record
 
 SLOT = "s-1"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from analysis.behaviour import MAX_FORGED_SHARE, MIN_RATINGS, behaviour_signals, server_time
+from analysis.behaviour_signals import MAX_FORGED_SHARE, MIN_RATINGS, behaviour_signals, server_time
 from analysis.evidence import FORGED, RECORD_STATUSES, SERVER_TIME_TOLERANCE_MS, VALID, RatingEvidence
 from analysis.quality import quality_control
 from analysis.table import RatingsTable

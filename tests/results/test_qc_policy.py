@@ -8,9 +8,9 @@ import json
 import pytest
 
 from analysis.qc_policy import DEFAULT_QC, QC_METHODS, QC_SCOPES, WMT_QC, QCOverrides, QCPolicy
+from analysis.qc_states import QCMethod, QCScope
 from analysis.quality import quality_control
 from analysis.report import analyze
-from analysis.states import QCMethod, QCScope
 from da_platform.db.engine import make_engine, upgrade
 from da_platform.simulation.profiles import honest_and_bad_crowd, simulate_campaign, systems_evenly_spaced
 

@@ -10,13 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, update
 
-from analysis.behaviour import SIGNALS, Signal
+from analysis.behaviour_signals import SIGNALS, Signal
 from analysis.quality import quality_control
 from analysis.table import MEANING
 from analysis.verdict import VerdictStatus, combine
 from da_platform.config.review_policy import ReviewPolicy
 from da_platform.db.models import Assignment, AssignmentStatus, Campaign, Slot, SlotType
-from da_platform.review.policy import HOLD, held_for_review, judge, plan, quality_by_worker
+from da_platform.db.states import DecisionAction
+from da_platform.review.decisions import PolicyAction, held_for_review, judge, plan, quality_by_worker
 from da_platform.simulation.crowd import SimulatedClock
 from tests.crowd_tables import crowd_table
 from tests.web_factories import WebEnv, make_web_env
@@ -45,7 +46,8 @@ def test_a_flagged_worker_is_held_not_rejected(crowd_qc):
     verdict = combine(qc, None, (flag(), flag("regular_timing")))
     assert verdict.status == VerdictStatus.flagged
     decided = judge(POLICY, qc, 100, verdict)
-    assert (decided.action, decided.use_data, decided.block, decided.bonus) == (HOLD, False, False, None)
+    assert (decided.action, decided.use_data, decided.block, decided.bonus) == (PolicyAction.hold, False, False, None)
+    assert f"{decided.action}" == "hold"  # what the dashboard shows
     assert "no_interaction; regular_timing" in decided.reason and "researcher" in decided.reason
 
 
@@ -57,8 +59,8 @@ def test_a_flagged_worker_is_held_not_rejected(crowd_qc):
 def test_signals_never_turn_a_passed_check_into_a_rejection(signals, reject_enabled):
     qc = quality_control(crowd_table({"a": "honest"}))["c"].workers[0]
     decided = judge(replace(POLICY, reject_enabled=reject_enabled), qc, 100, combine(qc, None, tuple(signals)))
-    assert decided.action in ("approve", HOLD)
-    assert (decided.action == HOLD) == any(s.flagged for s in signals)
+    assert decided.action in (PolicyAction.approve, PolicyAction.hold) and type(decided.action) is PolicyAction
+    assert (decided.action is PolicyAction.hold) == any(s.flagged for s in signals)
 
 
 def test_a_failed_meaning_check_rejects_only_on_clear_evidence(crowd_qc):
@@ -70,7 +72,7 @@ def test_a_failed_meaning_check_rejects_only_on_clear_evidence(crowd_qc):
     clear = judge(replace(POLICY, reject_min_pairs=8, reject_min_p=0.5), qc["b"], 100, verdict)
     assert meaning.pvalue > 0.5 and clear.action == "reject"
     unclear = judge(replace(POLICY, reject_min_pairs=11), qc["b"], 100, verdict)
-    assert (unclear.action, unclear.use_data) == ("approve", False)
+    assert (unclear.action, unclear.use_data) == ("approve", False) and type(unclear.action) is PolicyAction
 
 
 def record(slot: str, scripted: bool, k: int) -> str:
@@ -112,7 +114,8 @@ def test_review_holds_a_scripted_worker_and_approves_a_person(env, scripted):
     if scripted:
         assert verdict.status == VerdictStatus.flagged
         assert {x.name for x in verdict.flags} == {"no_interaction", "regular_timing"}
-        assert planned == [] and len(held) == 1 and held[0][1].action == HOLD
+        assert planned == [] and len(held) == 1 and held[0][1].action is PolicyAction.hold
     else:
         assert verdict.status == VerdictStatus.kept
         assert [p.action for p in planned] == ["approve"] and planned[0].use_data and held == []
+        assert type(planned[0].action) is DecisionAction  # recorded as a review decision's action

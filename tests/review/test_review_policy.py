@@ -10,7 +10,7 @@ from analysis.quality import WorkerQC
 from da_platform.config.review_policy import ReviewPolicy
 from da_platform.providers.idempotency import request_token
 from da_platform.providers.money import mturk_cost, parse_amount, rate_cost
-from da_platform.review.policy import judge
+from da_platform.review.decisions import judge
 
 QC = WorkerQC(group="c", worker="mturk:W", passed=True, status="passed", reason="", method="wilcoxon",
               pvalue=0.001, statistic=55.0, p_method="exact", n_pairs=10, n_nonzero_pairs=10, mean_original=70.0,

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from da_platform.db.models import BehaviourStatus, Rating
-from da_platform.rating.behaviour import parse_behaviour
+from da_platform.rating.behaviour_record import parse_behaviour
 from tests import browser_steps as steps
 
 IMAGES = "**/image/**"

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from da_platform.db.models import BehaviourStatus, Rating, Slot
-from da_platform.rating.behaviour import MAX_BYTES, parse_behaviour
+from da_platform.rating.behaviour_record import MAX_BYTES, parse_behaviour
 from da_platform.simulation.crowd import SimulatedClock
 from tests.web_factories import WebEnv, make_web_env
 from tests.worker_flow import accepted, arrive_at_new_hit, arrive_pool, assignment_of, current, via

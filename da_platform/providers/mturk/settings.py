@@ -1,4 +1,4 @@
-"""MTurk settings of a campaign (stored with its settings, ``CampaignSettings.mturk``) and what they become
+"""MTurk settings of a campaign (stored with its settings, ``CampaignSettings.stored_mturk``) and what they become
 in the API: the HIT type parameters, the qualification requirements, the ExternalQuestion XML.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A campaign's Prolific study settings (stored with its settings, ``CampaignSettings.prolific``)."""
+"""A campaign's Prolific study settings (stored with its settings, ``CampaignSettings.stored_prolific``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,7 +14,7 @@ PROLIFIC_DEFAULT_MAXIMUM_MINUTES = 90
 
 @dataclass(frozen=True)
 class ProlificSettings(StoredRecord):
-    """A campaign's Prolific study settings (stored with its settings, ``CampaignSettings.prolific``, as
+    """A campaign's Prolific study settings (stored with its settings, ``CampaignSettings.stored_prolific``, as
     :meth:`to_dict` writes them: ``da_core.stored_record``)."""
 
     what: ClassVar[str] = "Prolific setting"

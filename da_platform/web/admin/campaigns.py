@@ -47,7 +47,7 @@ def ranking_rows(group) -> list[dict]:
 @login_required
 def campaign(campaign_id: int):
     """Progress, the live ranking with clusters, the p-value heatmap, the waves and the planning panel."""
-    from analysis.planning import separation_progress
+    from analysis.power import separation_progress
     from da_platform.results.waves import wave_status
 
     item = campaign_or_404(campaign_id)

@@ -1,4 +1,4 @@
-"""Template helpers of the planning panel (``da_platform.results.planning_view``)."""
+"""Template helpers of the planning panel (``da_platform.results.separation_cost``)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -6,7 +6,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 
 from da_platform.db.models import Campaign, Question
-from da_platform.results.planning_view import PairPlan, plan_pair, rehearsal_command
+from da_platform.results.separation_cost import PairPlan, plan_pair, rehearsal_command
 from da_platform.web.admin import bp
 from da_platform.web.database import get_session
 

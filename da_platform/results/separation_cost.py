@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass
 from decimal import Decimal
 
-from analysis.planning import PairProgress
+from analysis.power import PairProgress
 
 ORDINARY_PER_HIT = 70
 

@@ -3,19 +3,12 @@ layer may import them.
 
 ``StrState`` is the base of every state enum of the project (``da_platform.db.states`` builds on it): a
 ``str`` enum whose members equal their stored strings and whose ``str()`` and f-string form is the
-value on every supported Python (3.11 changed ``str()`` of mixed-in enums to ``Class.member``).
+value on every supported Python. It lives in ``da_core.enums`` (so that the HIT builder's kinds share it) and is
+re-exported here.
 """
 from __future__ import annotations
 
-from enum import Enum
-
-
-class StrState(str, Enum):
-    def __str__(self) -> str:
-        return str(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self.value), spec)
+from da_core.enums import StrState
 
 
 class QCStatus(StrState):

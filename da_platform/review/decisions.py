@@ -1,4 +1,4 @@
-"""The review policy: from quality control to approve / reject / bonus / block, per assignment.
+"""The review policy's decisions: from quality control to approve / reject / bonus / block, per assignment.
 
 Payment is separate from data filtering (docs/method.md §6): a worker can be paid and still excluded.
 Per submitted assignment, using its worker's quality control over the whole campaign:
@@ -23,8 +23,8 @@ otherwise ->
 
 With ``reject_enabled=False`` every "reject" becomes "approve but exclude". The thresholds are
 :class:`~da_platform.config.review_policy.ReviewPolicy`, stored with the campaign's settings
-(``CampaignSettings.review``). Which test quality control runs is not the payment policy's: it is the
-campaign's quality-control policy (``CampaignSettings.qc``), read with the rest of the analysis
+(``CampaignSettings.stored_review``). Which test quality control runs is not the payment policy's: it is the
+campaign's quality-control policy (``CampaignSettings.stored_qc``), read with the rest of the analysis
 (``da_platform.results.campaign_analysis``).
 """
 from __future__ import annotations
@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from analysis.lapses import HitCheck
 from analysis.quality import WorkerQC
 from analysis.verdict import VerdictStatus, WorkerVerdict
+from da_core.enums import StrState
 from da_platform.config.campaign_settings import CampaignSettings
 from da_platform.config.review_policy import ReviewPolicy
 from da_platform.db.audit import audit
@@ -52,35 +53,42 @@ from da_platform.providers.money import CostEstimate, amount_string
 from da_platform.review.apply import DONE, PENDING, apply_decision, carried_out_here
 
 
+class PolicyAction(StrState):
+    """What the policy answers for one assignment: approve and reject are recorded as the ``DecisionAction`` of
+    the same value; hold is never recorded (no decision: flagged for the researcher's review)."""
+
+    approve = "approve"
+    reject = "reject"
+    hold = "hold"
+
+
 @dataclass(frozen=True)
-class Verdict:
+class PaymentDecision:
     """The policy's answer for one assignment."""
 
-    action: str  # approve | reject | hold (no decision: flagged for the researcher's review)
+    action: PolicyAction
     use_data: bool
     reason: str
     bonus: Decimal | None = None
     block: bool = False
 
 
-HOLD = "hold"
-
-
 def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: WorkerVerdict | None = None,
-          hit: HitCheck | None = None) -> Verdict:
+          hit: HitCheck | None = None) -> PaymentDecision:
     """Apply the policy to one assignment; ``qc`` is its worker's ``analysis.quality.WorkerQC`` and
     ``verdict`` (if known) the worker's combined verdict with the MEANING check and behaviour signals; ``hit``
     (if known) the assignment's own HIT's checks judged alone (``analysis.lapses.HitCheck``)."""
-    def reject(reason: str, block: bool = True) -> Verdict:
+    def reject(reason: str, block: bool = True) -> PaymentDecision:
         if not policy.reject_enabled:
-            return Verdict(DecisionAction.approve, False, f"{reason} (rejection disabled: approved, data excluded)")
-        return Verdict(DecisionAction.reject, False, reason, block=policy.block_rejected and block)
+            return PaymentDecision(PolicyAction.approve, False,
+                                   f"{reason} (rejection disabled: approved, data excluded)")
+        return PaymentDecision(PolicyAction.reject, False, reason, block=policy.block_rejected and block)
 
     if ratings_given == 0:
         return reject("no rating was recorded for this assignment")
     if qc is None:
-        return Verdict(DecisionAction.approve, False,
-                       "no quality-control result for this worker: approved, data excluded")
+        return PaymentDecision(PolicyAction.approve, False,
+                               "no quality-control result for this worker: approved, data excluded")
     run = int(hit.qc.longest_identical_run if hit is not None else qc.longest_identical_run)
     if policy.reject_identical_run and run >= policy.reject_identical_run:
         where = "in this HIT" if hit is not None else "in one of the worker's HITs"
@@ -99,21 +107,24 @@ def judge(policy: ReviewPolicy, qc: Any | None, ratings_given: int, verdict: Wor
         if meaning.n_nonzero_pairs >= policy.reject_min_pairs and meaning.pvalue > policy.reject_min_p:
             return reject(f"{found}; clear evidence: >= {policy.reject_min_pairs} pairs and p > {policy.reject_min_p}")
         if qc.passed:
-            return Verdict("approve", False,
-                           f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
+            return PaymentDecision(PolicyAction.approve, False,
+                                   f"{evidence}; {found}, not clear enough to reject: approved, data excluded")
     if verdict is not None and verdict.status == VerdictStatus.flagged:
-        return Verdict(HOLD, False, "flagged for review, no automatic decision (behaviour alone never rejects "
-                       f"anyone; the researcher decides): {'; '.join(s.name for s in verdict.flags)}")
+        return PaymentDecision(PolicyAction.hold, False,
+                               "flagged for review, no automatic decision (behaviour alone never rejects anyone; the "
+                               f"researcher decides): {'; '.join(s.name for s in verdict.flags)}")
     bonus = policy.bonus if policy.bonus > 0 else None
     if qc.status == QCStatus.not_quality_controlled:
-        return Verdict(DecisionAction.approve, True, "campaign has no quality checks: approved and used",
-                       None if policy.bonus_requires_pass else bonus)
+        return PaymentDecision(PolicyAction.approve, True, "campaign has no quality checks: approved and used",
+                               None if policy.bonus_requires_pass else bonus)
     if qc.passed:
         if hit is not None and hit.lapse:
-            return Verdict(DecisionAction.approve, True, f"{evidence}: approved and used; {hit.describe()}", bonus)
-        return Verdict(DecisionAction.approve, True, f"{evidence}: approved and used", bonus)
-    return Verdict(DecisionAction.approve, False, f"{evidence}; not clear enough to reject: approved, data excluded",
-                   None if policy.bonus_requires_pass else bonus)
+            return PaymentDecision(PolicyAction.approve, True, f"{evidence}: approved and used; {hit.describe()}",
+                                   bonus)
+        return PaymentDecision(PolicyAction.approve, True, f"{evidence}: approved and used", bonus)
+    return PaymentDecision(PolicyAction.approve, False,
+                           f"{evidence}; not clear enough to reject: approved, data excluded",
+                           None if policy.bonus_requires_pass else bonus)
 
 
 @dataclass(frozen=True)
@@ -124,7 +135,7 @@ class PlannedDecision:
     worker_id: int
     worker: str  # provider's worker id
     provider_assignment_id: str | None
-    action: str
+    action: DecisionAction
     use_data: bool
     amount: Decimal | None
     reason: str
@@ -163,12 +174,13 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
         worker = assignment.worker
         verdict = _judge_assignment(policy, qc_by_worker.get(worker.id), n_ratings, _hit_check(qc_by_worker,
                                                                                                  assignment))
-        if verdict.action == HOLD:
+        if verdict.action is PolicyAction.hold:
             continue  # left awaiting review: see held_for_review
         common: dict[str, Any] = dict(assignment_id=assignment.id, worker_id=worker.id, worker=worker.external_id,
                       provider_assignment_id=assignment.provider_assignment_id)
         planned.append(PlannedDecision(
-            **common, action=verdict.action, use_data=verdict.use_data, amount=None, reason=verdict.reason,
+            **common, action=DecisionAction(verdict.action), use_data=verdict.use_data, amount=None,
+            reason=verdict.reason,
             request_token=request_token(f"{provider}-{verdict.action}", campaign.id, assignment.public_id)))
         if verdict.bonus is not None:
             planned.append(PlannedDecision(
@@ -184,7 +196,7 @@ def plan(session: Session, campaign: Campaign, provider: str, policy: ReviewPoli
 
 
 def _judge_assignment(policy: ReviewPolicy, evidence: Any | None, n_ratings: int,
-                      hit: HitCheck | None = None) -> Verdict:
+                      hit: HitCheck | None = None) -> PaymentDecision:
     """``judge`` for a worker known by a ``WorkerVerdict`` (checks and behaviour) or a bare ``WorkerQC``."""
     if isinstance(evidence, WorkerVerdict):
         return judge(policy, evidence.qc, n_ratings, evidence, hit)
@@ -209,13 +221,13 @@ class WorkerEvidence(dict):
 
 
 def held_for_review(session: Session, campaign: Campaign, provider: str, policy: ReviewPolicy,
-                    qc_by_worker: Mapping[int, Any]) -> list[tuple[Assignment, Verdict]]:
+                    qc_by_worker: Mapping[int, Any]) -> list[tuple[Assignment, PaymentDecision]]:
     """Submitted assignments the policy does not decide (flagged for the researcher's review)."""
     held = []
     for assignment, n_ratings in awaiting_review(session, campaign, provider):
         verdict = _judge_assignment(policy, qc_by_worker.get(assignment.worker_id), n_ratings,
                                     _hit_check(qc_by_worker, assignment))
-        if verdict.action == HOLD:
+        if verdict.action is PolicyAction.hold:
             held.append((assignment, verdict))
     return held
 

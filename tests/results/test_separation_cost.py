@@ -1,10 +1,10 @@
-"""The planning panel's rows in passes, HITs, cost and reachability (``da_platform.results.planning_view``)."""
+"""The planning panel's rows in passes, HITs, cost and reachability (``da_platform.results.separation_cost``)."""
 from __future__ import annotations
 
 from decimal import Decimal
 
-from analysis.planning import PairProgress
-from da_platform.results.planning_view import plan_pair, rehearsal_command
+from analysis.power import PairProgress
+from da_platform.results.separation_cost import plan_pair, rehearsal_command
 
 
 def _pair(needed: int | None, more: int | None, ratings: int | None, separated: bool = False) -> PairProgress:
