@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_platform.cli.context import CliContext, pass_context
@@ -78,15 +77,12 @@ def campaign_group() -> None:
 @pass_context
 def campaign_list(context: CliContext) -> None:
     """Every campaign with its status, progress and ratings."""
-    from da_platform.campaigns.progress import campaign_progress
-    from da_platform.db.models import Campaign
+    from da_platform.campaigns.listing import list_campaigns
 
     with context.sessions() as session:
-        rows = []
-        for c in session.scalars(select(Campaign).order_by(Campaign.id)):
-            progress = campaign_progress(session, c)
-            rows.append([c.name, c.criterion, c.test_set.name, c.status.value, len(c.systems),
-                         f"{progress.hits_done}/{progress.hits_total}", progress.ratings_line()])
+        rows = [[c.name, c.criterion, c.test_set.name, c.status.value, len(c.systems),
+                 f"{progress.hits_done}/{progress.hits_total}", progress.ratings_line()]
+                for c, progress in list_campaigns(session)]
     _rows(["campaign", "criterion", "test set", "status", "systems", "HITs done", "ratings"], rows)
 
 
@@ -122,22 +118,16 @@ _status_command("close", "Close CAMPAIGN for good: no new HIT is handed out (wor
 def campaign_release(context: CliContext, campaign: NamedCampaign, assignment_id: str | None,
                      worker_id: NamedWorker | None, reason: str) -> None:
     """Give a stuck assignment's HIT back to others (its ratings are kept)."""
+    from da_platform.campaigns.assignments import assignment_to_release
     from da_platform.campaigns.lifecycle import release_assignment
-    from da_platform.db.models import Assignment, AssignmentStatus, Hit
 
     if (assignment_id is None) == (worker_id is None):
         raise click.UsageError("name the assignment with exactly one of --assignment or --worker")
 
     def work(session: Session) -> str:
         found = campaign.find(session)
-        query = select(Assignment).join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == found.id)
-        if assignment_id is not None:
-            query = query.where(Assignment.public_id == assignment_id)
-        else:
-            assert worker_id is not None  # exactly one of --assignment and --worker (checked above)
-            person = worker_id.find(session, found)
-            query = query.where(Assignment.worker_id == person.id, Assignment.status == AssignmentStatus.in_progress)
-        assignment = session.scalars(query).first()
+        person = worker_id.find(session, found) if worker_id is not None else None
+        assignment = assignment_to_release(session, found, public_id=assignment_id, worker=person)
         if assignment is None:
             whose = f"of worker {str(worker_id)!r} " if worker_id is not None else f"{assignment_id!r} "
             raise click.ClickException(f"no assignment {whose}in progress in campaign {found.name!r} (see "
@@ -238,13 +228,10 @@ def test_set_group() -> None:
 @pass_context
 def test_set_list(context: CliContext) -> None:
     """Every test set with its questions, systems and campaigns."""
-    from da_platform.db.models import Campaign, Question, TestSet
+    from da_platform.campaigns.listing import list_test_sets
 
     with context.sessions() as session:
-        rows = [[t.name, session.scalar(select(func.count(Question.id)).where(Question.test_set_id == t.id)),
-                 ", ".join(s.name for s in t.systems),
-                 ", ".join(session.scalars(select(Campaign.name).where(Campaign.test_set_id == t.id)))]
-                for t in session.scalars(select(TestSet).order_by(TestSet.id))]
+        rows = [[t.name, t.questions, ", ".join(t.systems), ", ".join(t.campaigns)] for t in list_test_sets(session)]
     _rows(["test set", "questions", "systems", "campaigns"], rows)
 
 
@@ -276,15 +263,11 @@ def system_group() -> None:
 @pass_context
 def system_list(context: CliContext, test_set: NamedTestSet | None) -> None:
     """Every system with its test set and answer count."""
-    from da_platform.db.models import Answer, System, TestSet
+    from da_platform.campaigns.listing import list_systems
 
     with context.sessions() as session:
-        query = select(System, TestSet.name).join(TestSet, TestSet.id == System.test_set_id)
-        if test_set is not None:
-            query = query.where(System.test_set_id == test_set.find(session).id)
-        rows = [[name, s.name, "yes" if s.is_human else "",
-                 session.scalar(select(func.count(Answer.id)).where(Answer.system_id == s.id))]
-                for s, name in session.execute(query.order_by(TestSet.id, System.id))]
+        rows = [[s.test_set, s.name, "yes" if s.is_human else "", s.answers]
+                for s in list_systems(session, test_set.find(session) if test_set is not None else None)]
     _rows(["test set", "system", "human", "answers"], rows)
 
 
