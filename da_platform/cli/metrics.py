@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,21 +13,16 @@ from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.params import CAMPAIGN, TEST_SET, NamedCampaign, NamedTestSet
 
 if TYPE_CHECKING:
-    from analysis.metrics.base import Metric
     from analysis.metrics.scoring import SystemCorpus
 
 
 def _metrics(names: tuple[str, ...], settings=None):
-    from analysis.metrics import DEFAULT_METRICS, METRICS, MetricUnavailable
-    from analysis.metrics.config import MetricSettings, configure
+    from analysis.metrics import MetricUnavailable
+    from da_platform.results.metric_scores import UnknownMetric, chosen_metrics
 
-    chosen = names or DEFAULT_METRICS
-    unknown = [n for n in chosen if n not in METRICS]
-    if unknown:
-        raise click.ClickException(f"unknown metric {', '.join(unknown)}; choose from {', '.join(METRICS)}")
     try:
-        return configure(chosen, settings or MetricSettings())
-    except MetricUnavailable as error:
+        return chosen_metrics(names, settings)
+    except (UnknownMetric, MetricUnavailable) as error:
         raise click.ClickException(str(error)) from None
 
 
@@ -63,20 +58,9 @@ def metric_options(command):
 
 def _settings(preset: str, alpha: float | None, beta: float | None, gamma: float | None, tokenization: str,
               bleu_tokenize: str | None, bleu_smooth: str, guess_labels: bool):
-    from analysis.metrics.adapted import (
-        LABELS_FROM_DATA,
-        LABELS_WITH_GUESS,
-        PAPER,
-        SCORER,
-    )
-    from analysis.metrics.config import MetricSettings
+    from da_platform.results.metric_scores import metric_settings
 
-    base = PAPER if preset == "paper" else SCORER
-    return MetricSettings(alpha=base["alpha"] if alpha is None else alpha,
-                          beta=base["beta"] if beta is None else beta,
-                          gamma=base["gamma"] if gamma is None else gamma,
-                          tokenization=tokenization, bleu_tokenize=bleu_tokenize, smooth=bleu_smooth,
-                          labels=LABELS_WITH_GUESS if guess_labels else LABELS_FROM_DATA)
+    return metric_settings(preset, alpha, beta, gamma, tokenization, bleu_tokenize, bleu_smooth, guess_labels)
 
 
 def _report_labels(corpora, guess: bool) -> None:
@@ -189,6 +173,8 @@ def metrics_command(context: CliContext, test_set: NamedTestSet | None, referenc
         return
     if out is not None and out.suffix.lower() not in (".csv", ".json", ".md"):
         raise click.ClickException(f"--out {out}: use a .csv, .json or .md file")
+    from da_platform.results.metric_scores import PER_ANSWER_FORMATS, write_per_answer
+
     if per_answer is not None and per_answer.suffix.lower() not in PER_ANSWER_FORMATS:
         raise click.ClickException(f"--per-answer {per_answer}: use a .jsonl, .csv or .tsv file (what `import "
                                    "judge-scores` reads)")
@@ -217,42 +203,9 @@ def metrics_command(context: CliContext, test_set: NamedTestSet | None, referenc
             _write(signatures_path(out), scores.signatures_json())
             click.echo(f"signatures written to {signatures_path(out)}")
     if per_answer is not None:
-        for metric, path in _write_per_answer(per_answer, corpora, metrics):
+        for metric, path in write_per_answer(per_answer, corpora, metrics):
             click.echo(f"each answer's {metric.label} written to {path} (import it with `da-platform import "
                        f"judge-scores {path} --test-set NAME --judge {metric.name}`)")
-
-
-PER_ANSWER_FORMATS = (".jsonl", ".csv", ".tsv")
-"""Endings of ``--per-answer``: the table formats ``import judge-scores`` reads."""
-
-
-def _write_per_answer(path: Path, corpora, metrics: Sequence[Metric]) -> list[tuple[Metric, Path]]:
-    """Each answer's sentence score per metric (what ``simulate --truth metric:NAME`` scores, there x 100; a human
-    system against the other references) in the judge-scores format: ``system``, ``id``, ``score``. One file per
-    metric: ``path`` itself for one, else ``path`` with the metric's name before its ending. CSV cells that a
-    spreadsheet would run as formulas are quoted (``analysis.csv_safety``): JSON lines keep every name as it is."""
-    import json
-
-    from analysis import csv_safety
-
-    written = []
-    for metric in metrics:
-        target = path if len(metrics) == 1 else path.with_name(f"{path.stem}.{metric.name}{path.suffix}")
-        rows = [(corpus.system, qid, float(metric.sentence_score(hypothesis, references, info)))
-                for corpus in corpora
-                for qid, hypothesis, references, info in zip(corpus.ids, corpus.hypotheses, corpus.references,
-                                                             corpus.questions)]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "w", encoding="utf-8", newline="") as stream:
-            if target.suffix.lower() == ".jsonl":
-                stream.writelines(json.dumps({"system": system, "id": qid, "score": score}, ensure_ascii=False)
-                                  + "\n" for system, qid, score in rows)
-            else:
-                writer = csv_safety.writer(stream, delimiter="," if target.suffix.lower() == ".csv" else "\t")
-                writer.writerow(("system", "id", "score"))
-                writer.writerows((system, qid, repr(score)) for system, qid, score in rows)
-        written.append((metric, target))
-    return written
 
 
 @click.command("validate-metrics")
@@ -349,13 +302,12 @@ def validate_metrics_command(context: CliContext, campaign: NamedCampaign | None
 def _select_systems(human: dict[str, float], systems: list[str] | None,
                     exclude: list[str] | None) -> dict[str, float]:
     """The human scores of the systems chosen by ``--systems`` / ``--exclude-systems``."""
-    for option, names in (("--systems", systems), ("--exclude-systems", exclude)):
-        unknown = [s for s in names or () if s not in human]
-        if unknown:
-            raise click.ClickException(f"{option}: no human score for {', '.join(unknown)} "
-                                       f"(systems: {', '.join(human)})")
-    chosen = [s for s in human if (systems is None or s in systems) and s not in (exclude or ())]
-    return {s: human[s] for s in chosen}
+    from da_platform.results.metric_scores import UnknownSystems, select_systems
+
+    try:
+        return select_systems(human, systems, exclude)
+    except UnknownSystems as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _campaign_scores(context: CliContext, campaign: NamedCampaign) -> tuple[dict[str, float], str]:
