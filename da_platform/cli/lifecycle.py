@@ -169,7 +169,7 @@ def campaign_preview(context: CliContext, campaign: NamedCampaign, hit_index: in
 
     The dashboard has the same preview with the images (campaign page, "Preview the HITs").
     """
-    from da_platform.campaigns.preview import PreviewError, slot_preview
+    from da_platform.campaigns.preview import PreviewError, slot_preview, write_images
     from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.rating.language import worker_language
     from hit_builder.storage import LocalImageStorage
@@ -192,15 +192,11 @@ def campaign_preview(context: CliContext, campaign: NamedCampaign, hit_index: in
     click.echo(f"hidden from the worker: {shown.slot_type}, system {shown.system}, question {shown.question_id}"
                + (f", check of item {shown.original_position + 1}" if shown.original_position is not None else ""))
     if image_folder is not None:
-        storage = LocalImageStorage(context.settings.images)
-        image_folder.mkdir(parents=True, exist_ok=True)
-        for name, key in (("answer-a.png", shown.reference_image), ("answer-b.png", shown.candidate_image)):
-            if key is not None:
-                try:
-                    (image_folder / name).write_bytes(storage.read(key))
-                except KeyError:
-                    raise click.ClickException(f"image {key} is not in {storage.folder}") from None
-                click.echo(f"wrote {image_folder / name}")
+        try:
+            for written in write_images(shown, LocalImageStorage(context.settings.images), image_folder):
+                click.echo(f"wrote {written}")
+        except PreviewError as error:
+            raise click.ClickException(str(error)) from None
 
 
 @campaign_group.command("delete")
