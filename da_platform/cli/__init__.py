@@ -5,9 +5,10 @@ prints what came back. A new command goes in the module of its area here (a new 
 added to :data:`main` below, and imports from the CLI only the shared modules ``context`` (settings and
 database), ``params`` (a campaign, test set, system or worker by name or id), ``tables``, ``progress``,
 ``analyses`` (a campaign's analysis for the commands that analyse) and ``provider_options`` (what the
-commands of the worker sources share: review options, money, confirming a cost): command modules never
-import each other (an import-linter contract in pyproject.toml; CONTRIBUTING.md says more). Heavy libraries
-are imported inside the commands so that ``--help`` stays quick.
+commands of the worker sources share: review options, money, confirming a cost), and what its own area keeps
+beside it (``metric_options`` for ``metrics`` and ``validate-metrics``): command modules never import each
+other (an import-linter contract in pyproject.toml; CONTRIBUTING.md says more). Heavy libraries are imported
+inside the commands so that ``--help`` stays quick.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from da_platform.cli import (
     results,
     serve,
     simulate,
+    validate_metrics,
     waves,
 )
 from da_platform.cli.context import CliContext
@@ -71,7 +73,7 @@ def main(ctx: click.Context) -> None:
 for _command in (
     instance.init, instance.where,
     imports.import_group, build.build_command, inspect.inspect_command,
-    analyze.analyze, metrics.metrics_command, metrics.validate_metrics_command,
+    analyze.analyze, metrics.metrics_command, validate_metrics.validate_metrics_command,
     serve.serve, pool.invite, pool.pool_group, mturk.mturk, prolific.prolific,
     export.export, admin.admin, demo.demo, simulate.simulate,
     lifecycle.campaign_group, lifecycle.test_set_group, lifecycle.system_group,
