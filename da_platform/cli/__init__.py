@@ -6,7 +6,7 @@ added to :data:`main` below, and imports from the CLI only the shared modules ``
 database), ``params`` (a campaign, test set, system or worker by name or id), ``tables``, ``progress``,
 ``analyses`` (a campaign's analysis for the commands that analyse) and ``provider_options`` (what the
 commands of the worker sources share: review options, money, confirming a cost), and what its own area keeps
-beside it (``metric_options`` for ``metrics`` and ``validate-metrics``): command modules never import each
+beside it (``metric_options``, ``lifecycle_steps``): command modules never import each
 other (an import-linter contract in pyproject.toml; CONTRIBUTING.md says more). Heavy libraries are imported
 inside the commands so that ``--help`` stays quick.
 """
@@ -34,6 +34,7 @@ from da_platform.cli import (
     results,
     serve,
     simulate,
+    test_sets,
     validate_metrics,
     waves,
 )
@@ -76,7 +77,7 @@ for _command in (
     analyze.analyze, metrics.metrics_command, validate_metrics.validate_metrics_command,
     serve.serve, pool.invite, pool.pool_group, mturk.mturk, prolific.prolific,
     export.export, admin.admin, demo.demo, simulate.simulate,
-    lifecycle.campaign_group, lifecycle.test_set_group, lifecycle.system_group,
+    lifecycle.campaign_group, test_sets.test_set_group, test_sets.system_group,
     results.subsets, results.agreement_command, reliability.reliability, decide.decide, waves.waves_command,
 ):
     main.add_command(_command)
