@@ -69,3 +69,16 @@ def find_worker(session: Session, campaign: Campaign, given: str) -> Worker:
                             "give it as source:id")
     raise UnknownWorker(f"no worker {given!r} in campaign {campaign.name!r} (name one as source:id, as in the "
                         "exports)")
+
+
+def assignment_to_release(session: Session, campaign: Campaign, *, public_id: str | None = None,
+                          worker: Worker | None = None) -> Assignment | None:
+    """The campaign's assignment with the public id ``public_id``, or ``worker``'s assignment in progress (give
+    one of them); None: there is none."""
+    query = select(Assignment).join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == campaign.id)
+    if public_id is not None:
+        query = query.where(Assignment.public_id == public_id)
+    else:
+        assert worker is not None, "give public_id or worker"
+        query = query.where(Assignment.worker_id == worker.id, Assignment.status == AssignmentStatus.in_progress)
+    return session.scalars(query).first()

@@ -5,13 +5,16 @@ Read-only: no worker, assignment or rating is created (the dashboard's preview p
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from da_platform.db.models import Campaign, Hit, Slot
+from hit_builder.storage import LocalImageStorage
 
 
 class PreviewError(LookupError):
@@ -70,3 +73,17 @@ def image_key(session: Session, campaign: Campaign, slot_public_id: str, role: s
     if slot is None:
         return None
     return slot.reference_image if role == "reference" else slot.candidate_image
+
+
+def write_images(shown: SlotPreview, storage: LocalImageStorage, folder: Path) -> Iterator[Path]:
+    """Write the previewed slot's images from ``storage`` to ``folder`` (made if missing) as ``answer-a.png`` (the
+    reference, if shown) and ``answer-b.png`` (the candidate), yielding each file once written;
+    :class:`PreviewError` for an image the storage does not have."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, key in (("answer-a.png", shown.reference_image), ("answer-b.png", shown.candidate_image)):
+        if key is not None:
+            try:
+                (folder / name).write_bytes(storage.read(key))
+            except KeyError:
+                raise PreviewError(f"image {key} is not in {storage.folder}") from None
+            yield folder / name

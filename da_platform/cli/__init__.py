@@ -3,10 +3,12 @@
 A thin layer over the rooms below: a command parses its options, calls the room that does the work and
 prints what came back. A new command goes in the module of its area here (a new area: a new module), is
 added to :data:`main` below, and imports from the CLI only the shared modules ``context`` (settings and
-database), ``params`` (a campaign, test set, system or worker by name or id), ``tables``, ``progress`` and
-``analyses`` (a campaign's analysis for the commands that analyse): command modules never import each other
-(an import-linter contract in pyproject.toml; CONTRIBUTING.md says more). Heavy libraries are imported inside
-the commands so that ``--help`` stays quick.
+database), ``params`` (a campaign, test set, system or worker by name or id), ``tables``, ``progress``,
+``analyses`` (a campaign's analysis for the commands that analyse) and ``provider_options`` (what the
+commands of the worker sources share: review options, money, confirming a cost), and what its own area keeps
+beside it (``metric_options``, ``lifecycle_steps``): command modules never import each
+other (an import-linter contract in pyproject.toml; CONTRIBUTING.md says more). Heavy libraries are imported
+inside the commands so that ``--help`` stays quick.
 """
 from __future__ import annotations
 
@@ -25,12 +27,15 @@ from da_platform.cli import (
     instance,
     lifecycle,
     metrics,
+    mturk,
     pool,
-    providers,
+    prolific,
     reliability,
     results,
     serve,
     simulate,
+    test_sets,
+    validate_metrics,
     waves,
 )
 from da_platform.cli.context import CliContext
@@ -69,10 +74,10 @@ def main(ctx: click.Context) -> None:
 for _command in (
     instance.init, instance.where,
     imports.import_group, build.build_command, inspect.inspect_command,
-    analyze.analyze, metrics.metrics_command, metrics.validate_metrics_command,
-    serve.serve, pool.invite, pool.pool_group, providers.mturk, providers.prolific,
+    analyze.analyze, metrics.metrics_command, validate_metrics.validate_metrics_command,
+    serve.serve, pool.invite, pool.pool_group, mturk.mturk, prolific.prolific,
     export.export, admin.admin, demo.demo, simulate.simulate,
-    lifecycle.campaign_group, lifecycle.test_set_group, lifecycle.system_group,
+    lifecycle.campaign_group, test_sets.test_set_group, test_sets.system_group,
     results.subsets, results.agreement_command, reliability.reliability, decide.decide, waves.waves_command,
 ):
     main.add_command(_command)

@@ -1,73 +1,17 @@
-"""CLI: ``campaign list|pause|resume|close|release|preview|delete``, ``test-set list|delete``,
-``system list|delete|replace`` (``da_platform.campaigns.lifecycle`` does the work).
+"""CLI: ``campaign list|open|pause|resume|close|release|assignments|preview|delete`` (``da_platform.campaigns``
+does the work; test sets and systems: ``cli/test_sets.py``).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from da_platform.cli.context import CliContext, pass_context
-from da_platform.cli.params import (
-    CAMPAIGN,
-    SYSTEM,
-    TEST_SET,
-    WORKER,
-    NamedCampaign,
-    NamedSystem,
-    NamedTestSet,
-    NamedWorker,
-)
+from da_platform.cli.lifecycle_steps import ACTOR, changing, deleting, force_option, print_rows, reason_option
+from da_platform.cli.params import CAMPAIGN, WORKER, NamedCampaign, NamedWorker
 
-if TYPE_CHECKING:
-    from da_platform.campaigns.lifecycle import Deleted
-
-ACTOR = "cli"
-_reason = click.option("--reason", default="", help="Why (stored in the audit log).")
-_force = click.option("--force", is_flag=True, help="Delete even what holds ratings (an audit record stays).")
-
-
-def _changing(context: CliContext, work) -> None:
-    """Run ``work(session)`` in one transaction; a LifecycleError or InputError becomes a CLI error."""
-    from da_core.errors import InputError
-    from da_platform.campaigns.lifecycle import LifecycleError
-    from da_platform.db.engine import transaction
-
-    try:
-        with transaction(context.sessions) as session:
-            message = work(session)
-    except (LifecycleError, InputError) as error:
-        raise click.ClickException(f"{error}\nnothing was changed") from None
-    click.echo(message)
-
-
-def _deleting(context: CliContext, work: Callable[[Session], Deleted], describe: Callable[[Deleted], str]) -> None:
-    """``_changing`` for a deletion; once it is committed, delete its campaigns' prepared export files
-    (``<instance>/exports``; a server on another machine never offers them to another campaign)."""
-    from da_platform.exports.prepared import remove_campaign_files
-
-    done: list[Deleted] = []
-
-    def run(session: Session) -> str:
-        done.append(work(session))
-        return describe(done[0])
-
-    _changing(context, run)
-    for problem in remove_campaign_files(context.settings.instance_path / "exports", done[0].prepared):
-        click.echo(f"warning: could not delete the prepared exports {problem}", err=True)
-
-
-def _rows(headers: list[str], rows: Sequence[Sequence[object]]) -> None:
-    from da_platform.cli.tables import plain_table
-
-    click.echo(plain_table(headers, rows) if rows else "none")
-
-
-# -- campaigns ---------------------------------------------------------------------------------------
 
 @click.group("campaign")
 def campaign_group() -> None:
@@ -78,22 +22,19 @@ def campaign_group() -> None:
 @pass_context
 def campaign_list(context: CliContext) -> None:
     """Every campaign with its status, progress and ratings."""
-    from da_platform.campaigns.progress import campaign_progress
-    from da_platform.db.models import Campaign
+    from da_platform.campaigns.listing import list_campaigns
 
     with context.sessions() as session:
-        rows = []
-        for c in session.scalars(select(Campaign).order_by(Campaign.id)):
-            progress = campaign_progress(session, c)
-            rows.append([c.name, c.criterion, c.test_set.name, c.status.value, len(c.systems),
-                         f"{progress.hits_done}/{progress.hits_total}", progress.ratings_line()])
-    _rows(["campaign", "criterion", "test set", "status", "systems", "HITs done", "ratings"], rows)
+        rows = [[c.name, c.criterion, c.test_set.name, c.status.value, len(c.systems),
+                 f"{progress.hits_done}/{progress.hits_total}", progress.ratings_line()]
+                for c, progress in list_campaigns(session)]
+    print_rows(["campaign", "criterion", "test set", "status", "systems", "HITs done", "ratings"], rows)
 
 
 def _status_command(change: str, help_text: str) -> None:
     @campaign_group.command(change, help=help_text)
     @click.argument("campaign", type=CAMPAIGN)
-    @_reason
+    @reason_option
     @pass_context
     def command(context: CliContext, campaign: NamedCampaign, reason: str) -> None:
         from da_platform.campaigns.lifecycle import change_status
@@ -103,7 +44,7 @@ def _status_command(change: str, help_text: str) -> None:
             status = change_status(session, found, change, actor=ACTOR, reason=reason)
             return f"campaign {found.name!r} is {status.value} now"
 
-        _changing(context, work)
+        changing(context, work)
 
 
 _status_command("open", "Open a built CAMPAIGN to workers.")
@@ -117,27 +58,21 @@ _status_command("close", "Close CAMPAIGN for good: no new HIT is handed out (wor
 @click.option("--assignment", "assignment_id", help="Public id of the assignment (see `campaign assignments`).")
 @click.option("--worker", "worker_id", type=WORKER, help="Release this worker's assignment in progress (source:id as "
                                             "`campaign assignments` prints it, or the id alone).")
-@_reason
+@reason_option
 @pass_context
 def campaign_release(context: CliContext, campaign: NamedCampaign, assignment_id: str | None,
                      worker_id: NamedWorker | None, reason: str) -> None:
     """Give a stuck assignment's HIT back to others (its ratings are kept)."""
+    from da_platform.campaigns.assignments import assignment_to_release
     from da_platform.campaigns.lifecycle import release_assignment
-    from da_platform.db.models import Assignment, AssignmentStatus, Hit
 
     if (assignment_id is None) == (worker_id is None):
         raise click.UsageError("name the assignment with exactly one of --assignment or --worker")
 
     def work(session: Session) -> str:
         found = campaign.find(session)
-        query = select(Assignment).join(Hit, Hit.id == Assignment.hit_id).where(Hit.campaign_id == found.id)
-        if assignment_id is not None:
-            query = query.where(Assignment.public_id == assignment_id)
-        else:
-            assert worker_id is not None  # exactly one of --assignment and --worker (checked above)
-            person = worker_id.find(session, found)
-            query = query.where(Assignment.worker_id == person.id, Assignment.status == AssignmentStatus.in_progress)
-        assignment = session.scalars(query).first()
+        person = worker_id.find(session, found) if worker_id is not None else None
+        assignment = assignment_to_release(session, found, public_id=assignment_id, worker=person)
         if assignment is None:
             whose = f"of worker {str(worker_id)!r} " if worker_id is not None else f"{assignment_id!r} "
             raise click.ClickException(f"no assignment {whose}in progress in campaign {found.name!r} (see "
@@ -146,7 +81,7 @@ def campaign_release(context: CliContext, campaign: NamedCampaign, assignment_id
         return (f"released assignment {assignment.public_id} (HIT {assignment.hit.index}, "
                 f"{assignment.next_position} ratings kept)")
 
-    _changing(context, work)
+    changing(context, work)
 
 
 @campaign_group.command("assignments")
@@ -161,7 +96,7 @@ def campaign_assignments(context: CliContext, campaign: NamedCampaign) -> None:
         rows = [[a.public_id, a.worker, a.label or "", a.hit_index, f"{a.rated}/{a.total}",
                  a.last_activity.strftime("%Y-%m-%d %H:%M UTC"), "overdue" if a.overdue else ""]
                 for a in assignments_in_progress(session, found)]
-    _rows(["assignment", "worker", "label", "HIT", "rated", "last activity", ""], rows)
+    print_rows(["assignment", "worker", "label", "HIT", "rated", "last activity", ""], rows)
 
 
 @campaign_group.command("preview")
@@ -179,7 +114,7 @@ def campaign_preview(context: CliContext, campaign: NamedCampaign, hit_index: in
 
     The dashboard has the same preview with the images (campaign page, "Preview the HITs").
     """
-    from da_platform.campaigns.preview import PreviewError, slot_preview
+    from da_platform.campaigns.preview import PreviewError, slot_preview, write_images
     from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.rating.language import worker_language
     from hit_builder.storage import LocalImageStorage
@@ -202,122 +137,22 @@ def campaign_preview(context: CliContext, campaign: NamedCampaign, hit_index: in
     click.echo(f"hidden from the worker: {shown.slot_type}, system {shown.system}, question {shown.question_id}"
                + (f", check of item {shown.original_position + 1}" if shown.original_position is not None else ""))
     if image_folder is not None:
-        storage = LocalImageStorage(context.settings.images)
-        image_folder.mkdir(parents=True, exist_ok=True)
-        for name, key in (("answer-a.png", shown.reference_image), ("answer-b.png", shown.candidate_image)):
-            if key is not None:
-                try:
-                    (image_folder / name).write_bytes(storage.read(key))
-                except KeyError:
-                    raise click.ClickException(f"image {key} is not in {storage.folder}") from None
-                click.echo(f"wrote {image_folder / name}")
+        try:
+            for written in write_images(shown, LocalImageStorage(context.settings.images), image_folder):
+                click.echo(f"wrote {written}")
+        except PreviewError as error:
+            raise click.ClickException(str(error)) from None
 
 
 @campaign_group.command("delete")
 @click.argument("campaign", type=CAMPAIGN)
-@_force
-@_reason
+@force_option
+@reason_option
 @pass_context
 def campaign_delete(context: CliContext, campaign: NamedCampaign, force: bool, reason: str) -> None:
     """Delete CAMPAIGN with its HITs, assignments and ratings (refused if rated, unless --force)."""
     from da_platform.campaigns.lifecycle import delete_campaign
 
-    _deleting(context, lambda session: delete_campaign(session, campaign.find(session), force=force,
+    deleting(context, lambda session: delete_campaign(session, campaign.find(session), force=force,
                                                        actor=ACTOR, reason=reason),
               lambda deleted: f"deleted {deleted.what} ({deleted.ratings} ratings)")
-
-
-# -- test sets and systems ------------------------------------------------------------------------------
-
-@click.group("test-set")
-def test_set_group() -> None:
-    """List or delete test sets."""
-
-
-@test_set_group.command("list")
-@pass_context
-def test_set_list(context: CliContext) -> None:
-    """Every test set with its questions, systems and campaigns."""
-    from da_platform.db.models import Campaign, Question, TestSet
-
-    with context.sessions() as session:
-        rows = [[t.name, session.scalar(select(func.count(Question.id)).where(Question.test_set_id == t.id)),
-                 ", ".join(s.name for s in t.systems),
-                 ", ".join(session.scalars(select(Campaign.name).where(Campaign.test_set_id == t.id)))]
-                for t in session.scalars(select(TestSet).order_by(TestSet.id))]
-    _rows(["test set", "questions", "systems", "campaigns"], rows)
-
-
-@test_set_group.command("delete")
-@click.argument("name", type=TEST_SET)
-@_force
-@_reason
-@pass_context
-def test_set_delete(context: CliContext, name: NamedTestSet, force: bool, reason: str) -> None:
-    """Delete test set NAME with its systems (refused if it has campaigns, unless --force)."""
-    from da_platform.campaigns.lifecycle import delete_test_set
-
-    _deleting(context, lambda session: delete_test_set(session, name.find(session), force=force, actor=ACTOR,
-                                                       reason=reason), _with_campaigns)
-
-
-def _with_campaigns(deleted: Deleted) -> str:
-    also = f", campaigns {', '.join(deleted.campaigns)}" if deleted.campaigns else ""
-    return f"deleted {deleted.what}{also} ({deleted.ratings} ratings)"
-
-
-@click.group("system")
-def system_group() -> None:
-    """List, delete or replace the answers of systems."""
-
-
-@system_group.command("list")
-@click.option("--test-set", "test_set", type=TEST_SET, help="Only this test set.")
-@pass_context
-def system_list(context: CliContext, test_set: NamedTestSet | None) -> None:
-    """Every system with its test set and answer count."""
-    from da_platform.db.models import Answer, System, TestSet
-
-    with context.sessions() as session:
-        query = select(System, TestSet.name).join(TestSet, TestSet.id == System.test_set_id)
-        if test_set is not None:
-            query = query.where(System.test_set_id == test_set.find(session).id)
-        rows = [[name, s.name, "yes" if s.is_human else "",
-                 session.scalar(select(func.count(Answer.id)).where(Answer.system_id == s.id))]
-                for s, name in session.execute(query.order_by(TestSet.id, System.id))]
-    _rows(["test set", "system", "human", "answers"], rows)
-
-
-@system_group.command("delete")
-@click.option("--test-set", "test_set", type=TEST_SET, required=True, help="The system's test set.")
-@click.argument("name", type=SYSTEM)
-@_force
-@_reason
-@pass_context
-def system_delete(context: CliContext, test_set: NamedTestSet, name: NamedSystem, force: bool, reason: str) -> None:
-    """Delete system NAME and its answers (refused if a campaign rates it, unless --force)."""
-    from da_platform.campaigns.lifecycle import delete_system
-
-    _deleting(context, lambda session: delete_system(session, name.find(session, test_set.find(session)), force=force,
-                                                     actor=ACTOR, reason=reason), _with_campaigns)
-
-
-@system_group.command("replace")
-@click.option("--test-set", "test_set", type=TEST_SET, required=True, help="The system's test set.")
-@click.argument("name", type=SYSTEM)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@_reason
-@pass_context
-def system_replace(context: CliContext, test_set: NamedTestSet, name: NamedSystem, file: Path, reason: str) -> None:
-    """Replace every answer of system NAME with FILE's (checked as `import answers` checks them).
-
-    Refused once a built campaign shows the system's answers.
-    """
-    from da_platform.campaigns.lifecycle import replace_answers
-
-    def work(session: Session) -> str:
-        system = name.find(session, test_set.find(session))
-        count = replace_answers(session, system, file, actor=ACTOR, reason=reason)
-        return f"replaced the answers of system {system.name!r}: {count} answers from {file}"
-
-    _changing(context, work)

@@ -7,6 +7,7 @@ import click
 
 from da_platform.cli.context import CliContext, pass_context
 from da_platform.cli.params import CAMPAIGN, NamedCampaign
+from da_platform.cli.provider_options import review_options, review_policy
 from da_platform.db.rows import get_row
 
 
@@ -128,15 +129,9 @@ def pool_group() -> None:
     """The lab's own pool: apply the review policy to every worker at once."""
 
 
-def _pool_review_options(command):
-    from da_platform.cli.providers import review_options
-
-    return review_options(command)
-
-
 @pool_group.command("review")
 @click.argument("campaign", type=CAMPAIGN)
-@_pool_review_options
+@review_options
 @pass_context
 def pool_review(context: CliContext, campaign: NamedCampaign, dry_run, bonus, reject_enabled, reject_min_pairs,
                 reject_min_p, reject_identical_run, block_rejected, confirm_total) -> None:
@@ -145,15 +140,14 @@ def pool_review(context: CliContext, campaign: NamedCampaign, dry_run, bonus, re
     The decisions are recorded and applied at once (nothing to send: pay own-pool workers outside the
     platform). --dry-run shows them and stores nothing. --confirm-total is not used here.
     """
-    from da_platform.cli.providers import review_changes, review_policy
     from da_platform.providers.money import amount_string
     from da_platform.review.pool_run import plan_pool, review_pool
 
     with context.sessions() as session:
         found = campaign.find(session)
         campaign_id = found.id
-    policy = review_policy(context, campaign_id, **review_changes(bonus, reject_enabled, reject_min_pairs, reject_min_p,
-                                                             reject_identical_run, block_rejected))
+    policy = review_policy(context, campaign_id, bonus, reject_enabled, reject_min_pairs, reject_min_p,
+                           reject_identical_run, block_rejected)
     with context.sessions() as session:
         planned = plan_pool(session, get_row(session, type(found), campaign_id), policy)
     for p in planned:

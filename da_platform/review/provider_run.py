@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from da_platform.db.models import Campaign
 from da_platform.db.rows import get_row
 from da_platform.providers.base import Provider
+from da_platform.providers.definition import SourceDefinition
 from da_platform.providers.money import CostEstimate
 from da_platform.review.apply import ExecutionReport, execute_pending
 from da_platform.review.decisions import (
@@ -28,6 +30,20 @@ from da_platform.review.decisions import (
     record_decisions,
 )
 
+Pricing = Callable[[int, list[Decimal]], CostEstimate]
+"""The cost of approving some assignments and paying some bonuses (the rewards, the bonuses, the fees)."""
+
+
+def pricing_at(definition: SourceDefinition, settings: Any) -> Pricing:
+    """The :data:`Pricing` of a provider (its definition) at its ``settings`` (a campaign's, as stored)."""
+    def pricing(approvals: int, bonuses: list[Decimal]) -> CostEstimate:
+        cost = definition.cost(settings, assignments=approvals, bonuses=bonuses)
+        if cost is None:
+            raise ValueError(f"{definition.name} is paid outside the platform: no review run prices it")
+        return cost
+
+    return pricing
+
 
 @dataclass(frozen=True)
 class ReviewProposal:
@@ -39,7 +55,7 @@ class ReviewProposal:
 
 
 def propose_review(sessions: sessionmaker[Session], campaign_id: int, source: str, policy: ReviewPolicy,
-                   pricing: Callable[[int, list[Decimal]], CostEstimate]) -> ReviewProposal:
+                   pricing: Pricing) -> ReviewProposal:
     """The policy's decisions on the campaign's ``source`` assignments awaiting review (nothing is written)."""
     with sessions() as session:
         campaign = get_row(session, Campaign, campaign_id)
