@@ -220,7 +220,8 @@ def write_model(args: argparse.Namespace) -> None:
     if args.free:
         source = source.replace(" minimised", f" and {args.share_weight:g} x the gaps of the pooled and weighted "
                                 f"tests' shares kept minimised over {', '.join(free)}")
-    model = fit_model(hits, source, args.evaluations, start, args.progress, free=free, share_weight=args.share_weight)
+    model = fit_model(hits, source, args.evaluations, start, args.progress, free=free, share_weight=args.share_weight,
+                      seeds=args.fit_seeds)
     PARAMETERS_FILE.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"{PARAMETERS_FILE}: {model}")
 
@@ -362,6 +363,8 @@ def main() -> None:
     commands.choices["fit-model"].add_argument("--share-weight", type=float, default=0.0,
                                                help="add this times the gaps (as shares) between simulated and real "
                                                     "HITs kept by the pooled and the weighted test to the loss")
+    commands.choices["fit-model"].add_argument("--fit-seeds", type=int, nargs="+", default=[11],
+                                               help="simulate the fitted HITs with each seed; the loss is the mean")
     commands.choices["model"].add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     args = parser.parse_args()
     {"qc": qc, "fit-weights": write_weights, "forecast": forecast, "fit-model": write_model,
@@ -551,12 +554,14 @@ def shares_kept(hits: Sequence[RealHit], alpha: float = NO_QC.alpha) -> dict[str
 
 
 def fit_model(hits: Sequence[RealHit], source: str, evaluations: int, start: PeopleModel | None = None,
-              progress: Path | None = None, free: Sequence[str] = _NAMES, share_weight: float = 0.0) -> PeopleModel:
+              progress: Path | None = None, free: Sequence[str] = _NAMES, share_weight: float = 0.0,
+              seeds: Sequence[int] = (11,)) -> PeopleModel:
     """The model whose simulated HITs are closest to ``hits``: the sum of the KS distances of ``STATISTICS``, plus
     ``share_weight`` times the gaps between the shares of simulated and real HITs the pooled and the weighted test
-    keep (``shares_kept``), minimised by Nelder-Mead over the parameters ``free`` (common random numbers: the same
-    seed every evaluation); ``progress``: a file where the best model so far is kept (JSON), so that a long fit
-    can be stopped and resumed from it (``start``)."""
+    keep (``shares_kept``), averaged over simulations with ``seeds``, minimised by Nelder-Mead over the parameters
+    ``free`` (common random numbers: the same seeds every evaluation; the first simplex steps 0.3 along each free
+    parameter, on the log or logit scale of a positive number or a share); ``progress``: a file where the best
+    model so far is kept (JSON), so that a long fit can be stopped and resumed from it (``start``)."""
     from scipy.optimize import minimize
 
     layout = Layout.like(hits)
@@ -571,20 +576,26 @@ def fit_model(hits: Sequence[RealHit], source: str, evaluations: int, start: Peo
         vector[chosen] = values
         return vector
 
-    def loss(values: np.ndarray) -> float:
-        model = _from_free(full(values), source)
-        scores = layout.simulate(model, seed=11)
+    def one_loss(model: PeopleModel, seed: int) -> float:
+        scores = layout.simulate(model, seed)
         value = sum(ks_distances(real, statistics(layout.observed(scores))).values())
         if share_weight:
             kept = shares_kept(layout.as_hits(scores))
             value += share_weight * sum(abs(kept[test] - real_kept[test]) for test in kept)
+        return value
+
+    def loss(values: np.ndarray) -> float:
+        model = _from_free(full(values), source)
+        value = float(np.mean([one_loss(model, seed) for seed in seeds]))
         if value < best[0] and progress is not None:
             best[0] = value
             progress.write_text(json.dumps({**model.to_json(), "loss": value}, indent=1) + "\n", encoding="utf-8")
         return value
 
-    found = minimize(loss, initial[chosen], method="Nelder-Mead",
-                     options={"maxfev": evaluations, "xatol": 1e-3, "fatol": 1e-4, "adaptive": True})
+    first = initial[chosen]
+    simplex = np.vstack([first, first + 0.3 * np.eye(len(first))])
+    found = minimize(loss, first, method="Nelder-Mead", options={"maxfev": evaluations, "xatol": 1e-3, "fatol": 1e-4,
+                                                                 "adaptive": True, "initial_simplex": simplex})
     print(f"fit: loss {found.fun:.4f} after {found.nfev} evaluations ({found.message})", flush=True)
     return _from_free(full(found.x), source)
 
