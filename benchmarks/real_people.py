@@ -311,7 +311,15 @@ def write_model(args: argparse.Namespace) -> None:
               f"({args.evaluations} evaluations); refit with: PYTHONPATH=. python benchmarks/real_people.py "
               "fit-model RELEASE")
     start = PeopleModel.from_json(json.loads(args.start.read_text(encoding="utf-8"))) if args.start else None
-    model = fit_model(hits, source, args.evaluations, start, args.progress)
+    free = tuple(args.free.split(",")) if args.free else _NAMES
+    unknown = sorted(set(free) - set(_NAMES))
+    if unknown:
+        raise SystemExit(f"--free: no such parameter {', '.join(unknown)} (parameters: {', '.join(_NAMES)})")
+    if args.free:
+        source = source.replace(" minimised", f" and {args.share_weight:g} x the gaps of the pooled and weighted "
+                                f"tests' shares kept minimised over {', '.join(free)}")
+    model = fit_model(hits, source, args.evaluations, start, args.progress, free=free, share_weight=args.share_weight,
+                      seeds=args.fit_seeds)
     PARAMETERS_FILE.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"{PARAMETERS_FILE}: {model}")
 
@@ -504,6 +512,13 @@ def main() -> None:
     commands.choices["fit-model"].add_argument("--evaluations", type=int, default=2500)
     commands.choices["fit-model"].add_argument("--start", type=Path, help="start from this model (JSON)")
     commands.choices["fit-model"].add_argument("--progress", type=Path, help="keep the best model so far here")
+    commands.choices["fit-model"].add_argument("--free", help="fit only these parameters (comma-separated names; the "
+                                               "rest stay as in --start or the shipped model)")
+    commands.choices["fit-model"].add_argument("--share-weight", type=float, default=0.0,
+                                               help="add this times the gaps (as shares) between simulated and real "
+                                                    "HITs kept by the pooled and the weighted test to the loss")
+    commands.choices["fit-model"].add_argument("--fit-seeds", type=int, nargs="+", default=[11],
+                                               help="simulate the fitted HITs with each seed; the loss is the mean")
     commands.choices["model"].add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     args = parser.parse_args()
     {"qc": qc, "fit-weights": write_weights, "forecast": forecast, "fit-model": write_model,
@@ -658,7 +673,8 @@ def ks_distances(real: dict[str, np.ndarray], simulated: dict[str, np.ndarray]) 
 
 
 _POSITIVE = ("bias_sd", "bias_hit_sd", "scale_log_sd", "noise_log_sd", "lapse_concentration", "lapse_noise",
-             "notice_concentration", "drop_a", "drop_b", "ref_gap", "quality_a", "quality_b", "soft_top")
+             "notice_concentration", "drop_a", "drop_b", "ref_gap", "quality_a", "quality_b", "soft_top",
+             "repeat_noise_log_sd")
 _SHARES = ("lapse_mean", "notice_mean", "memory_mean", "round10_mean", "round5_mean", "ref_top")
 _NAMES = tuple(f.name for f in dataclasses.fields(PeopleModel) if f.name != "source")
 
@@ -673,32 +689,69 @@ def _from_free(free: np.ndarray, source: str) -> PeopleModel:
     values = {n: float(np.exp(np.clip(v, -10, 10)) if n in _POSITIVE
                        else 1 / (1 + np.exp(-np.clip(v, -20, 20))) if n in _SHARES else v)
               for n, v in zip(_NAMES, free.tolist())}
-    return PeopleModel(**values, source=source)  # (floats by name)
+    return PeopleModel(source=source).with_vector(np.array([values[n] for n in _NAMES]))
+
+
+def shares_kept(hits: Sequence[RealHit], alpha: float = NO_QC.alpha) -> dict[str, float]:
+    """The share of ``hits`` the pooled and the weighted test keep, each HIT judged alone: the verdict of
+    ``analysis.quality`` on each HIT's pairs directly (the path ``kept_at_one_hit`` takes through a whole ratings
+    table, without building one: fast enough for a fit's every evaluation)."""
+    from analysis.quality import _pooled_check_verdict
+
+    none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    kept = {test: 0 for test in TESTS[1:]}
+    for h in hits:
+        families = (none, h.reference, h.repeat, (h.ordinary, h.ordinary))
+        for test in kept:
+            kept[test] += _pooled_check_verdict(alpha, *h.damaged, families, weighted=test == "weighted")["passed"]
+    return {test: count / max(1, len(hits)) for test, count in kept.items()}
 
 
 def fit_model(hits: Sequence[RealHit], source: str, evaluations: int, start: PeopleModel | None = None,
-              progress: Path | None = None) -> PeopleModel:
-    """The model whose simulated HITs are closest to ``hits``: the sum of the KS distances of ``STATISTICS``,
-    minimised by Nelder-Mead (common random numbers: the same seed every evaluation); ``progress``: a file where
-    the best model so far is kept (JSON), so that a long fit can be stopped and resumed from it (``start``)."""
+              progress: Path | None = None, free: Sequence[str] = _NAMES, share_weight: float = 0.0,
+              seeds: Sequence[int] = (11,)) -> PeopleModel:
+    """The model whose simulated HITs are closest to ``hits``: the sum of the KS distances of ``STATISTICS``, plus
+    ``share_weight`` times the gaps between the shares of simulated and real HITs the pooled and the weighted test
+    keep (``shares_kept``), averaged over simulations with ``seeds``, minimised by Nelder-Mead over the parameters
+    ``free`` (common random numbers: the same seeds every evaluation; the first simplex steps 0.3 along each free
+    parameter, on the log or logit scale of a positive number or a share); ``progress``: a file where the best
+    model so far is kept (JSON), so that a long fit can be stopped and resumed from it (``start``)."""
     from scipy.optimize import minimize
 
     layout = Layout.like(hits)
     real = statistics(Observed.of(hits))
+    real_kept = shares_kept(hits) if share_weight else {}
     best: list[float] = [math.inf]
+    initial = _to_free(start or fitted_model())
+    chosen = np.array([name in free for name in _NAMES])
 
-    def loss(free: np.ndarray) -> float:
-        model = _from_free(free, source)
-        value = sum(ks_distances(real, statistics(layout.observed(layout.simulate(model, seed=11)))).values())
+    def full(values: np.ndarray) -> np.ndarray:
+        vector = initial.copy()
+        vector[chosen] = values
+        return vector
+
+    def one_loss(model: PeopleModel, seed: int) -> float:
+        scores = layout.simulate(model, seed)
+        value = sum(ks_distances(real, statistics(layout.observed(scores))).values())
+        if share_weight:
+            kept = shares_kept(layout.as_hits(scores))
+            value += share_weight * sum(abs(kept[test] - real_kept[test]) for test in kept)
+        return value
+
+    def loss(values: np.ndarray) -> float:
+        model = _from_free(full(values), source)
+        value = float(np.mean([one_loss(model, seed) for seed in seeds]))
         if value < best[0] and progress is not None:
             best[0] = value
             progress.write_text(json.dumps({**model.to_json(), "loss": value}, indent=1) + "\n", encoding="utf-8")
         return value
 
-    found = minimize(loss, _to_free(start or PeopleModel()), method="Nelder-Mead",
-                     options={"maxfev": evaluations, "xatol": 1e-3, "fatol": 1e-4, "adaptive": True})
+    first = initial[chosen]
+    simplex = np.vstack([first, first + 0.3 * np.eye(len(first))])
+    found = minimize(loss, first, method="Nelder-Mead", options={"maxfev": evaluations, "xatol": 1e-3, "fatol": 1e-4,
+                                                                 "adaptive": True, "initial_simplex": simplex})
     print(f"fit: loss {found.fun:.4f} after {found.nfev} evaluations ({found.message})", flush=True)
-    return _from_free(found.x, source)
+    return _from_free(full(found.x), source)
 
 
 if __name__ == "__main__":

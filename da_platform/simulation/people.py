@@ -8,12 +8,15 @@ quality q (0-100, what the sample's ``truth.json`` or ``simulate --truth`` gives
   noise SD s ~ logN(noise_log_mean, noise_log_sd); habits of rounding to 10 and to 5; a memory (the chance a
   repeat gets exactly the score its original got); a lapse rate;
 - **between one worker's HITs**: the bias moves by N(0, bias_hit_sd); each damaged copy is noticed with a
-  chance drawn for the HIT, Beta(notice_mean, notice_concentration); and with the worker's lapse rate the HIT is
+  chance drawn for the HIT, Beta(notice_mean, notice_concentration); a repeat is read afresh, its perceived
+  quality off by N(0, r) with r ~ logN(repeat_noise_log_mean, repeat_noise_log_sd) drawn for the HIT (how closely
+  one HIT's repeats follow their originals varies between HITs as real people's do); and with the worker's lapse
+  rate the HIT is
   a **lapse**: scores that do not depend on what is shown (around the worker's own level, SD up to
   ``lapse_noise``), as real careful people sometimes give a whole HIT;
 - **per item**: score = 50 + b + a·(q' − 50) + s·N(0, 1), bent towards 100 above 100 − ``soft_top``
   (``soft_ceiling``), rounded and clipped to 0-100, where q' is what the
-  person perceives: q for an answer and its repeat; for a damaged or meaning-changed copy, q less a share
+  person perceives: q for an answer, q + N(0, r) for its repeat; for a damaged or meaning-changed copy, q less a share
   Beta(drop_a, drop_b) of q when noticed, else q; for a reference shown as the candidate, 100 − Exp(ref_gap),
   and a share ``ref_top`` of references get 100, whatever the person's bias and scale (real people put nearly
   half of the references at the end of the slider).
@@ -61,6 +64,8 @@ class PeopleModel:
     ref_top: float = 0.5
     soft_top: float = 1.0
     memory_mean: float = 0.15
+    repeat_noise_log_mean: float = 0.0
+    repeat_noise_log_sd: float = 0.5
     round10_mean: float = 0.2
     round5_mean: float = 0.3
     quality_a: float = 3.0
@@ -117,12 +122,14 @@ class Person:
                    float(_beta(rng, m.round5_mean, 2.0)), float(_beta(rng, m.memory_mean, 2.0)), m)
 
     def start_hit(self, rng: np.random.Generator) -> HitState:
-        """This person's state for a new HIT: a lapse or not, the bias of the day, the chance to notice damage."""
+        """This person's state for a new HIT: a lapse or not, the bias of the day, the chance to notice damage, how
+        far a repeat is read differently."""
         m = self.model
         lapse = bool(rng.random() < self.lapse)
         return HitState(lapse, self.bias + float(rng.normal(0, m.bias_hit_sd)),
                         0.0 if lapse else float(_beta(rng, m.notice_mean, m.notice_concentration)),
-                        float(rng.uniform(0, m.lapse_noise)))
+                        float(rng.uniform(0, m.lapse_noise)),
+                        repeat_noise=float(rng.lognormal(m.repeat_noise_log_mean, m.repeat_noise_log_sd)))
 
     def score(self, kind: int, quality: float, state: HitState, rng: np.random.Generator) -> int:
         """One score for a slot of ``kind`` (``KIND_OF``) whose answer has true quality ``quality``; a repeat of an
@@ -144,6 +151,7 @@ class HitState:
     notice: float
     lapse_noise: float
     given: dict[float, int] = field(default_factory=dict)  # answers scored in this HIT, by their true quality
+    repeat_noise: float = 0.0  # SD of how differently a repeat is perceived in this HIT
 
 
 def score_many(person: Person, kinds: np.ndarray, quality: np.ndarray, state: HitState,
@@ -151,18 +159,20 @@ def score_many(person: Person, kinds: np.ndarray, quality: np.ndarray, state: Hi
     """Scores for slots of ``kinds`` with answers of true ``quality`` in one HIT (no memory: see ``Person.score``)."""
     return scores_of(person.model, kinds, quality, bias=state.bias, scale=person.scale, noise=person.noise,
                      notice=state.notice, lapse=state.lapse, lapse_noise=state.lapse_noise, round10=person.round10,
-                     round5=person.round5, rng=rng)
+                     round5=person.round5, repeat_noise=state.repeat_noise, rng=rng)
 
 
 def scores_of(model: PeopleModel, kinds: np.ndarray, quality: np.ndarray, *, bias: Any, scale: Any, noise: Any,
               notice: Any, lapse: Any, lapse_noise: Any, round10: Any, round5: Any,
-              rng: np.random.Generator) -> np.ndarray:
+              rng: np.random.Generator, repeat_noise: Any = 0.0) -> np.ndarray:
     """The model's scores (module docstring) for slots of ``kinds`` showing answers of true ``quality``; every
     person and HIT parameter is one number or one per slot (so that many HITs are simulated at once)."""
     n = len(kinds)
     perceived = np.asarray(quality, dtype=np.float64).copy()
     noticed = (kinds == DAMAGED) & (rng.random(n) < notice)
     perceived[noticed] -= perceived[noticed] * rng.beta(model.drop_a, model.drop_b, n)[noticed]
+    repeat = kinds == REPEAT
+    perceived[repeat] += (np.broadcast_to(repeat_noise, n) * rng.standard_normal(n))[repeat]
     reference = kinds == REF
     top = np.maximum(0.0, 100 - rng.exponential(model.ref_gap, n))
     perceived[reference] = top[reference]
@@ -212,9 +222,10 @@ def simulate_slots(model: PeopleModel, hit: np.ndarray, worker: np.ndarray, kind
     hit_bias = bias[hit_worker] + rng.normal(0, m.bias_hit_sd, n_hits)
     notice = np.where(lapse, 0.0, _beta(rng, m.notice_mean, m.notice_concentration, n_hits))
     lapse_noise = rng.uniform(0, m.lapse_noise, n_hits)
+    repeat_noise = rng.lognormal(m.repeat_noise_log_mean, m.repeat_noise_log_sd, n_hits)
     scores = scores_of(m, kind, quality, bias=hit_bias[hit], scale=scale[worker], noise=noise[worker],
                        notice=notice[hit], lapse=lapse[hit], lapse_noise=lapse_noise[hit], round10=round10[worker],
-                       round5=round5[worker], rng=rng)
+                       round5=round5[worker], repeat_noise=repeat_noise[hit], rng=rng)
     repeats = np.flatnonzero((kind == REPEAT) & (original >= 0))
     remembered = repeats[rng.random(len(repeats)) < memory[worker[repeats]]]
     scores[remembered] = scores[original[remembered]]

@@ -75,6 +75,42 @@ def test_memory_and_rounding() -> None:
     assert person.score(REPEAT, 63.0, state, rng) == first
 
 
+def test_a_repeat_is_read_afresh() -> None:
+    """A repeat's perceived quality is off by N(0, r) (the HIT's ``repeat_noise``) besides the two showings' own
+    noise s, so repeat - original ~ N(0, r^2 + 2 s^2) (+ integer rounding, 2/12): SD sqrt(10^2 + 2 * 2^2) = 10.39
+    (10.40 rounded); its estimate from 4,000 pairs has a standard error of SD / sqrt(2 * 4000) = 0.12. Before the
+    repeat was read afresh the SD was sqrt(2) * 2 = 2.8."""
+    rng = np.random.default_rng(6)
+    person = _person(PLAIN, bias=0.0, scale=1.0, noise=2.0, lapse=0.0, round10=0.0, round5=0.0, memory=0.0)
+    n = 4000
+    kinds = np.r_[np.full(n, SYSTEM), np.full(n, REPEAT)]
+    originals = np.r_[np.full(n, -1), np.arange(n)]
+    quality = np.full(2 * n, 50.0)
+    state = HitState(False, 0.0, 1.0, 0.0, repeat_noise=10.0)
+    scores = rate_slots(person, kinds, quality, originals, state, rng)
+    difference = scores[n:] - scores[:n]
+    assert np.std(difference) == pytest.approx(np.sqrt(100 + 8 + 2 / 12), abs=4 * 10.4 / np.sqrt(2 * n))
+    assert abs(np.mean(difference)) < 4 * 10.4 / np.sqrt(n)
+
+
+def test_how_closely_repeats_follow_varies_between_hits() -> None:
+    """Each HIT draws its repeat noise r ~ logN(mu, sigma): with 200 repeats per HIT and no other noise, a HIT's SD
+    of repeat differences estimates its r (log-SD error about 1 / sqrt(2 * 200) = 0.05), so over 300 HITs the logs
+    of those SDs have mean mu (standard error sigma / sqrt(300) = 0.03) and SD sqrt(sigma^2 + 0.05^2) = 0.50
+    (standard error 0.5 / sqrt(2 * 300) = 0.02)."""
+    mu, sigma = np.log(5.0), 0.5
+    model = replace(PLAIN, noise_log_mean=np.log(1e-3), repeat_noise_log_mean=mu, repeat_noise_log_sd=sigma)
+    n_hits, n = 300, 200
+    kinds = np.tile(np.r_[np.full(n, SYSTEM), np.full(n, REPEAT)], n_hits)
+    hit = np.repeat(np.arange(n_hits), 2 * n)
+    originals = np.tile(np.r_[np.full(n, -1), np.arange(n)], n_hits) + np.where(kinds == REPEAT, hit * 2 * n, 0)
+    scores = simulate_slots(model, hit, hit, kinds, originals, np.full(len(kinds), 50.0), np.random.default_rng(7))
+    difference = (scores[kinds == REPEAT] - scores[originals[kinds == REPEAT]]).reshape(n_hits, n)
+    logs = np.log(np.std(difference, axis=1))
+    assert np.mean(logs) == pytest.approx(mu, abs=4 * 0.03)
+    assert np.std(logs) == pytest.approx(np.sqrt(sigma ** 2 + 0.05 ** 2), abs=4 * 0.02)
+
+
 def test_many_hits_at_once_follow_the_same_model() -> None:
     """simulate_slots (the fit's and the forecast's path) and rate_slots (one HIT) give the same distribution."""
     rng = np.random.default_rng(4)
