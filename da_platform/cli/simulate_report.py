@@ -133,7 +133,8 @@ def _print_waves(outcome: RehearsalOutcome) -> None:
     record = status.record
     echo = click.echo
     echo(f"\nIn waves: {len(record.waves)} wave(s), {record.hits} of the fixed design's {record.reference_hits} HITs "
-         f"({record.hits / record.reference_hits:.0%})" + (f"; stopped: {record.stopped}" if record.stopped else ""))
+         f"({record.hits / record.reference_hits:.0%})" + (f"; stopped: {record.stopped}" if record.stopped else "")
+         + (f"; ended: {outcome.waves_ended}" if outcome.waves_ended else ""))
     for wave in record.waves:
         echo(f"  wave {wave.wave}: {wave.hits} HITs, {wave.contention_share:.0%} of the ordinary slots for "
              + ", ".join(wave.contention))

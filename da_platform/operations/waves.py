@@ -65,7 +65,7 @@ def next_wave(session: Session, campaign: Campaign, *, storage: ImageStorage, fo
     if status.decisions is None or not status.provisional or status.plan is None:
         why = "has no ranking yet" if status.decisions is None else "has no new rating since the last look"
         raise BuildError(f"campaign {campaign.name!r} {why}: wave {record.latest.wave} needs ratings before the "
-                         "next one can be planned")
+                         "next one can be planned (ratings of workers quality control leaves out do not count)")
     left = unrated_hits(session, campaign, record.latest.first_hit, record.latest.hits)
     if left and not force:
         raise BuildError(f"wave {record.latest.wave} of campaign {campaign.name!r} has {left} of its "

@@ -121,6 +121,7 @@ class RehearsalOutcome:
     share: CrowdShare  # of the assignments the bad workers asked for take
 
     waves: WaveStatus | None = None  # a campaign in waves: its waves and decisions on the copy
+    waves_ended: str | None = None  # why the copy's waves ended before the campaign stopped (None: it stopped)
 
     forecast: dict[int, float] = field(default_factory=dict)  # assignments k -> forecast chance that the first k
     # give the clusters all of them give (simulation.forecast, the people fitted to real crowd workers)
@@ -331,7 +332,8 @@ def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdS
     plan = crowd_plan(WORKER_PREFIX, options.bad_workers, options.honest, places, crowd)
     started = time.perf_counter()
     outcomes = rate_through_pages(crowd, steps, url, out / "images", campaign_id, places * 100, plan, oracle)
-    outcomes += _later_waves(sessions, campaign_id, truth, crowd, url, out, steps, plan)
+    later, waves_ended = _later_waves(sessions, campaign_id, truth, crowd, url, out, steps, plan)
+    outcomes += later
     seconds["crowd"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -344,6 +346,7 @@ def _rehearse(sessions, campaign_id: int, name: str, truth: Truth, crowd: CrowdS
     with sessions() as session:
         found = _analyse_and_export(session, _campaign(session, campaign_id), truth, out / "exports", rated)
         found["waves"] = _wave_status(session, _campaign(session, campaign_id))
+        found["waves_ended"] = waves_ended
     seconds["analysis and exports"] = time.perf_counter() - started
     started = time.perf_counter()
     steps.step("forecast: how soon the ranking is decided, from the people fitted to real crowd workers")
@@ -385,13 +388,15 @@ def campaign_forecast(session: Session, campaign: Campaign, truth: Truth, seed: 
 
 
 def _later_waves(sessions, campaign_id: int, truth: Truth, crowd: CrowdSettings, url: str, out: Path, steps: Steps,
-                 plan: dict[str, str]) -> list:
+                 plan: dict[str, str]) -> tuple[list, str | None]:
     """A campaign in waves (docs/method.md §12): after each wave, the copy's next wave is planned from its analysis
     and added (``da-platform waves --next`` on the copy), and fresh honest workers rate it (the bad workers asked
     for came in the first wave), until the campaign stops. ``plan`` (worker -> kind) gains the new workers. Nothing
-    for a fixed campaign."""
+    for a fixed campaign. Also why the waves ended before the campaign stopped: a wave whose ratings all come from
+    workers quality control left out gives no new look, so no next wave can be planned from it (None: it stopped)."""
     from da_platform.config.campaign_settings import CampaignSettings
     from da_platform.operations.waves import next_wave
+    from da_platform.results.waves import wave_status
     from da_platform.simulation.crowd import SlotOracle
     from hit_builder.storage import LocalImageStorage
 
@@ -401,13 +406,18 @@ def _later_waves(sessions, campaign_id: int, truth: Truth, crowd: CrowdSettings,
             campaign = _campaign(session, campaign_id)
             record = CampaignSettings.of(campaign).waves
             if record is None or record.stopped is not None:
-                return outcomes
+                return outcomes, None
+            status = wave_status(session, campaign)
+            if status is not None and (status.decisions is None or not status.provisional):
+                return outcomes, (f"wave {record.latest.wave} gave no new look: its ratings all come from workers "
+                                  "quality control left out, and a live campaign needs its HITs rated by workers it "
+                                  f"keeps before wave {record.latest.wave + 1} can be planned")
             steps.step(f"wave {record.latest.wave} rated: the look, and the next wave's plan")
             step = next_wave(session, campaign, storage=LocalImageStorage(out / "images"), force=True)
             session.commit()
             if step.added is None:
                 steps.done()
-                return outcomes
+                return outcomes, None
             oracle = SlotOracle.from_database(session, campaign_id, truth.quality)
             hits, places = _size(session, campaign)
         steps.done()
