@@ -38,6 +38,7 @@ def test_a_campaigns_review_policy_is_the_stored_one_with_the_runs_changes(sessi
     CampaignSettings.update(campaign, review=ReviewPolicy(bonus=Decimal("0.30"), reject_min_pairs=9))
     session.flush()
 
-    assert stored_settings(session, campaign.id).stored_review == ReviewPolicy(bonus=Decimal("0.30"), reject_min_pairs=9)
+    stored = stored_settings(session, campaign.id).stored_review
+    assert stored == ReviewPolicy(bonus=Decimal("0.30"), reject_min_pairs=9)
     policy = review_policy(session, campaign.id, {"reject_min_pairs": 6, "bonus": None})
     assert (policy.bonus, policy.reject_min_pairs, policy.block_rejected) == (Decimal("0.30"), 6, True)
