@@ -36,3 +36,11 @@ def skip_unless_recorded_with(recorded: dict, found: dict) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(message + " (under CI the recorded fonts and libraries are expected)")
         pytest.skip(message)
+
+
+def skip_unless_installed(message: str) -> None:
+    """Skip a test whose font is not on this machine; under CI (``CI=true``, which installs the fonts) fail
+    instead, so that a missing font never hides the test there."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + " (under CI the fonts are installed)")
+    pytest.skip(message)

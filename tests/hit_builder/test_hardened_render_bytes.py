@@ -36,7 +36,7 @@ from hit_builder.ocr_resistant import (
     _upright,
 )
 from hit_builder.render import Renderer, Role
-from tests.render_digests import TEXTS, environment, skip_unless_recorded_with
+from tests.render_digests import TEXTS, environment, skip_unless_installed, skip_unless_recorded_with
 
 FONT_FOLDERS = {"noto": Path("/usr/share/fonts/opentype/noto"), "dejavu": Path("/usr/share/fonts/truetype/dejavu")}
 RECORDED_WITH = {
@@ -164,7 +164,7 @@ def test_wide_characters_advance_alike_with_and_without_text_layout() -> None:
     folder = Path("/usr/share/fonts/opentype/noto")
     fonts = sorted(folder.glob("Noto*CJK-*.ttc"))
     if not fonts:
-        pytest.skip("no Noto CJK font installed")
+        skip_unless_installed("no Noto CJK font installed")
     characters = [chr(code) for code in range(0x4E00, 0x9FFF, 97)] + list("，。、：；！？（）「」《》")
     for path in fonts:
         for size in (36, 41):
@@ -178,7 +178,7 @@ def test_wide_characters_advance_alike_with_and_without_text_layout() -> None:
 def test_a_face_read_with_numbered_glyphs_covers_what_its_character_map_says(spec: str) -> None:
     path, _, index = spec.partition("#")
     if not Path(path).is_file():
-        pytest.skip(f"{path} is not installed")
+        skip_unless_installed(f"{path} is not installed")
     font = TTFont(path, fontNumber=int(index or 0), lazy=True)  # read the usual way, glyph names and all
     assert FontFace.load(spec).codepoints == frozenset(font.getBestCmap())
     font.close()

@@ -434,11 +434,9 @@ def test_simulate_warns_when_the_bad_workers_take_more_than_a_third(built: str, 
     assert "Cost of the real campaign: 20.00 GBP on prolific for 6 assignments" in result.output
 
 
-@pytest.mark.slow
-def test_simulate_rehearses_a_campaign_in_waves_until_it_stops(run, sessions: sessionmaker[Session],
-                                                               database_url: str, tmp_path: Path):
-    """A campaign in waves (docs/method.md §12): the copy runs wave after wave until it stops; the live campaign
-    keeps its first wave only."""
+def _built_in_waves(run, sessions: sessionmaker[Session], database_url: str, tmp_path: Path) -> tuple[dict, Path]:
+    """A four-system campaign built in waves (first wave half of the fixed design's 6 HITs, then a third), with
+    its quality labels; the live database's rows as they were after the build."""
     quality = {"alpha": 62.0, "beta": 58.0, "gamma": 35.0, "delta": 10.0}
     with sessions() as session:
         make_test_set(session, name="set", questions=105, systems=tuple(quality))
@@ -450,6 +448,15 @@ def test_simulate_rehearses_a_campaign_in_waves_until_it_stops(run, sessions: se
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps({"system": s, "id": f"q{i:04d}", "quality": q}) + "\n"
                               for s, q in quality.items() for i in range(105)), encoding="utf-8")
+    return live, labels
+
+
+@pytest.mark.slow
+def test_simulate_rehearses_a_campaign_in_waves_until_it_stops(run, sessions: sessionmaker[Session],
+                                                               database_url: str, tmp_path: Path):
+    """A campaign in waves (docs/method.md §12): the copy runs wave after wave until it stops; the live campaign
+    keeps its first wave only."""
+    live, labels = _built_in_waves(run, sessions, database_url, tmp_path)
     result = run("simulate", "waves", "--truth", f"labels:{labels}", "--out", str(tmp_path / "rehearsal"),
                  "--no-images", "--seed", "2")
     assert result.exit_code == 0, result.output
@@ -474,17 +481,7 @@ def test_simulate_ends_its_waves_when_a_wave_gives_no_new_look(run, sessions: se
     """A wave whose ratings all come from workers quality control leaves out gives no new look, so no next wave can
     be planned from it: the rehearsal ends its waves there and says why, with exit 0 (it raised BuildError before,
     a traceback). With seed 3 the simulated people of the third wave are left out (the report says so)."""
-    quality = {"alpha": 62.0, "beta": 58.0, "gamma": 35.0, "delta": 10.0}
-    with sessions() as session:
-        make_test_set(session, name="set", questions=105, systems=tuple(quality))
-        session.commit()
-    built = run("build", "--test-set", "set", "--name", "waves", "--seed", "2", "--design", "waves", "--first-wave",
-                "0.5", "--wave-size", "0.34", "--crowd", "pool", "--processes", "1")
-    assert built.exit_code == 0, built.output
-    live = _snapshot(database_url)
-    labels = tmp_path / "labels.jsonl"
-    labels.write_text("".join(json.dumps({"system": s, "id": f"q{i:04d}", "quality": q}) + "\n"
-                              for s, q in quality.items() for i in range(105)), encoding="utf-8")
+    live, labels = _built_in_waves(run, sessions, database_url, tmp_path)
     result = run("simulate", "waves", "--truth", f"labels:{labels}", "--out", str(tmp_path / "rehearsal"),
                  "--no-images", "--seed", "3")
     assert result.exit_code == 0, result.output
