@@ -52,6 +52,11 @@ def unrated_hits(session: Session, campaign: Campaign, first: int, count: int) -
     return count - int(finished)
 
 
+class NoNewLook(BuildError):
+    """The latest wave gave no look to plan from: no ranking yet, or no rating of a kept worker since the last
+    look (ratings of workers quality control leaves out do not count)."""
+
+
 def next_wave(session: Session, campaign: Campaign, *, storage: ImageStorage, force: bool = False,
               processes: int | None = None) -> WaveStep:
     """Take the look, plan the next wave and add it (or record the stop); nothing committed (the caller commits)."""
@@ -64,8 +69,8 @@ def next_wave(session: Session, campaign: Campaign, *, storage: ImageStorage, fo
         raise BuildError(f"campaign {campaign.name!r} stopped after wave {record.latest.wave}: {record.stopped}")
     if status.decisions is None or not status.provisional or status.plan is None:
         why = "has no ranking yet" if status.decisions is None else "has no new rating since the last look"
-        raise BuildError(f"campaign {campaign.name!r} {why}: wave {record.latest.wave} needs ratings before the "
-                         "next one can be planned (ratings of workers quality control leaves out do not count)")
+        raise NoNewLook(f"campaign {campaign.name!r} {why}: wave {record.latest.wave} needs ratings before the "
+                        "next one can be planned (ratings of workers quality control leaves out do not count)")
     left = unrated_hits(session, campaign, record.latest.first_hit, record.latest.hits)
     if left and not force:
         raise BuildError(f"wave {record.latest.wave} of campaign {campaign.name!r} has {left} of its "

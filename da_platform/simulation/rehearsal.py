@@ -395,8 +395,7 @@ def _later_waves(sessions, campaign_id: int, truth: Truth, crowd: CrowdSettings,
     for a fixed campaign. Also why the waves ended before the campaign stopped: a wave whose ratings all come from
     workers quality control left out gives no new look, so no next wave can be planned from it (None: it stopped)."""
     from da_platform.config.campaign_settings import CampaignSettings
-    from da_platform.operations.waves import next_wave
-    from da_platform.results.waves import wave_status
+    from da_platform.operations.waves import NoNewLook, next_wave
     from da_platform.simulation.crowd import SlotOracle
     from hit_builder.storage import LocalImageStorage
 
@@ -407,13 +406,14 @@ def _later_waves(sessions, campaign_id: int, truth: Truth, crowd: CrowdSettings,
             record = CampaignSettings.of(campaign).waves
             if record is None or record.stopped is not None:
                 return outcomes, None
-            status = wave_status(session, campaign)
-            if status is not None and (status.decisions is None or not status.provisional):
+            steps.step(f"wave {record.latest.wave} rated: the look, and the next wave's plan")
+            try:
+                step = next_wave(session, campaign, storage=LocalImageStorage(out / "images"), force=True)
+            except NoNewLook:
+                steps.done()
                 return outcomes, (f"wave {record.latest.wave} gave no new look: its ratings all come from workers "
                                   "quality control left out, and a live campaign needs its HITs rated by workers it "
                                   f"keeps before wave {record.latest.wave + 1} can be planned")
-            steps.step(f"wave {record.latest.wave} rated: the look, and the next wave's plan")
-            step = next_wave(session, campaign, storage=LocalImageStorage(out / "images"), force=True)
             session.commit()
             if step.added is None:
                 steps.done()
