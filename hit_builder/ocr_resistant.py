@@ -98,7 +98,7 @@ class HardenedStyle(RenderStyle):
     decoys_per_line: int = 6  # faint characters in the background
     decoy_clearance: int = 4  # pixels kept free of decoys around each glyph's box (-1: anywhere)
     # Drawn glyph by glyph: 4 to 5 plain images' time for an answer of a few hundred characters
-    # (benchmarks/hardened_render.py), so render_many draws in several processes from 500 images.
+    # (benchmarks/hardened_render.py), so render_many draws in several processes from 250 images.
     cost: ClassVar[float] = 4.0
 
     def describe(self) -> dict:

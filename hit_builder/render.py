@@ -62,7 +62,10 @@ NO_BREAK_AFTER = frozenset("（「『【〈《〔［｛([{‘“")
 GREY_LEVELS = 16
 PNG_COMPRESSION = 4  # zlib level: the knee of size against time for text images (6 is 2x slower, 4% smaller)
 _WORD_CACHE_LIMIT = 50_000
-PARALLEL_THRESHOLD = 2_000  # fewer images than this are rendered in the calling process
+# Fewer plain images' worth than this are rendered in the calling process: about 3 s of drawing, which two
+# processes finish in about two thirds of the time for the same CPU (forked, they share what the caller loaded;
+# benchmarks/hardened_render.py, docs/benchmarks-log.md).
+PARALLEL_THRESHOLD = 1_000
 
 
 class ShapingUnavailableError(BuildError):
@@ -395,19 +398,24 @@ def _start_method() -> str:
     return "spawn"
 
 
+def rendering_processes(images: int, style: RenderStyle) -> int:
+    """How many processes :func:`render_many` draws ``images`` of ``style`` in when not told: all cores from
+    ``PARALLEL_THRESHOLD`` plain images' worth (``style.cost`` each), else one."""
+    return (os.cpu_count() or 1) if images * style.cost >= PARALLEL_THRESHOLD else 1
+
+
 def render_many(renderer: Renderer, jobs: Sequence[tuple[str, Role | str, str]], storage: ImageStorage, *,
                 processes: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Render and store every ``(text, role, where)`` job; returns the storage keys in order.
 
-    ``processes`` None means all cores when the jobs are at least ``PARALLEL_THRESHOLD`` plain images'
-    worth (``RenderStyle.cost`` each), else 1. Worker processes build their own renderer from the same
+    ``processes`` None means :func:`rendering_processes`. Worker processes build their own renderer from the same
     fonts and style; see :func:`_start_method` for how they are started. They get the jobs in chunks of
     at most 250, at least four a process, so that they finish together.
     """
     total = len(jobs)
     if processes is None:
-        processes = (os.cpu_count() or 1) if total * renderer.style.cost >= PARALLEL_THRESHOLD else 1
+        processes = rendering_processes(total, renderer.style)
     normalized = [(text, Role(role).value, where) for text, role, where in jobs]
     keys: list[str] = []
     if progress:
