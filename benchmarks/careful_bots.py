@@ -7,8 +7,11 @@ at the same time, each in its own context of one headless Chromium (the evading 
 people in a second Chromium that hides the automation traces). Before them, ``--crowd`` simulated people per
 configuration rate one HIT each over HTTP (``da_platform.simulation.crowd``, no browser, on the crowd's
 simulated clock): the people a real campaign mostly consists of, whom ``beyond_automatic`` compares each
-worker with. Then runs the campaign's analysis as the dashboard and the exports do (``CampaignAnalysis``: the
-combined verdict of checks and signals) and prints, per configuration and kind: workers, HITs finished,
+worker with. Every simulated person, over HTTP or in Chromium, rates as the people fitted to real crowd workers
+(``da_platform.simulation.people``: lapses, unnoticed damage, repeats read afresh); the ``competent`` bot rates
+the true quality through the idealised worker's bias, scale and noise (``simulation.profiles``).
+Then runs the campaign's analysis as the dashboard and the exports do (``CampaignAnalysis``: the combined verdict
+of checks and signals) and prints, per configuration and kind: workers, HITs finished,
 excluded / flagged / kept, and which checks and signals fired; the check-aware bots' own log of what they
 spotted, against what the slots really were; the behaviour the page recorded (time per item, automation
 traces); whether the systems' known order was recovered from the kept workers.
@@ -192,10 +195,10 @@ def crowd_of_people(args: argparse.Namespace, url: str, images: Path, campaign_i
     (``da_platform.simulation.crowd``), as fast as the server answers; what each did (``WorkerRun``)."""
     from da_platform.db.engine import make_engine, session_factory
     from da_platform.providers.tokens import Tokens
-    from da_platform.simulation.adversaries import ProfileRater
+    from da_platform.simulation.adversaries import PersonRater
     from da_platform.simulation.crowd import SimulatedClock, SimulatedWorker, SlotOracle, run_crowd
     from da_platform.simulation.demo import serving
-    from da_platform.simulation.profiles import random_profile
+    from da_platform.simulation.people import Person
     from da_platform.simulation.sample_data import load_truth
 
     if not args.crowd:
@@ -208,9 +211,10 @@ def crowd_of_people(args: argparse.Namespace, url: str, images: Path, campaign_i
     rng = np.random.default_rng([args.seed, 101])
     names = [f"{config}-{CROWD}-{i + 1:03d}" for i in range(args.crowd)]
     with serving(url, secret, images, clock) as base_url:
-        workers = [SimulatedWorker(name, profile, f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}", 1,
-                                   ProfileRater(profile))
-                   for name, profile in ((n, random_profile("honest", rng)) for n in names)]
+        # People as fitted to real crowd workers (simulation.people): lapses, unnoticed damage, repeats read afresh.
+        workers = [SimulatedWorker(name, rater.profile, f"{base_url}/pool/{tokens.invite(campaign_id, name, expires)}",
+                                   1, rater)
+                   for name, rater in ((n, PersonRater(Person.draw(rng))) for n in names)]
         with click.progressbar(length=100 * len(workers), label=f"{config}: {len(workers)} people over HTTP",
                                file=sys.stderr, show_pos=True) as bar:
             outcomes = run_crowd(workers, oracle, seed=args.seed, threads=8, on_rating=lambda: bar.update(1),

@@ -7,7 +7,7 @@ which the page sees as trusted (``event.isTrusted``), exactly as a person's. Per
 
 1. waits until the page shows the item and keeps the served images (the network responses, bytes as served);
 2. reads them: OCR with Tesseract (English or Chinese by the question's script, which the page shows as
-   text), or, for the kinds that stand for a vision model or a person, the slot's true texts and quality
+   text), or, for the kinds that stand for a vision model or a person, the slot's true texts, quality and kind
    (:class:`SlotTruth`, known to the simulation only);
 3. decides a score with its strategy (:mod:`da_platform.simulation.careful_rules`); the check-aware bots first compare
    Answer B's pixels with every Answer B seen before in the HIT, with a tolerance (the per-slot image
@@ -49,6 +49,7 @@ import numpy as np
 from da_platform.db.models import utcnow
 from da_platform.rating.behaviour_record import TRACES
 from da_platform.simulation import careful_rules as rules
+from da_platform.simulation.people import KIND_OF, SYSTEM, HitState, Person
 from da_platform.simulation.profiles import random_profile
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -91,7 +92,7 @@ class Kind:
     name: str
     description: str
     reads: str  # "ocr" | "truth"
-    score: str  # "overlap" | "check-aware" | "judge" | "quality"
+    score: str  # "overlap" | "check-aware" | "judge" | "quality" | "person" (simulation.people)
     noise: float = 10.0
     pace: str = "bot"  # "bot" | "person"
     evading: bool = False
@@ -111,8 +112,8 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     *(variant for bot in _BOTS for variant in (
         bot, replace(bot, name=f"{bot.name}-evading", evading=True,
                      description=f"{bot.name}, in a browser that hides the automation traces"))),
-    Kind("honest", "a simulated person: true quality with bias, scale and noise; reading pace", "truth", "quality",
-         pace="person", evading=True, automated=False),
+    Kind("honest", "a simulated person fitted to real crowd workers (simulation.people); reading pace", "truth",
+         "person", pace="person", evading=True, automated=False),
 )}
 """Every bot kind in the stock browser and as ``<kind>-evading`` (the automation traces hidden), and ``honest``."""
 
@@ -124,6 +125,8 @@ class SlotTruth:
     quality: float
     candidate: str
     reference: str | None
+    slot_type: str = "SYSTEM"  # what the slot is (a check's kind), for a simulated person's scores
+    answer_quality: float | None = None  # the true quality of its answer (a check's original's); None: ``quality``
 
 
 @dataclass
@@ -315,9 +318,15 @@ class Worker:
     on_rating: Callable[[], None] | None = None
     profile: Any = None
     repeats: list[tuple[np.ndarray, int]] = field(default_factory=list)
+    person: Person | None = None  # the honest kind: a person as fitted to real crowd workers, and this HIT's state
+    hit: HitState | None = None
 
     def __post_init__(self) -> None:
-        self.profile = random_profile("honest", self.rng)  # bias, scale and noise of a person (competent, honest)
+        # The competent bot: true quality through a person's bias, scale and noise (the idealised worker's).
+        self.profile = random_profile("honest", self.rng)
+        if self.kind.score == "person":
+            self.person = Person.draw(self.rng)
+            self.hit = self.person.start_hit(self.rng)
 
     async def run(self, context: Any) -> WorkerRun:
         record = WorkerRun(self.name, self.kind.name, self.config)
@@ -416,6 +425,9 @@ class Worker:
             texts = [truth.candidate] + ([truth.reference] if truth.reference and reference_png else [])
             if kind.score == "judge":
                 return rules.judge_noise(truth.candidate, truth.reference or "", kind.noise, self.rng), texts
+            if self.person is not None and self.hit is not None:
+                quality = truth.quality if truth.answer_quality is None else truth.answer_quality
+                return self.person.score(KIND_OF.get(truth.slot_type, SYSTEM), quality, self.hit, self.rng), texts
             return self.profile.rate(truth.quality, self.rng), texts
         assert self.ocr is not None
         language = "chi_sim" if HAN.search(question) else "eng"
@@ -533,4 +545,5 @@ def slot_truth(session: Any, campaign_id: int, quality: Mapping[str, Mapping[str
     oracle = SlotOracle.from_database(session, campaign_id, quality)
     rows = session.execute(select(Slot.public_id, Slot.candidate_text, Slot.reference_text)
                            .join(Hit, Slot.hit_id == Hit.id).where(Hit.campaign_id == campaign_id)).all()
-    return {public_id: SlotTruth(oracle(public_id), candidate, reference) for public_id, candidate, reference in rows}
+    return {public_id: SlotTruth(oracle(public_id), candidate, reference, *oracle.answer(public_id))
+            for public_id, candidate, reference in rows}

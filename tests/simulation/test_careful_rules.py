@@ -107,3 +107,29 @@ def test_repeats_are_matched_by_pixels_through_the_per_slot_variation():
     longer = renderer.render("Keep the oven door closed until the very end of the baking time, always.",
                              Role.candidate)
     assert not same_picture(grey(original), grey(longer))
+
+
+def test_the_simulated_people_in_chromium_rate_as_the_fitted_people() -> None:
+    """The careful-bots benchmark's people rated with the idealised worker (every damaged copy seen for what it is,
+    no lapses); they now rate as the people fitted to real crowd workers: a person drawn from ``simulation.people``
+    with this HIT's state, scoring a damaged copy by its kind and its original's quality. The competent bot keeps
+    the idealised worker's bias, scale and noise."""
+    import asyncio
+
+    from da_platform.simulation.careful_bots import KINDS, SlotTruth, Worker, WorkerRun
+    from da_platform.simulation.people import DAMAGED, Person
+
+    def worker(kind: str, seed: int) -> Worker:
+        return Worker("w", KINDS[kind], "default", "http://127.0.0.1/", {}, np.random.default_rng(seed))
+
+    honest, competent = worker("honest", 3), worker("competent", 3)
+    assert honest.person is not None and honest.hit is not None and competent.person is None
+    truth = SlotTruth(20.0, "damaged answer", "the reference", "BAD_REF", 80.0)
+    record = WorkerRun("w", "honest", "default")
+    given, texts = asyncio.run(honest._decide("s1", "a question?", b"png", b"png", truth, record))
+    # The same person, HIT and draws, scored by the fitted model directly: the copy of an 80-point answer.
+    again = worker("honest", 3)
+    assert again.person is not None and again.hit is not None
+    assert given == again.person.score(DAMAGED, 80.0, again.hit, again.rng)
+    assert texts == ["damaged answer", "the reference"] and 0 <= given <= 100
+    assert isinstance(honest.person, Person)
