@@ -316,8 +316,8 @@ def write_model(args: argparse.Namespace) -> None:
     if unknown:
         raise SystemExit(f"--free: no such parameter {', '.join(unknown)} (parameters: {', '.join(_NAMES)})")
     if args.free:
-        source = source.replace(" minimised", f" and {args.share_weight:g} x the gaps of the pooled and weighted "
-                                f"tests' shares kept minimised over {', '.join(free)}")
+        source = source.replace(" minimised", f" and {args.share_weight:g} x the gaps of the published, pooled and "
+                                f"weighted tests' shares kept minimised over {', '.join(free)}")
     model = fit_model(hits, source, args.evaluations, start, args.progress, free=free, share_weight=args.share_weight,
                       seeds=args.fit_seeds)
     PARAMETERS_FILE.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
@@ -457,6 +457,7 @@ def forecast(args: argparse.Namespace) -> None:
     print("| pair | systems, clusters | true spread / observed SD of z | HITs | k | real subsamples | forecast | "
           "difference (95 % interval) | forecast given the clusters (releases matched) | difference (95 % interval) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    pairs: list[tuple[float, float]] = []  # (forecast, real) of every cell
     for table in read_release(args.release):
         group = table.groups()[0]
         [estimates] = system_estimates(table).values()
@@ -469,6 +470,7 @@ def forecast(args: argparse.Namespace) -> None:
         predicted = forecast_recovery(design, sizes, args.draws, seed=args.seed, model=model)[group]
         given = forecast_given(design, group, clusters, sizes, args.draws, args.tries, seed=args.seed, model=model)
         for size in sizes:
+            pairs.append((predicted[size], real[size]))
             cells = [group, f"{len(estimates.observed)}, {len(clusters)}",
                      f"{estimates.spread:.3f} / {observed_sd:.3f}", str(n_hits), str(size), f"{real[size]:.0%}",
                      f"{predicted[size]:.0%}", _difference(predicted[size], args.draws, real[size], args.draws)]
@@ -480,6 +482,17 @@ def forecast(args: argparse.Namespace) -> None:
             else:
                 cells += [f"none of {given.tried} gave them", ""]
             print("| " + " | ".join(cells) + " |", flush=True)
+    print(calibration(pairs))
+
+
+def calibration(pairs: Sequence[tuple[float, float]]) -> str:
+    """How the forecast over campaigns does as a probability across every cell (pair and size): the mean forecast
+    against the mean real share (a calibrated forecast's agree within sampling error), and its mean absolute gap."""
+    forecast, real = (np.array(column) for column in zip(*pairs))
+    return (f"over the {len(pairs)} cells: mean forecast {forecast.mean():.1%}, mean real share {real.mean():.1%} "
+            f"({100 * (forecast.mean() - real.mean()):+.1f} points); mean absolute gap "
+            f"{100 * np.abs(forecast - real).mean():.1f} points; cells within 10 points "
+            f"{int(np.sum(np.abs(forecast - real) <= 0.10))} of {len(pairs)}")
 
 
 def _difference(forecast: float, runs: int, real: float, draws: int) -> str:
@@ -673,9 +686,9 @@ def ks_distances(real: dict[str, np.ndarray], simulated: dict[str, np.ndarray]) 
 
 
 _POSITIVE = ("bias_sd", "bias_hit_sd", "scale_log_sd", "noise_log_sd", "lapse_concentration", "lapse_noise",
-             "notice_concentration", "drop_a", "drop_b", "ref_gap", "quality_a", "quality_b", "soft_top",
-             "repeat_noise_log_sd")
-_SHARES = ("lapse_mean", "notice_mean", "memory_mean", "round10_mean", "round5_mean", "ref_top")
+             "ref_top_concentration", "notice_concentration", "drop_a", "drop_b", "ref_gap", "quality_a", "quality_b",
+             "soft_top", "repeat_noise_log_sd")
+_SHARES = ("lapse_mean", "lapse_floor", "notice_mean", "memory_mean", "round10_mean", "round5_mean", "ref_top")
 _NAMES = tuple(f.name for f in dataclasses.fields(PeopleModel) if f.name != "source")
 
 
@@ -693,17 +706,19 @@ def _from_free(free: np.ndarray, source: str) -> PeopleModel:
 
 
 def shares_kept(hits: Sequence[RealHit], alpha: float = NO_QC.alpha) -> dict[str, float]:
-    """The share of ``hits`` the pooled and the weighted test keep, each HIT judged alone: the verdict of
-    ``analysis.quality`` on each HIT's pairs directly (the path ``kept_at_one_hit`` takes through a whole ratings
-    table, without building one: fast enough for a fit's every evaluation)."""
-    from analysis.quality import _pooled_check_verdict
+    """The share of ``hits`` each of ``TESTS`` keeps, each HIT judged alone: the verdict of ``analysis.quality``
+    on each HIT's pairs directly (the path ``kept_at_one_hit`` takes through a whole ratings table, without
+    building one: fast enough for a fit's every evaluation)."""
+    from analysis.quality import _verdict
 
     none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    kept = {test: 0 for test in TESTS[1:]}
+    policies = {test: QCPolicy(QCMethod(test), alpha=alpha) for test in TESTS}
+    kept = {test: 0 for test in TESTS}
     for h in hits:
         families = (none, h.reference, h.repeat, (h.ordinary, h.ordinary))
-        for test in kept:
-            kept[test] += _pooled_check_verdict(alpha, *h.damaged, families, weighted=test == "weighted")["passed"]
+        sd = float(np.std(h.scores))
+        for test, policy in policies.items():
+            kept[test] += _verdict(policy, *h.damaged, sd, len(h.scores), True, families=families)["passed"]
     return {test: count / max(1, len(hits)) for test, count in kept.items()}
 
 
@@ -711,8 +726,8 @@ def fit_model(hits: Sequence[RealHit], source: str, evaluations: int, start: Peo
               progress: Path | None = None, free: Sequence[str] = _NAMES, share_weight: float = 0.0,
               seeds: Sequence[int] = (11,)) -> PeopleModel:
     """The model whose simulated HITs are closest to ``hits``: the sum of the KS distances of ``STATISTICS``, plus
-    ``share_weight`` times the gaps between the shares of simulated and real HITs the pooled and the weighted test
-    keep (``shares_kept``), averaged over simulations with ``seeds``, minimised by Nelder-Mead over the parameters
+    ``share_weight`` times the gaps between the shares of simulated and real HITs each test of ``TESTS``
+    keeps (``shares_kept``), averaged over simulations with ``seeds``, minimised by Nelder-Mead over the parameters
     ``free`` (common random numbers: the same seeds every evaluation; the first simplex steps 0.3 along each free
     parameter, on the log or logit scale of a positive number or a share); ``progress``: a file where the best
     model so far is kept (JSON), so that a long fit can be stopped and resumed from it (``start``)."""

@@ -210,3 +210,28 @@ def test_the_cross_validation_judges_every_pair_on_weights_that_never_saw_it() -
     assert sorted(judged[6] + judged[7]) == pairs and not set(judged[6]) & set(judged[7])
     assert set(folds[7][1]) == {"cs-en", "de-en", "ha-en"}  # the shipped weights' pairs (their file's source)
     assert "cs-en, de-en, ha-en" in people_weights().source
+
+
+def test_the_model_fits_shares_kept_are_the_platforms_verdicts(tmp_path: Path) -> None:
+    """``real_people.py fit-model`` puts each test's share kept in its loss through a fast path (the verdict on each
+    HIT's pairs, no ratings table): on the slice's real HITs it gives the platform's verdicts (``quality_control``
+    on each worker-HIT alone) for the published, the pooled and the weighted test alike."""
+    benchmark = _real_people_benchmark()
+    (tmp_path / "raw-jaen.csv").write_bytes(SLICE.read_bytes())
+    tables = benchmark.read_release(tmp_path)
+    hits = benchmark.real_hits(tables)
+    platform = benchmark.kept_at_one_hit(tables)
+    assert set(benchmark.shares_kept(hits)) == set(benchmark.TESTS) == {"wilcoxon", "pooled", "weighted"}
+    for hit in hits:
+        alone = benchmark.shares_kept([hit])
+        assert {test: share == 1.0 for test, share in alone.items()} == {t: platform[t][hit.label] for t in platform}
+    # M0141's three HITs: the pooled test keeps none, the weighted all three (the test above)
+    assert benchmark.shares_kept(hits)["pooled"] <= 0.25 and benchmark.shares_kept(hits)["weighted"] >= 0.75
+
+
+def test_the_forecast_check_sums_up_its_cells_as_a_probability() -> None:
+    """``real_people.py forecast`` ends with the forecast's calibration over every cell (worked by hand: forecasts
+    50 % and 20 % against real 30 % and 40 %: means 35.0 % and 35.0 %, gaps 20 and 20 points, none within 10)."""
+    line = _real_people_benchmark().calibration([(0.5, 0.3), (0.2, 0.4)])
+    assert line == ("over the 2 cells: mean forecast 35.0%, mean real share 35.0% (+0.0 points); mean absolute gap "
+                    "20.0 points; cells within 10 points 0 of 2")

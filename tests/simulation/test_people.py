@@ -60,6 +60,49 @@ def test_a_lapse_gives_scores_that_ignore_what_is_shown() -> None:
     assert abs(np.corrcoef(scores, quality)[0, 1]) < 0.1
 
 
+def test_a_lapse_scores_around_the_level_real_lapses_have_moved_by_the_bias() -> None:
+    """Real careful workers' lapses sit near their usual level (about 70), not at the slider's middle."""
+    rng = np.random.default_rng(3)
+    model = replace(PLAIN, lapse_level=70.0)
+    for bias in (0.0, 10.0):
+        person = _person(model, bias=bias, scale=1.0, noise=5.0, lapse=1.0, round10=0.0, round5=0.0, memory=0.0)
+        state = person.start_hit(rng)
+        scores = rate_slots(person, np.full(3000, SYSTEM), rng.uniform(0, 100, 3000), np.full(3000, -1), state, rng)
+        assert abs(np.mean(scores) - (70.0 + bias)) < 1.5  # the lapse's noise is at most N(0, 15): SE of the mean 0.3
+
+
+def test_a_share_of_lapses_leave_the_slider_at_the_bottom() -> None:
+    """Real lapses include HITs scored 0 throughout (the slider left where it starts): ``lapse_floor`` of them."""
+    rng = np.random.default_rng(4)
+    model = replace(PLAIN, lapse_level=70.0, lapse_floor=0.5)
+    person = _person(model, bias=10.0, scale=1.0, noise=5.0, lapse=1.0, round10=0.0, round5=0.0, memory=0.0)
+    states = [person.start_hit(rng) for _ in range(400)]
+    assert all(s.lapse for s in states) and 0.4 < np.mean([s.floor for s in states]) < 0.6  # SE 0.025
+    means = [np.mean(rate_slots(person, np.full(50, REF), np.full(50, 100.0), np.full(50, -1), s, rng))
+             for s in states[:40]]
+    for state, mean in zip(states, means):
+        assert (mean < 13) if state.floor else (abs(mean - 80) < 10)  # 0 or 70 + bias, noise up to N(0, 15)
+
+
+def test_putting_references_at_the_end_of_the_slider_is_a_persons_habit() -> None:
+    """Real workers put every reference at 100 or none (102 workers with 20 or more: SD of their share 0.38 against
+    0.08 were it one share for all): each person draws their own, Beta(ref_top, ref_top_concentration)."""
+    rng = np.random.default_rng(5)
+    model = replace(PLAIN, ref_top=0.45, ref_top_concentration=0.8)
+    habits = np.array([Person.draw(rng, model).ref_top for _ in range(2000)])
+    assert abs(habits.mean() - 0.45) < 0.03 and 0.3 < habits.std() < 0.42  # Beta(0.36, 0.44): SD 0.37
+    state = HitState(False, 0.0, 1.0, 0.0)
+    at_top = {}
+    for habit in (0.0, 1.0):
+        person = _person(model, bias=0.0, scale=1.0, noise=5.0, lapse=0.0, round10=0.0, round5=0.0, memory=0.0,
+                         ref_top=habit)
+        at_top[habit] = np.mean(rate_slots(person, np.full(500, REF), np.full(500, 50.0), np.full(500, -1), state,
+                                           rng) == 100)
+    assert at_top[1.0] == 1.0 and at_top[0.0] < 0.2
+    shared = PeopleModel(**{**PLAIN.__dict__, "ref_top": 0.45})  # the default: one habit for all (as before)
+    assert np.std([Person.draw(rng, shared).ref_top for _ in range(200)]) < 0.03
+
+
 def test_memory_and_rounding() -> None:
     rng = np.random.default_rng(3)
     person = _person(PLAIN, bias=0.0, scale=1.0, noise=20.0, lapse=0.0, round10=1.0, round5=0.0, memory=1.0)
