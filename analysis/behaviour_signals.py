@@ -42,6 +42,7 @@ None), never a flag. docs/quality-control.md ("Behaviour signals") explains each
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,7 +78,9 @@ AUTOMATION_FLAGGING = ("webdriver", "headless_ua")
 MIN_CROWD = 3
 MIN_SHOWING_SHARE = 0.5
 """``beyond_automatic`` applies in a group only where at least this share of its workers show information
-beyond the automatic scores (else people there cannot be told from automatic raters)."""
+beyond the automatic scores (else people there cannot be told from automatic raters); where the checks' verdicts
+are known, the share is of the workers who pass them (a HIT without attention, as a fifth of real workers' HITs
+are, shows nothing of how people rate, and its worker is excluded by the checks anyway)."""
 
 SIGNALS = ("missing_records", "no_interaction", "regular_timing", "reading_speed", "beyond_automatic",
            "server_time", "automation_traces")
@@ -322,8 +325,9 @@ def _residual(design: np.ndarray, y: np.ndarray) -> np.ndarray:
     return y - design @ beta
 
 
-def beyond_automatic(test: Beyond, crowd_showing: float | None, named: str) -> Signal:
-    """``crowd_showing``: the share of the group's workers (with a test) whose p is below the threshold
+def beyond_automatic(test: Beyond, crowd_showing: float | None, named: str,
+                     crowd: str = "the group's workers") -> Signal:
+    """``crowd_showing``: the share of ``crowd`` (workers of the group with a test) whose p is below the threshold
     (None: fewer than ``MIN_CROWD`` of them)."""
     threshold = f"one-sided p >= {MAX_AUTOMATIC_P:g} (partial correlation with the crowd given {named})"
     if math.isnan(test.pvalue):
@@ -337,7 +341,7 @@ def beyond_automatic(test: Beyond, crowd_showing: float | None, named: str) -> S
                       f"{found}; too few workers in the group to compare (< {MIN_CROWD})")
     if crowd_showing < MIN_SHOWING_SHARE:
         return Signal("beyond_automatic", CONTENT, test.pvalue, threshold, None,
-                      f"{found}; only {crowd_showing:.0%} of the group's workers show information beyond the "
+                      f"{found}; only {crowd_showing:.0%} of {crowd} show information beyond the "
                       "automatic scores, so people cannot be told from automatic raters here")
     flagged = test.pvalue >= MAX_AUTOMATIC_P
     return Signal("beyond_automatic", CONTENT, test.pvalue, threshold, flagged,
@@ -346,8 +350,11 @@ def beyond_automatic(test: Beyond, crowd_showing: float | None, named: str) -> S
                                   "the scores carry the crowd's judgement beyond the automatic scores"))
 
 
-def behaviour_signals(table: RatingsTable) -> dict[str, dict[str, tuple[Signal, ...]]]:
-    """Every signal of every worker: group -> worker -> signals (in ``SIGNALS`` order).
+def behaviour_signals(table: RatingsTable, checked: Mapping[str, Mapping[str, bool]] | None = None
+                      ) -> dict[str, dict[str, tuple[Signal, ...]]]:
+    """Every signal of every worker: group -> worker -> signals (in ``SIGNALS`` order). ``checked``: group ->
+    worker -> whether the worker passed the checks; where given, ``beyond_automatic``'s crowd (whether people can
+    be told from automatic raters: ``MIN_SHOWING_SHARE``) is the workers who passed.
 
     A table without evidence (e.g. read from files) gets no signals at all.
     """
@@ -359,14 +366,19 @@ def behaviour_signals(table: RatingsTable) -> dict[str, dict[str, tuple[Signal, 
     _, named = automatic_scores(table.evidence)
     owner_group = table.group.codes[workers.first]
     pvalues = np.array([b.pvalue for b in beyond])
+    labels = [(table.group.labels[owner_group[w]], table.worker.labels[table.worker.codes[workers.first[w]]])
+              for w in range(workers.n)]
+    counted = np.array([checked is None or bool(checked.get(g, {}).get(worker, False)) for g, worker in labels],
+                       dtype=bool)
+    crowd = "the group's workers" if checked is None else "the group's workers who pass the checks"
     result: dict[str, dict[str, tuple[Signal, ...]]] = {}
     for w in range(workers.n):
         rows = workers.rows(w)
-        crowd = pvalues[(owner_group == owner_group[w]) & np.isfinite(pvalues)]
-        showing = float(np.mean(crowd < MAX_AUTOMATIC_P)) if len(crowd) >= MIN_CROWD else None
+        peers = pvalues[(owner_group == owner_group[w]) & np.isfinite(pvalues) & counted]
+        showing = float(np.mean(peers < MAX_AUTOMATIC_P)) if len(peers) >= MIN_CROWD else None
         signals = (missing_records(table.evidence, rows), no_interaction(table.evidence, rows),
                    regular_timing(table.evidence, rows), reading_speed(taken, needed, rows),
-                   beyond_automatic(beyond[w], showing, named),
+                   beyond_automatic(beyond[w], showing, named, crowd),
                    server_time(table.evidence, table.seconds, rows), automation_traces(table.evidence, rows))
         row = workers.first[w]
         group = table.group.labels[table.group.codes[row]]

@@ -129,7 +129,8 @@ def worker_verdicts(table: RatingsTable, reports: Mapping[str, QCReport], policy
     trade-off studies)."""
     meaning_reports = {} if policy.pools_every_check else quality_control(  # (pooled: MEANING pairs included)
         table, policy, check=MEANING, margin=meaning_margins(reports, margin_share))
-    signals = behaviour_signals(table)
+    checked = {group: {w.worker: w.passed for w in report.workers} for group, report in reports.items()}
+    signals = behaviour_signals(table, checked)
     result: dict[str, dict[str, WorkerVerdict]] = {}
     for group, report in reports.items():
         meaning_report = meaning_reports.get(group)

@@ -118,6 +118,35 @@ def test_a_rater_scoring_by_the_automatic_score_adds_nothing_and_people_do():
     assert signals["b0"].value >= MAX_AUTOMATIC_P and "as a rater that scores by them" in signals["b0"].reason
 
 
+def test_whether_people_can_be_told_from_bots_is_asked_of_the_workers_who_pass_the_checks():
+    """A fifth of real workers' HITs carry no attention (lapses): counted in the crowd, 5 lapses beside 6 readers and
+    4 overlap bots left fewer than half showing anything beyond the automatic scores (6 of 15), and the signal was
+    withheld from everyone; the lapses fail the checks, and among those who pass (6 of 10) people can be told."""
+    rng = np.random.default_rng(9)
+    n = 60
+    items = [(f"S{i % 6}", f"q{i}") for i in range(n)]
+    automatic = rng.uniform(0, 1, n)
+    system_quality = np.array([90, 40, 70, 20, 60, 30])[[i % 6 for i in range(n)]]
+    truth = 0.5 * system_quality + 50 * automatic
+    people = {f"p{k}": np.clip(np.rint(truth + rng.normal(0, 10, n)), 0, 100).astype(int).tolist() for k in range(6)}
+    lapses = {f"l{k}": np.clip(np.rint(70 + rng.normal(0, 10, n)), 0, 100).astype(int).tolist() for k in range(5)}
+    bots = {f"b{k}": np.clip(np.rint(100 * automatic + rng.normal(0, 10, n)), 0, 100).astype(int).tolist()
+            for k in range(4)}
+    table = _table({**people, **lapses, **bots}, items, np.round(automatic, 6).tolist())
+
+    def beyond(checked=None):
+        signals = behaviour_signals(table, checked)["g"]
+        return {w: {s.name: s for s in v}["beyond_automatic"] for w, v in signals.items()}
+
+    everyone = beyond()
+    assert all(s.flagged is None for s in everyone.values())
+    assert "of the group's workers show information" in everyone["b0"].reason
+    passed = {"g": {**dict.fromkeys(people, True), **dict.fromkeys(lapses, False), **dict.fromkeys(bots, True)}}
+    told = beyond(passed)
+    assert all(told[f"b{k}"].flagged for k in range(4)) and all(told[f"p{k}"].flagged is False for k in range(6))
+    assert all(told[f"l{k}"].flagged for k in range(5))  # (excluded by the checks already)
+
+
 def test_a_judge_copier_is_flagged_only_once_the_judge_is_known():
     rng = np.random.default_rng(9)
     n = 60
