@@ -117,7 +117,10 @@ def demo(context: CliContext, out: Path, questions: int | None, seed: int, crite
         names = [w for w, k in outcome.workers.items() if k == kind and w in verdicts]
         if names:
             passed = sum(verdicts[w].passed for w in names)
-            click.echo(f"  {kind:<12} {len(names):>3} workers, {passed:>3} passed  ({description})")
+            # kept: the combined verdict (the checks and the behaviour and content signals), what is scored
+            kept = sum(group.verdicts[w].kept if w in group.verdicts else verdicts[w].passed for w in names)
+            click.echo(f"  {kind:<12} {len(names):>3} workers, {passed:>3} passed the checks, {kept:>3} kept  "
+                       f"({description})")
     click.echo(f"\n{outcome.ratings} ratings over {outcome.hits_rated} of {outcome.hits} HITs; "
                + ", ".join(f"{step} {sec:.1f} s" for step, sec in outcome.seconds.items()))
     report = out.resolve() / "report"

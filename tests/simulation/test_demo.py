@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,10 @@ def test_a_small_demo_sends_fewer_bad_workers_and_says_so(tmp_path: Path) -> Non
             "of the 5, so the demo sends 1 random, a third of the HITs at most") in " ".join(result.output.split())
     assert "✓ quality control caught 1 of 1 bad workers" in result.output
     assert "✗" not in result.output
+    # the per-kind line and the fact count the same kept workers (the line once said "passed": the checks alone)
+    line = re.search(r"honest\s+(\d+) workers,\s+(\d+) passed the checks,\s+(\d+) kept", result.output)
+    fact = re.search(r"quality control kept (\d+) of (\d+) honest workers", result.output)
+    assert line and fact and (line[3], line[1]) == (fact[1], fact[2])
     engine = create_engine(f"sqlite:///{out / 'demo.sqlite'}")
     with engine.connect() as connection:
         hits = connection.scalar(select(func.count(Hit.id)))
