@@ -367,7 +367,7 @@ def behaviour_signals(table: RatingsTable, checked: Mapping[str, Mapping[str, bo
     owner_group = table.group.codes[workers.first]
     pvalues = np.array([b.pvalue for b in beyond])
     labels = [(table.group.labels[owner_group[w]], table.worker.labels[table.worker.codes[workers.first[w]]])
-              for w in range(workers.n)]
+              for w in range(workers.n)]  # (group, worker) of each
     counted = np.array([checked is None or bool(checked.get(g, {}).get(worker, False)) for g, worker in labels],
                        dtype=bool)
     crowd = "the group's workers" if checked is None else "the group's workers who pass the checks"
@@ -380,7 +380,6 @@ def behaviour_signals(table: RatingsTable, checked: Mapping[str, Mapping[str, bo
                    regular_timing(table.evidence, rows), reading_speed(taken, needed, rows),
                    beyond_automatic(beyond[w], showing, named, crowd),
                    server_time(table.evidence, table.seconds, rows), automation_traces(table.evidence, rows))
-        row = workers.first[w]
-        group = table.group.labels[table.group.codes[row]]
-        result.setdefault(group, {})[table.worker.labels[table.worker.codes[row]]] = signals
+        group, worker = labels[w]
+        result.setdefault(group, {})[worker] = signals
     return result
