@@ -99,7 +99,7 @@ def test_putting_references_at_the_end_of_the_slider_is_a_persons_habit() -> Non
         at_top[habit] = np.mean(rate_slots(person, np.full(500, REF), np.full(500, 50.0), np.full(500, -1), state,
                                            rng) == 100)
     assert at_top[1.0] == 1.0 and at_top[0.0] < 0.2
-    shared = PeopleModel(**{**PLAIN.__dict__, "ref_top": 0.45})  # the default: one habit for all (as before)
+    shared = replace(PLAIN, ref_top=0.45)  # the default: one habit for all (as before)
     assert np.std([Person.draw(rng, shared).ref_top for _ in range(200)]) < 0.03
 
 
