@@ -4,8 +4,9 @@ one server killed mid-run. Nothing is lost or stored twice, and every worker res
 Each server is a real gunicorn (gthread) with its own, empty instance folder; they share only the
 database and the secret key, as behind a load balancer. Each worker's requests alternate between
 the two; once server B is killed (its whole process group, SIGKILL) a request that got no answer, or an
-answer cut off mid-body by the kill, is sent again to server A, as a load balancer's or the page's retry
-would. A rating B stored whose answer was cut off is such a resend's repeat: A acknowledges it, once.
+answer cut off mid-body by the kill, is sent again to server A, as a load balancer's retry would (or the
+worker pressing Next again: the page says the rating could not be sent). A rating B stored whose answer was
+cut off is such a resend's repeat: A acknowledges it, once.
 """
 from __future__ import annotations
 
